@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libcryptoclient: the client side of cryptod.
+ *
+ * A connection (struct cc_conn) talks to the daemon's control socket. A
+ * queue (struct cc_queue) is a shared-memory region the daemon creates:
+ * submission ring, completion ring and a data arena. Buffers for zero-copy
+ * operation are allocated from the arena with cc_buf_alloc(); ops refer to
+ * them by pointer and the library turns pointers into arena offsets.
+ *
+ * Conventions (as in liburing): functions return 0 or a count on success
+ * and a negative errno on failure; per-op results travel in completions.
+ * cc_strerror() turns any such value (and any completion status) into text.
+ *
+ * Threading: a cc_conn may be shared between threads for control calls
+ * (they are serialised internally). A cc_queue belongs to one thread at a
+ * time: give each thread its own queue.
+ */
+#ifndef CRYPTOCLIENT_H
+#define CRYPTOCLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CC_VERSION_MAJOR 0
+#define CC_VERSION_MINOR 1
+
+/* ---- Types ---- */
+
+struct cc_conn;
+struct cc_queue;
+
+enum cc_alg {
+	CC_ALG_AES_GCM = 1, /* key 16, 24 or 32 bytes; tag 4, 8, 12..16 */
+	CC_ALG_NULL = 2,    /* copies src to dst; no key, no tag */
+};
+
+enum cc_dir {
+	CC_ENCRYPT = 1,
+	CC_DECRYPT = 2,
+};
+
+/* Per-op statuses beyond -errno (mirror enum crd_status). */
+enum cc_status {
+	CC_OK = 0,
+	CC_ERR_AUTH_FAILED = -1000, /* tag mismatch: output was zeroed */
+	CC_ERR_BAD_DESC = -1001,
+	CC_ERR_NO_SESSION = -1002,
+	CC_ERR_BAD_RANGE = -1003,
+	CC_ERR_BAD_PARAM = -1004,
+	CC_ERR_ENGINE = -1005,
+	CC_ERR_SHUTDOWN = -1006,
+};
+
+struct cc_session_params {
+	enum cc_alg alg;
+	const void *key; /* copied to the daemon, never kept by the library */
+	size_t key_len;
+	unsigned tag_len; /* 0 = 16 for AES-GCM */
+	const char *engine; /* NULL = fastest available ("aesni", "null") */
+};
+
+struct cc_queue_params {
+	unsigned sq_entries; /* power of two; 0 = 1024 */
+	unsigned cq_entries; /* power of two >= sq_entries; 0 = sq_entries */
+	size_t arena_size;   /* bytes; 0 = 16 MiB */
+};
+
+/*
+ * One operation. src, dst, aad and tag must point into the queue's arena
+ * (cc_buf_alloc); the IV is copied into the descriptor. dst == NULL or
+ * dst == src means in place; otherwise the ranges must not overlap.
+ * Encrypt writes tag_len bytes (the session's) to tag; decrypt verifies
+ * them.
+ */
+struct cc_op {
+	uint64_t user_data; /* returned in the completion */
+	uint32_t session;
+	enum cc_dir dir;
+	const void *src;
+	void *dst;
+	uint32_t len;
+	const void *aad;
+	uint32_t aad_len;
+	void *tag;
+	const void *iv;
+	unsigned iv_len; /* <= 16; AES-GCM: 12 */
+};
+
+struct cc_completion {
+	uint64_t user_data;
+	int32_t status; /* CC_OK, CC_ERR_* or -errno */
+	uint32_t len;   /* bytes written to dst */
+};
+
+struct cc_counters {
+	uint64_t ops, bytes, errors, auth_failures, retries, empty_polls,
+		wakeups;
+};
+
+struct cc_engine_stats {
+	char name[32];
+	struct cc_counters c;
+};
+
+struct cc_queue_stats {
+	uint32_t client_id, queue_id, pid, uid, in_flight, sessions;
+	char client_name[65];
+	struct cc_counters c;
+};
+
+struct cc_stats {
+	uint64_t uptime_ms;
+	uint32_t workers, clients, sessions;
+	unsigned n_engines, n_queues;
+	struct cc_engine_stats *engines; /* n_engines entries */
+	struct cc_queue_stats *queues;   /* n_queues entries */
+};
+
+/* ---- Connection and control ---- */
+
+/* Default socket path: $CRYPTOD_SOCKET, else /run/cryptod/cryptod.sock for
+ * root, else $XDG_RUNTIME_DIR/cryptod.sock, else /tmp/cryptod-$UID/cryptod.sock.
+ * Writes at most len bytes; returns 0 or -ENAMETOOLONG. */
+int cc_default_socket_path(char *buf, size_t len);
+
+/* path NULL = cc_default_socket_path(). Returns 0 or -errno. */
+int cc_connect(const char *path, const char *client_name, struct cc_conn **out);
+void cc_disconnect(struct cc_conn *conn);
+
+/* Daemon version string after cc_connect(); owned by conn. */
+const char *cc_daemon_version(const struct cc_conn *conn);
+
+/* Returns 0 and stores the session id, or -errno (-EINVAL bad key length). */
+int cc_session_create(struct cc_conn *conn, const struct cc_session_params *p,
+		      uint32_t *session_id);
+int cc_session_destroy(struct cc_conn *conn, uint32_t session_id);
+
+/* Fills *st (free it with cc_stats_free). */
+int cc_stats_get(struct cc_conn *conn, struct cc_stats *st);
+void cc_stats_free(struct cc_stats *st);
+
+/* ---- Queues ---- */
+
+/* p NULL = defaults. */
+int cc_queue_open(struct cc_conn *conn, const struct cc_queue_params *p,
+		  struct cc_queue **out);
+void cc_queue_close(struct cc_queue *q);
+
+/* Arena buffers, 64-byte aligned. NULL when the arena is exhausted. */
+void *cc_buf_alloc(struct cc_queue *q, size_t len);
+void cc_buf_free(struct cc_queue *q, void *buf);
+size_t cc_arena_size(const struct cc_queue *q);
+
+/*
+ * Submit up to n ops. Returns how many were accepted (0..n; fewer when the
+ * ring is full), or -errno if ops[0] itself is invalid (pointer outside
+ * the arena, IV too long) or the queue is dead. Accepted ops are visible
+ * to the daemon when this returns.
+ */
+int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n);
+
+/* Take up to n completions, in submission order. Returns the count. */
+int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n);
+
+/* Sleep until a completion is ready or timeout_ms passes (-1 = forever).
+ * Returns 1 when completions are ready, 0 on time-out, -errno on error
+ * (-EPIPE when the daemon went away). */
+int cc_wait(struct cc_queue *q, int timeout_ms);
+
+/* Ops submitted but not yet dequeued. */
+unsigned cc_in_flight(const struct cc_queue *q);
+
+/* ---- Synchronous one-shot (copies; no arena handling by the caller) ---- */
+
+/*
+ * Encrypt or decrypt one buffer: in -> out (len bytes; may alias), tag of
+ * the session's tag length. Uses a small queue the connection opens on
+ * first use. Returns 0, CC_ERR_AUTH_FAILED (out zeroed) or -errno.
+ */
+int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
+	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
+	     const void *in, void *out, size_t len, void *tag);
+
+/* ---- Errors ---- */
+
+/* Text for a negative return value or a completion status. */
+const char *cc_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CRYPTOCLIENT_H */

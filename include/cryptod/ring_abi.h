@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptod ring ABI: the one definition of the shared-memory queue region.
+ *
+ * Both the daemon and libcryptoclient include this header; nothing else
+ * defines the layout. Every field has a fixed width; sizes and offsets are
+ * pinned by _Static_assert. Fields that live in shared memory carry a 'k'
+ * prefix: the other side may change them at any time, so each is read once
+ * into a private copy and validated before use.
+ *
+ * Region layout (the daemon creates it, seals it and hands the fd over):
+ *
+ *   [0, 4096)                 struct crd_region_hdr
+ *   [sq_off, +sq_entries*64)  submission ring (struct crd_sqe)
+ *   [cq_off, +cq_entries*16)  completion ring (struct crd_cqe)
+ *   [arena_off, +arena_size)  data arena: buffers, IVs, AAD, tags
+ *
+ * Indices are free-running u32; a slot is index & (entries - 1).
+ * Producer and consumer indices each own a cache line so that the two
+ * sides never write to the same line.
+ */
+#ifndef CRYPTOD_RING_ABI_H
+#define CRYPTOD_RING_ABI_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define CRD_ABI_VERSION 1u
+#define CRD_REGION_MAGIC 0x43525944u /* "CRYD" */
+#define CRD_CACHELINE 64u
+#define CRD_HDR_SIZE 4096u
+
+/* All bounds of the ring ABI live here. */
+enum crd_limits {
+	CRD_RING_MIN_ENTRIES = 8,
+	CRD_RING_MAX_ENTRIES = 1u << 16,
+	CRD_RING_DEFAULT_ENTRIES = 1024,
+	CRD_IV_MAX = 16,         /* inline IV bytes in a descriptor */
+	CRD_TAG_MAX = 16,        /* largest tag/ICV */
+	CRD_AAD_MAX = 65535,     /* largest AAD, bytes */
+	CRD_ARENA_ALIGN = 4096,  /* arena size granularity */
+};
+
+#define CRD_ARENA_MIN_SIZE (64ull << 10)
+#define CRD_ARENA_DEFAULT_SIZE (16ull << 20)
+#define CRD_ARENA_MAX_SIZE (1ull << 30)
+#define CRD_OP_MAX_LEN (16u << 20) /* largest single op, bytes */
+
+/* crd_sqe.op */
+enum crd_op {
+	CRD_OP_ENCRYPT = 1,
+	CRD_OP_DECRYPT = 2,
+};
+
+/* crd_sqe.flags: none defined in ABI version 1; non-zero is rejected. */
+#define CRD_SQE_FLAGS_KNOWN 0u
+
+/* crd_cqe.status: 0 on success, else a negative errno or one of these. */
+enum crd_status {
+	CRD_ST_OK = 0,
+	CRD_ST_AUTH_FAILED = -1000, /* tag mismatch; output was zeroed */
+	CRD_ST_BAD_DESC = -1001,    /* malformed descriptor */
+	CRD_ST_NO_SESSION = -1002,  /* unknown session id for this client */
+	CRD_ST_BAD_RANGE = -1003,   /* offset/length outside the arena */
+	CRD_ST_BAD_PARAM = -1004,   /* IV/tag/AAD/length not supported */
+	CRD_ST_ENGINE = -1005,      /* the engine reported an internal error */
+	CRD_ST_SHUTDOWN = -1006,    /* the daemon stopped before running it */
+};
+
+/*
+ * Submission entry, 64 bytes, written by the client, copied once by the
+ * daemon. All data references are (offset, length) into the arena.
+ * dst_off == src_off means in place; otherwise source and destination must
+ * not overlap. The tag is read from (decrypt) or written to (encrypt)
+ * [tag_off, tag_off + tag_len).
+ */
+struct crd_sqe {
+	uint64_t user_data; /* returned untouched in the completion */
+	uint32_t session;   /* session id, per connection */
+	uint8_t op;         /* enum crd_op */
+	uint8_t flags;      /* CRD_SQE_* */
+	uint8_t iv_len;     /* bytes of iv[] used */
+	uint8_t tag_len;    /* bytes of tag */
+	uint32_t src_off;
+	uint32_t len; /* payload length (src and dst) */
+	uint32_t dst_off;
+	uint32_t aad_off;
+	uint32_t aad_len;
+	uint32_t tag_off;
+	uint32_t reserved0; /* must be zero */
+	uint32_t reserved1; /* must be zero */
+	uint8_t iv[CRD_IV_MAX];
+};
+_Static_assert(sizeof(struct crd_sqe) == 64, "sqe is one cache line");
+_Static_assert(offsetof(struct crd_sqe, iv) == 48, "sqe layout");
+
+/* Completion entry, 16 bytes, written by the daemon in submission order. */
+struct crd_cqe {
+	uint64_t user_data;
+	int32_t status; /* enum crd_status or -errno */
+	uint32_t len;   /* bytes written to the destination */
+};
+_Static_assert(sizeof(struct crd_cqe) == 16, "cqe size");
+
+/* A u32 index alone on its cache line. */
+struct crd_idx {
+	uint32_t k;
+	uint32_t pad_[CRD_CACHELINE / 4 - 1];
+};
+_Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
+
+/* crd_region_hdr.kflags_* bits */
+#define CRD_F_NEED_WAKEUP 1u /* the reader sleeps: signal the doorbell */
+#define CRD_F_DEAD 2u        /* daemon side: queue is no longer served */
+
+struct crd_region_hdr {
+	/* Line 0: geometry, written by the daemon before the fd is passed and
+	 * never again. Informational for the client; the daemon keeps its own
+	 * private copy and never reads these back. */
+	uint32_t magic;
+	uint32_t abi_version;
+	uint32_t sq_entries;
+	uint32_t cq_entries;
+	uint64_t sq_off;
+	uint64_t cq_off;
+	uint64_t arena_off;
+	uint64_t arena_size;
+	uint64_t region_size;
+	uint8_t pad0_[CRD_CACHELINE - 56];
+
+	struct crd_idx ksq_tail; /* client produces */
+	struct crd_idx ksq_head; /* daemon consumes */
+	struct crd_idx kcq_tail; /* daemon produces */
+	struct crd_idx kcq_head; /* client consumes */
+
+	/* Written by the daemon only. */
+	struct {
+		uint32_t kflags; /* CRD_F_NEED_WAKEUP: worker sleeps on sq doorbell */
+		uint32_t pad_[CRD_CACHELINE / 4 - 1];
+	} daemon;
+
+	/* Written by the client only. */
+	struct {
+		uint32_t kflags;   /* CRD_F_NEED_WAKEUP: client sleeps on cq doorbell */
+		uint32_t pad0_;
+		uint64_t kretries; /* enqueue refused, ring full (for stats) */
+		uint64_t pad_[CRD_CACHELINE / 8 - 2];
+	} client;
+};
+_Static_assert(offsetof(struct crd_region_hdr, ksq_tail) == 64, "hdr layout");
+_Static_assert(offsetof(struct crd_region_hdr, kcq_head) == 256, "hdr layout");
+_Static_assert(offsetof(struct crd_region_hdr, daemon) == 320, "hdr layout");
+_Static_assert(offsetof(struct crd_region_hdr, client) == 384, "hdr layout");
+_Static_assert(sizeof(struct crd_region_hdr) <= CRD_HDR_SIZE, "hdr fits");
+
+/* ---- Index arithmetic shared by both sides (pure functions) ---- */
+
+static inline int crd_is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Entries between a consumer and a producer index. */
+static inline uint32_t crd_ring_used(uint32_t head, uint32_t tail)
+{
+	return tail - head;
+}
+
+/* Free slots; callers must first check used <= entries (indices may lie). */
+static inline uint32_t crd_ring_free(uint32_t head, uint32_t tail,
+				     uint32_t entries)
+{
+	return entries - (tail - head);
+}
+
+/* Signed sequence comparison: a before b. */
+static inline int crd_seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/* Round v up to a multiple of the power of two a (64-bit, no overflow for
+ * the bounded sizes used here). */
+static inline uint64_t crd_align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* ---- Memory ordering helpers (C11 atomics on plain shared fields) ---- */
+
+/* Publish an index: orders every earlier store (entries, data) before it.
+ * Pairs with crd_load_acquire() on the other side. */
+static inline void crd_store_release(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Read the other side's index: orders later loads of the entries it
+ * covers after it. Pairs with crd_store_release(). */
+static inline uint32_t crd_load_acquire(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t crd_load_relaxed(const uint32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void crd_store_relaxed(uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* Full fence for the need-wakeup handshake (Dekker): the producer stores
+ * its tail then loads the peer's NEED_WAKEUP; the sleeper stores
+ * NEED_WAKEUP then re-loads the tail. Each side fences between its store
+ * and its load, so at least one of them sees the other's store. */
+static inline void crd_fence_seq_cst(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#endif /* CRYPTOD_RING_ABI_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+#include "wire.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
+	      unsigned nfds)
+{
+	size_t len = cryptod__envelope__get_packed_size(env);
+	if (len > CTL_MSG_MAX)
+		return -EMSGSIZE;
+	if (nfds > CTL_MAX_FDS)
+		return -EINVAL;
+
+	uint8_t buf[CTL_MSG_MAX];
+	cryptod__envelope__pack(env, buf);
+
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+	}
+
+	ssize_t n;
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	int err = n < 0 ? -errno : 0;
+	explicit_bzero(buf, len); /* may have carried a key */
+	if (!err && (size_t)n != len)
+		err = -EIO;
+	return err;
+}
+
+void wire_close_fds(int *fds, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+ssize_t wire_recv(int sock, uint8_t buf[CTL_MSG_MAX], int *fds,
+		  unsigned max_fds, unsigned *nfds)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = CTL_MSG_MAX };
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+
+	*nfds = 0;
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+
+	/* Collect every fd that arrived; keep what fits, close the rest. */
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < cnt; i++) {
+			int fd;
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (*nfds < max_fds)
+				fds[(*nfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		wire_close_fds(fds, *nfds);
+		*nfds = 0;
+		return -EMSGSIZE;
+	}
+	if (n == 0) {
+		wire_close_fds(fds, *nfds);
+		*nfds = 0;
+		return -EPIPE;
+	}
+	return n;
+}
+
+Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len)
+{
+	if (len > CTL_MSG_MAX)
+		return NULL;
+	return cryptod__envelope__unpack(NULL, len, buf);
+}
+
+void wire_free(Cryptod__Envelope *env)
+{
+	if (!env)
+		return;
+	if (env->body_case == CRYPTOD__ENVELOPE__BODY_CREATE_SESSION &&
+	    env->create_session && env->create_session->key.data)
+		explicit_bzero(env->create_session->key.data,
+			       env->create_session->key.len);
+	cryptod__envelope__free_unpacked(env, NULL);
+}

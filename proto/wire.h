@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control-socket framing shared by cryptod and libcryptoclient: one
+ * protobuf-c Envelope per SOCK_SEQPACKET packet, at most CTL_MSG_MAX bytes,
+ * optionally with file descriptors as SCM_RIGHTS.
+ */
+#ifndef CRYPTOD_WIRE_H
+#define CRYPTOD_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cryptod.pb-c.h"
+
+enum wire_limits {
+	CTL_MSG_MAX = 16384, /* bytes per packet, both directions */
+	CTL_MAX_FDS = 4,     /* fds per packet */
+	CTL_NAME_MAX = 64,   /* client_name bytes */
+	CTL_KEY_MAX = 64,    /* key bytes in CreateSession */
+};
+
+/*
+ * Pack env and send it as one packet with nfds descriptors attached.
+ * The packed bytes are wiped before they are freed (they may carry a key).
+ * Returns 0 or -errno (-EMSGSIZE when the packed message exceeds the cap).
+ */
+int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
+	      unsigned nfds);
+
+/*
+ * Receive one packet into buf[0..CTL_MSG_MAX). Descriptors that arrive are
+ * stored in fds[] up to max_fds and counted in *nfds; any beyond that are
+ * closed. Returns the packet length, -EPIPE at end of stream, -EMSGSIZE for
+ * a truncated (oversized) packet or truncated control data (fds closed),
+ * or another -errno.
+ */
+ssize_t wire_recv(int sock, uint8_t buf[CTL_MSG_MAX], int *fds,
+		  unsigned max_fds, unsigned *nfds);
+
+/* Unpack; NULL when malformed. Free with wire_free(). */
+Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len);
+
+/* Wipe any key bytes the message carries, then free it. NULL is a no-op. */
+void wire_free(Cryptod__Envelope *env);
+
+/* Close every fd in fds[0..n). */
+void wire_close_fds(int *fds, unsigned n);
+
+#endif /* CRYPTOD_WIRE_H */
