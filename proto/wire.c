@@ -2,6 +2,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -16,7 +17,9 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
 	if (nfds > CTL_MAX_FDS)
 		return -EINVAL;
 
-	uint8_t buf[CTL_MSG_MAX];
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
 	cryptod__envelope__pack(env, buf);
 
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
@@ -42,6 +45,7 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
 	while (n < 0 && errno == EINTR);
 	int err = n < 0 ? -errno : 0;
 	explicit_bzero(buf, len); /* may have carried a key */
+	free(buf);
 	if (!err && (size_t)n != len)
 		err = -EIO;
 	return err;
@@ -56,7 +60,7 @@ void wire_close_fds(int *fds, unsigned n)
 	}
 }
 
-ssize_t wire_recv(int sock, uint8_t buf[CTL_MSG_MAX], int *fds,
+ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
 		  unsigned max_fds, unsigned *nfds)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = CTL_MSG_MAX };
@@ -123,4 +127,21 @@ void wire_free(Cryptod__Envelope *env)
 		explicit_bzero(env->create_session->key.data,
 			       env->create_session->key.len);
 	cryptod__envelope__free_unpacked(env, NULL);
+}
+
+int wire_default_socket_path(char *buf, size_t len)
+{
+	const char *env = getenv("CRYPTOD_SOCKET");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (geteuid() == 0)
+		n = snprintf(buf, len, "/run/cryptod/cryptod.sock");
+	else if (xdg && *xdg)
+		n = snprintf(buf, len, "%s/cryptod.sock", xdg);
+	else
+		n = snprintf(buf, len, "/tmp/cryptod-%u/cryptod.sock",
+			     (unsigned)geteuid());
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -14,7 +14,7 @@
 #include "cryptod.pb-c.h"
 
 enum wire_limits {
-	CTL_MSG_MAX = 16384, /* bytes per packet, both directions */
+	CTL_MSG_MAX = 65536, /* bytes per packet, both directions */
 	CTL_MAX_FDS = 4,     /* fds per packet */
 	CTL_NAME_MAX = 64,   /* client_name bytes */
 	CTL_KEY_MAX = 64,    /* key bytes in CreateSession */
@@ -29,13 +29,13 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
 	      unsigned nfds);
 
 /*
- * Receive one packet into buf[0..CTL_MSG_MAX). Descriptors that arrive are
+ * Receive one packet into buf (CTL_MSG_MAX bytes). Descriptors that arrive are
  * stored in fds[] up to max_fds and counted in *nfds; any beyond that are
  * closed. Returns the packet length, -EPIPE at end of stream, -EMSGSIZE for
  * a truncated (oversized) packet or truncated control data (fds closed),
  * or another -errno.
  */
-ssize_t wire_recv(int sock, uint8_t buf[CTL_MSG_MAX], int *fds,
+ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
 		  unsigned max_fds, unsigned *nfds);
 
 /* Unpack; NULL when malformed. Free with wire_free(). */
@@ -43,6 +43,13 @@ Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len);
 
 /* Wipe any key bytes the message carries, then free it. NULL is a no-op. */
 void wire_free(Cryptod__Envelope *env);
+
+/*
+ * The socket path used when none is given: $CRYPTOD_SOCKET, else
+ * /run/cryptod/cryptod.sock for root, else $XDG_RUNTIME_DIR/cryptod.sock,
+ * else /tmp/cryptod-$UID/cryptod.sock. Returns 0 or -ENAMETOOLONG.
+ */
+int wire_default_socket_path(char *buf, size_t len);
 
 /* Close every fd in fds[0..n). */
 void wire_close_fds(int *fds, unsigned n);

@@ -132,6 +132,10 @@ int cc_default_socket_path(char *buf, size_t len);
 int cc_connect(const char *path, const char *client_name, struct cc_conn **out);
 void cc_disconnect(struct cc_conn *conn);
 
+/* The daemon's explanation of the last failed control call on conn ("" if
+ * it gave none); owned by conn, valid until the next call. */
+const char *cc_conn_last_error(const struct cc_conn *conn);
+
 /* Daemon version string after cc_connect(); owned by conn. */
 const char *cc_daemon_version(const struct cc_conn *conn);
 

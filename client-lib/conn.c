@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* Connection and control calls: hello, sessions, stats. */
+#include "internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+enum { CONN_REPLY_TIMEOUT_MS = 30000 };
+
+int cc_default_socket_path(char *buf, size_t len)
+{
+	return wire_default_socket_path(buf, len);
+}
+
+const char *cc_daemon_version(const struct cc_conn *conn)
+{
+	return conn->version;
+}
+
+const char *cc_conn_last_error(const struct cc_conn *conn)
+{
+	return conn->last_error;
+}
+
+int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
+	      Cryptod__Envelope **reply, int *fds, unsigned *nfds)
+{
+	unsigned nfds_local = 0;
+	int fds_local[CTL_MAX_FDS];
+	if (!fds) {
+		fds = fds_local;
+		nfds = &nfds_local;
+	}
+	*nfds = 0;
+	c->last_error[0] = '\0';
+	req->seq = ++c->seq;
+	int err = wire_send(c->fd, req, NULL, 0);
+	if (err)
+		return err == -EPIPE || err == -ECONNRESET ? -EPIPE : err;
+
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		int r = poll(&p, 1, CONN_REPLY_TIMEOUT_MS);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		ssize_t n = wire_recv(c->fd, c->rx, fds, CTL_MAX_FDS, nfds);
+		if (n == -EAGAIN)
+			continue;
+		if (n < 0)
+			return n == -ECONNRESET ? -EPIPE : (int)n;
+		Cryptod__Envelope *env = wire_decode(c->rx, (size_t)n);
+		if (!env) {
+			wire_close_fds(fds, *nfds);
+			*nfds = 0;
+			return -EBADMSG;
+		}
+		if (env->seq != req->seq) { /* stale reply: drop it */
+			wire_free(env);
+			wire_close_fds(fds, *nfds);
+			*nfds = 0;
+			continue;
+		}
+		if (env->body_case == CRYPTOD__ENVELOPE__BODY_ERROR) {
+			int code = env->error->code < 0 ? env->error->code : -EIO;
+			snprintf(c->last_error, sizeof(c->last_error), "%s",
+				 env->error->message ? env->error->message : "");
+			wire_free(env);
+			wire_close_fds(fds, *nfds);
+			*nfds = 0;
+			return code;
+		}
+		*reply = env;
+		return 0;
+	}
+}
+
+static int conn_hello(struct cc_conn *c, const char *name)
+{
+	Cryptod__Hello h = CRYPTOD__HELLO__INIT;
+	h.abi_version = CRD_ABI_VERSION;
+	h.client_name = (char *)(name ? name : "");
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_HELLO;
+	req.hello = &h;
+	Cryptod__Envelope *rep;
+	int err = conn_call(c, &req, &rep, NULL, NULL);
+	if (err)
+		return err;
+	if (rep->body_case != CRYPTOD__ENVELOPE__BODY_HELLO_REPLY) {
+		wire_free(rep);
+		return -EPROTO;
+	}
+	snprintf(c->version, sizeof(c->version), "%s",
+		 rep->hello_reply->daemon_version);
+	c->max_sessions = rep->hello_reply->max_sessions;
+	wire_free(rep);
+	if (c->max_sessions == 0 || c->max_sessions > 65536)
+		return -EPROTO;
+	c->tag_len = calloc(c->max_sessions + 1, 1);
+	return c->tag_len ? 0 : -ENOMEM;
+}
+
+int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char def[sizeof(sa.sun_path)];
+	if (!path) {
+		if (cc_default_socket_path(def, sizeof(def)))
+			return -ENAMETOOLONG;
+		path = def;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+
+	struct cc_conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->rx = malloc(CTL_MSG_MAX);
+	if (!c->rx) {
+		free(c);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->sync_lock, NULL);
+	int err;
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err = -errno;
+		goto err_close;
+	}
+	err = conn_hello(c, client_name);
+	if (err)
+		goto err_close;
+	*out = c;
+	return 0;
+
+err_close:
+	close(c->fd);
+err_free:
+	free(c->tag_len);
+	free(c->rx);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->sync_lock);
+	free(c);
+	return err;
+}
+
+void cc_disconnect(struct cc_conn *c)
+{
+	if (!c)
+		return;
+	cc_queue_close(c->sync_q);
+	c->sync_q = NULL;
+	close(c->fd); /* the daemon drops our sessions and queues */
+	free(c->tag_len);
+	free(c->rx);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->sync_lock);
+	free(c);
+}
+
+int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
+		      uint32_t *session_id)
+{
+	if (!p || (p->key_len && !p->key) || p->key_len > CTL_KEY_MAX)
+		return -EINVAL;
+	Cryptod__CreateSession m = CRYPTOD__CREATE_SESSION__INIT;
+	m.alg = (Cryptod__Algorithm)p->alg;
+	m.key.data = (uint8_t *)p->key;
+	m.key.len = p->key_len;
+	m.tag_len = p->tag_len;
+	m.engine = (char *)(p->engine ? p->engine : "");
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION;
+	req.create_session = &m;
+
+	pthread_mutex_lock(&c->lock);
+	Cryptod__Envelope *rep;
+	int err = conn_call(c, &req, &rep, NULL, NULL);
+	if (!err) {
+		if (rep->body_case == CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY &&
+		    rep->create_session_reply->session_id > 0 &&
+		    rep->create_session_reply->session_id <= c->max_sessions) {
+			uint32_t id = rep->create_session_reply->session_id;
+			unsigned t = p->alg == CC_ALG_AES_GCM ?
+					     (p->tag_len ? p->tag_len : 16) : 0;
+			c->tag_len[id] = t;
+			*session_id = id;
+		} else {
+			err = -EPROTO;
+		}
+		wire_free(rep);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+static int conn_simple(struct cc_conn *c, Cryptod__Envelope *req)
+{
+	pthread_mutex_lock(&c->lock);
+	Cryptod__Envelope *rep;
+	int err = conn_call(c, req, &rep, NULL, NULL);
+	if (!err) {
+		if (rep->body_case != CRYPTOD__ENVELOPE__BODY_ACK)
+			err = -EPROTO;
+		wire_free(rep);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return err;
+}
+
+int cc_session_destroy(struct cc_conn *c, uint32_t session_id)
+{
+	Cryptod__DestroySession m = CRYPTOD__DESTROY_SESSION__INIT;
+	m.session_id = session_id;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_DESTROY_SESSION;
+	req.destroy_session = &m;
+	int err = conn_simple(c, &req);
+	if (!err && session_id <= c->max_sessions)
+		c->tag_len[session_id] = 0;
+	return err;
+}
+
+int conn_close_queue(struct cc_conn *c, uint32_t queue_id)
+{
+	Cryptod__CloseQueue m = CRYPTOD__CLOSE_QUEUE__INIT;
+	m.queue_id = queue_id;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE;
+	req.close_queue = &m;
+	return conn_simple(c, &req);
+}
+
+static void counters_copy(struct cc_counters *d, const Cryptod__Counters *s)
+{
+	if (!s)
+		return;
+	d->ops = s->ops;
+	d->bytes = s->bytes;
+	d->errors = s->errors;
+	d->auth_failures = s->auth_failures;
+	d->retries = s->retries;
+	d->empty_polls = s->empty_polls;
+	d->wakeups = s->wakeups;
+}
+
+int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	Cryptod__StatsRequest m = CRYPTOD__STATS_REQUEST__INIT;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
+	req.stats_request = &m;
+
+	pthread_mutex_lock(&c->lock);
+	Cryptod__Envelope *rep;
+	int err = conn_call(c, &req, &rep, NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	if (err)
+		return err;
+	if (rep->body_case != CRYPTOD__ENVELOPE__BODY_STATS_REPLY) {
+		wire_free(rep);
+		return -EPROTO;
+	}
+	const Cryptod__StatsReply *r = rep->stats_reply;
+	st->uptime_ms = r->uptime_ms;
+	st->workers = r->workers;
+	st->clients = r->clients;
+	st->sessions = r->sessions;
+	st->engines = calloc(r->n_engines ? r->n_engines : 1, sizeof(*st->engines));
+	st->queues = calloc(r->n_queues ? r->n_queues : 1, sizeof(*st->queues));
+	if (!st->engines || !st->queues) {
+		wire_free(rep);
+		cc_stats_free(st);
+		return -ENOMEM;
+	}
+	st->n_engines = r->n_engines;
+	for (size_t i = 0; i < r->n_engines; i++) {
+		snprintf(st->engines[i].name, sizeof(st->engines[i].name), "%s",
+			 r->engines[i]->name ? r->engines[i]->name : "");
+		counters_copy(&st->engines[i].c, r->engines[i]->counters);
+	}
+	st->n_queues = r->n_queues;
+	for (size_t i = 0; i < r->n_queues; i++) {
+		const Cryptod__QueueStats *q = r->queues[i];
+		struct cc_queue_stats *d = &st->queues[i];
+		d->client_id = q->client_id;
+		d->queue_id = q->queue_id;
+		d->pid = q->pid;
+		d->uid = q->uid;
+		d->in_flight = q->in_flight;
+		d->sessions = q->sessions;
+		snprintf(d->client_name, sizeof(d->client_name), "%s",
+			 q->client_name ? q->client_name : "");
+		counters_copy(&d->c, q->counters);
+	}
+	wire_free(rep);
+	return 0;
+}
+
+void cc_stats_free(struct cc_stats *st)
+{
+	free(st->engines);
+	free(st->queues);
+	st->engines = NULL;
+	st->queues = NULL;
+	st->n_engines = st->n_queues = 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CRYPTOCLIENT_INTERNAL_H
+#define CRYPTOCLIENT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "cryptoclient.h"
+#include "wire.h"
+
+/* Arena allocator (arena.c): private metadata only, nothing in the
+ * shared region, so the daemon can never corrupt it. */
+struct arena_ext {
+	uint32_t off, len; /* in granules */
+};
+struct arena_alloc {
+	uint32_t granules;
+	struct arena_ext *free; /* owned; sorted by offset, coalesced */
+	uint32_t nfree, cap_free;
+	/* Open-addressed map: start granule + 1 -> length in granules. */
+	uint32_t *keys, *vals; /* owned */
+	uint32_t map_cap, map_used;
+};
+
+#define ARENA_GRANULE 64u
+
+int arena_init(struct arena_alloc *a, uint64_t bytes);
+void arena_fini(struct arena_alloc *a);
+/* Returns a byte offset, or -1 when no extent is large enough. */
+int64_t arena_alloc(struct arena_alloc *a, uint64_t bytes);
+/* 0, or -EINVAL when off is not an allocation. */
+int arena_free(struct arena_alloc *a, uint64_t off);
+
+struct cc_queue {
+	struct cc_conn *conn; /* not owned */
+	uint32_t id;
+
+	uint8_t *base; /* owned mapping */
+	uint64_t region_size;
+	struct crd_region_hdr *hdr;
+	struct crd_sqe *sq;
+	const struct crd_cqe *cq;
+	uint8_t *arena;
+	uint64_t arena_size;
+	uint32_t sq_entries, cq_entries;
+
+	int sq_efd; /* owned: rings the serving worker */
+	int cq_efd; /* owned: the daemon rings it */
+
+	uint32_t sq_tail; /* private producer index */
+	uint32_t cq_head; /* private consumer index */
+	uint64_t retries;
+
+	struct arena_alloc alloc;
+};
+
+struct cc_conn {
+	int fd;
+	pthread_mutex_t lock; /* serialises control calls */
+	uint32_t seq;
+	char version[32];
+	char last_error[128];
+	uint8_t *rx; /* owned, CTL_MSG_MAX */
+
+	uint8_t *tag_len; /* owned: per session id, from create */
+	uint32_t max_sessions;
+
+	/* Synchronous one-shot API (sync.c). */
+	pthread_mutex_t sync_lock;
+	struct cc_queue *sync_q; /* owned */
+};
+
+/*
+ * Send req (seq filled in), wait for the reply with the same seq.
+ * Returns 0 with *reply (free with wire_free) or -errno; an Error reply
+ * becomes its code and its text goes to conn->last_error. fds/nfds may be
+ * NULL when none are expected. Caller holds conn->lock.
+ */
+int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
+	      Cryptod__Envelope **reply, int *fds, unsigned *nfds);
+
+/* CloseQueue round trip. 0 or -errno. */
+int conn_close_queue(struct cc_conn *c, uint32_t queue_id);
+
+#endif

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queues: map the region the daemon made, fill submission entries
+ * privately, publish the tail once per burst, ring the doorbell only when
+ * the worker asked for it.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int queue_map(struct cc_queue *q, const Cryptod__OpenQueueReply *r,
+		     int memfd)
+{
+	/* The reply comes from the daemon we chose to trust; still, check
+	 * the geometry adds up before we index with it. */
+	if (!crd_is_pow2(r->sq_entries) || !crd_is_pow2(r->cq_entries) ||
+	    r->sq_off < sizeof(struct crd_region_hdr) ||
+	    r->sq_off + (uint64_t)r->sq_entries * sizeof(struct crd_sqe) > r->cq_off ||
+	    r->cq_off + (uint64_t)r->cq_entries * sizeof(struct crd_cqe) > r->arena_off ||
+	    r->arena_off + r->arena_size > r->region_size)
+		return -EPROTO;
+	void *p = mmap(NULL, r->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       memfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	q->base = p;
+	q->region_size = r->region_size;
+	q->hdr = p;
+	q->sq = (struct crd_sqe *)(q->base + r->sq_off);
+	q->cq = (const struct crd_cqe *)(q->base + r->cq_off);
+	q->arena = q->base + r->arena_off;
+	q->arena_size = r->arena_size;
+	q->sq_entries = r->sq_entries;
+	q->cq_entries = r->cq_entries;
+	q->id = r->queue_id;
+	if (q->hdr->magic != CRD_REGION_MAGIC ||
+	    q->hdr->abi_version != CRD_ABI_VERSION) {
+		munmap(p, r->region_size);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
+		  struct cc_queue **out)
+{
+	Cryptod__OpenQueue m = CRYPTOD__OPEN_QUEUE__INIT;
+	if (p) {
+		m.sq_entries = p->sq_entries;
+		m.cq_entries = p->cq_entries;
+		m.arena_size = p->arena_size;
+	}
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE;
+	req.open_queue = &m;
+
+	struct cc_queue *q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->conn = c;
+	q->sq_efd = q->cq_efd = -1;
+
+	int fds[CTL_MAX_FDS];
+	unsigned nfds = 0;
+	Cryptod__Envelope *rep;
+	pthread_mutex_lock(&c->lock);
+	int err = conn_call(c, &req, &rep, fds, &nfds);
+	pthread_mutex_unlock(&c->lock);
+	if (err)
+		goto err_free;
+	if (rep->body_case != CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE_REPLY ||
+	    nfds != 3) {
+		err = -EPROTO;
+		goto err_reply;
+	}
+	err = queue_map(q, rep->open_queue_reply, fds[0]);
+	if (err)
+		goto err_reply;
+	close(fds[0]); /* the mapping keeps the region alive */
+	q->sq_efd = fds[1];
+	q->cq_efd = fds[2];
+	wire_free(rep);
+
+	err = arena_init(&q->alloc, q->arena_size);
+	if (err) {
+		cc_queue_close(q);
+		return err;
+	}
+	*out = q;
+	return 0;
+
+err_reply:
+	wire_free(rep);
+	wire_close_fds(fds, nfds);
+err_free:
+	free(q);
+	return err;
+}
+
+void cc_queue_close(struct cc_queue *q)
+{
+	if (!q)
+		return;
+	/* Tell the daemon first: it stops serving, then we unmap. If the
+	 * connection is gone the daemon already dropped the queue. */
+	conn_close_queue(q->conn, q->id);
+	munmap(q->base, q->region_size);
+	close(q->sq_efd);
+	close(q->cq_efd);
+	arena_fini(&q->alloc);
+	free(q);
+}
+
+size_t cc_arena_size(const struct cc_queue *q)
+{
+	return q->arena_size;
+}
+
+void *cc_buf_alloc(struct cc_queue *q, size_t len)
+{
+	if (len > q->arena_size)
+		return NULL;
+	int64_t off = arena_alloc(&q->alloc, len);
+	return off < 0 ? NULL : q->arena + off;
+}
+
+void cc_buf_free(struct cc_queue *q, void *buf)
+{
+	if (!buf)
+		return;
+	uint8_t *b = buf;
+	if (b < q->arena || b >= q->arena + q->arena_size)
+		return;
+	arena_free(&q->alloc, (uint64_t)(b - q->arena));
+}
+
+/* Pointer + length inside the arena -> offset; -1 when outside. */
+static int64_t queue_off(const struct cc_queue *q, const void *p, uint64_t len)
+{
+	if (!len && !p)
+		return 0;
+	const uint8_t *b = p;
+	if (b < q->arena || b > q->arena + q->arena_size)
+		return -1;
+	uint64_t off = (uint64_t)(b - q->arena);
+	if (off + len > q->arena_size)
+		return -1;
+	return (int64_t)off;
+}
+
+static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
+		      struct crd_sqe *e)
+{
+	unsigned tag_len = op->session <= q->conn->max_sessions ?
+				   q->conn->tag_len[op->session] : 0;
+	int64_t src = queue_off(q, op->src, op->len);
+	int64_t dst = op->dst ? queue_off(q, op->dst, op->len) : src;
+	int64_t aad = queue_off(q, op->aad, op->aad_len);
+	int64_t tag = queue_off(q, op->tag, tag_len);
+	if (src < 0 || dst < 0 || aad < 0 || tag < 0)
+		return -EFAULT;
+	if (op->iv_len > CRD_IV_MAX || (op->iv_len && !op->iv))
+		return -EINVAL;
+	if (op->dir != CC_ENCRYPT && op->dir != CC_DECRYPT)
+		return -EINVAL;
+
+	e->user_data = op->user_data;
+	e->session = op->session;
+	e->op = op->dir == CC_ENCRYPT ? CRD_OP_ENCRYPT : CRD_OP_DECRYPT;
+	e->flags = 0;
+	e->iv_len = op->iv_len;
+	e->tag_len = 0; /* the session's */
+	e->src_off = src;
+	e->len = op->len;
+	e->dst_off = dst;
+	e->aad_off = aad;
+	e->aad_len = op->aad_len;
+	e->tag_off = tag;
+	e->reserved0 = e->reserved1 = 0;
+	memcpy(e->iv, op->iv ? op->iv : e->iv, op->iv_len);
+	return 0;
+}
+
+static int queue_dead(const struct cc_queue *q)
+{
+	return __atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_ACQUIRE) &
+	       CRD_F_DEAD;
+}
+
+int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
+{
+	if (queue_dead(q))
+		return -EPIPE;
+	/* Pairs with the worker's release store of its sq head: the slots
+	 * it freed are no longer read. */
+	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
+	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
+	if (space > q->sq_entries)
+		return -EPROTO; /* the daemon never does this */
+	if (n > space) {
+		q->retries += n - space;
+		__atomic_store_n(&q->hdr->client.kretries, q->retries,
+				 __ATOMIC_RELAXED);
+		n = space;
+	}
+
+	uint32_t mask = q->sq_entries - 1, i;
+	for (i = 0; i < n; i++) {
+		int err = queue_fill(q, &ops[i], &q->sq[(q->sq_tail + i) & mask]);
+		if (err) {
+			if (i == 0)
+				return err;
+			break;
+		}
+	}
+	if (i == 0)
+		return 0;
+	q->sq_tail += i;
+	/* Publish entries and the data they point at. Pairs with the
+	 * worker's acquire load of the tail. */
+	crd_store_release(&q->hdr->ksq_tail.k, q->sq_tail);
+
+	/* Need-wakeup handshake, our half: tail stored, fence, read the
+	 * worker's flag (daemon/worker.c worker_park). */
+	crd_fence_seq_cst();
+	if (__atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_RELAXED) &
+	    CRD_F_NEED_WAKEUP)
+		eventfd_write(q->sq_efd, 1);
+	return (int)i;
+}
+
+int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
+{
+	/* Pairs with the worker's release store of the cq tail. */
+	uint32_t tail = crd_load_acquire(&q->hdr->kcq_tail.k);
+	uint32_t avail = crd_ring_used(q->cq_head, tail);
+	if (avail > q->cq_entries)
+		return -EPROTO;
+	if (n > avail)
+		n = avail;
+	uint32_t mask = q->cq_entries - 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct crd_cqe *c = &q->cq[(q->cq_head + i) & mask];
+		out[i].user_data = c->user_data;
+		out[i].status = c->status;
+		out[i].len = c->len;
+	}
+	if (n) {
+		q->cq_head += n;
+		/* Slots read; the worker may reuse them. */
+		crd_store_release(&q->hdr->kcq_head.k, q->cq_head);
+	}
+	return (int)n;
+}
+
+unsigned cc_in_flight(const struct cc_queue *q)
+{
+	return q->sq_tail - q->cq_head;
+}
+
+static int queue_ready(const struct cc_queue *q)
+{
+	return crd_load_acquire(&q->hdr->kcq_tail.k) != q->cq_head;
+}
+
+int cc_wait(struct cc_queue *q, int timeout_ms)
+{
+	if (queue_ready(q))
+		return 1;
+	if (queue_dead(q))
+		return -EPIPE;
+
+	/* Need-wakeup handshake, our half: flag, fence, re-check. Pairs
+	 * with the worker's cq tail store, fence, flag load. */
+	uint32_t *flags = &q->hdr->client.kflags;
+	__atomic_fetch_or(flags, CRD_F_NEED_WAKEUP, __ATOMIC_RELAXED);
+	crd_fence_seq_cst();
+	int ready = queue_ready(q);
+	if (!ready && !queue_dead(q)) {
+		/* The control socket hangs up when the daemon dies. */
+		struct pollfd p[2] = {
+			{ .fd = q->cq_efd, .events = POLLIN },
+			{ .fd = q->conn->fd, .events = 0 },
+		};
+		int r;
+		do
+			r = poll(p, 2, timeout_ms);
+		while (r < 0 && errno == EINTR);
+		if (p[0].revents & POLLIN) {
+			eventfd_t v;
+			eventfd_read(q->cq_efd, &v);
+		}
+		ready = queue_ready(q);
+		if (!ready && (p[1].revents & (POLLHUP | POLLERR))) {
+			__atomic_fetch_and(flags, ~CRD_F_NEED_WAKEUP,
+					   __ATOMIC_RELAXED);
+			return -EPIPE;
+		}
+	}
+	__atomic_fetch_and(flags, ~CRD_F_NEED_WAKEUP, __ATOMIC_RELAXED);
+	if (ready)
+		return 1;
+	return queue_dead(q) ? -EPIPE : 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cc_crypt(): one op, copied in and out of a small queue the connection
+ * opens on first use. For callers who want no batching; the zero-copy
+ * burst API is the fast path.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+enum { SYNC_MIN_ARENA = 256 << 10, SYNC_TIMEOUT_MS = 30000 };
+
+/* Make sure the sync queue's arena holds need bytes. */
+static int sync_queue(struct cc_conn *c, uint64_t need)
+{
+	if (c->sync_q && cc_arena_size(c->sync_q) >= need)
+		return 0;
+	uint64_t size = SYNC_MIN_ARENA;
+	while (size < need && size < CRD_ARENA_MAX_SIZE)
+		size *= 2;
+	if (size < need)
+		return -E2BIG;
+	cc_queue_close(c->sync_q);
+	c->sync_q = NULL;
+	struct cc_queue_params p = { .sq_entries = 8, .cq_entries = 8,
+				     .arena_size = size };
+	return cc_queue_open(c, &p, &c->sync_q);
+}
+
+static int sync_run(struct cc_queue *q, struct cc_op *op)
+{
+	int n = cc_enqueue_burst(q, op, 1);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -EBUSY; /* cannot happen: we own the queue */
+	struct cc_completion cpl;
+	for (;;) {
+		n = cc_dequeue_burst(q, &cpl, 1);
+		if (n < 0)
+			return n;
+		if (n == 1)
+			break;
+		int w = cc_wait(q, SYNC_TIMEOUT_MS);
+		if (w < 0)
+			return w;
+		if (w == 0)
+			return -ETIMEDOUT;
+	}
+	return cpl.status;
+}
+
+int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
+	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
+	     const void *in, void *out, size_t len, void *tag)
+{
+	if (session == 0 || session > c->max_sessions)
+		return CC_ERR_NO_SESSION;
+	unsigned tag_len = c->tag_len[session];
+	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX || iv_len > CRD_IV_MAX)
+		return -EINVAL;
+	if ((len && (!in || !out)) || (aad_len && !aad) || (tag_len && !tag))
+		return -EINVAL;
+
+	/* Layout: data | aad | tag, each 64-byte aligned. */
+	uint64_t aad_off = crd_align_up(len, 64);
+	uint64_t tag_off = aad_off + crd_align_up(aad_len, 64);
+	uint64_t need = tag_off + 64;
+
+	pthread_mutex_lock(&c->sync_lock);
+	int err = sync_queue(c, need);
+	if (err)
+		goto out;
+	struct cc_queue *q = c->sync_q;
+	uint8_t *base = cc_buf_alloc(q, need);
+	if (!base) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (len)
+		memcpy(base, in, len);
+	if (aad_len)
+		memcpy(base + aad_off, aad, aad_len);
+	if (tag_len && dir == CC_DECRYPT)
+		memcpy(base + tag_off, tag, tag_len);
+
+	struct cc_op op = {
+		.session = session,
+		.dir = dir,
+		.src = base,
+		.len = len,
+		.aad = aad_len ? base + aad_off : NULL,
+		.aad_len = aad_len,
+		.tag = base + tag_off,
+		.iv = iv,
+		.iv_len = iv_len,
+	};
+	err = sync_run(q, &op);
+	if (err == CC_OK) {
+		if (len)
+			memcpy(out, base, len);
+		if (tag_len && dir == CC_ENCRYPT)
+			memcpy(tag, base + tag_off, tag_len);
+	} else if (err == CC_ERR_AUTH_FAILED && len) {
+		memset(out, 0, len); /* forged: release no plaintext */
+	}
+	/* Plaintext does not linger in shared memory. */
+	memset(base, 0, need);
+	cc_buf_free(q, base);
+	if (err == -EPIPE) { /* the daemon went away: start afresh next time */
+		cc_queue_close(c->sync_q);
+		c->sync_q = NULL;
+	}
+out:
+	pthread_mutex_unlock(&c->sync_lock);
+	return err;
+}

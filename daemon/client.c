@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+#include "client.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "log.h"
+#include "queue.h"
+#include "session.h"
+#include "worker.h"
+
+/* Control thread only. */
+static struct client *clients; /* owned list */
+static unsigned n_clients;
+static unsigned n_sessions_total;
+static unsigned n_queues_total;
+static uint32_t next_client_id = 1;
+static uint32_t next_queue_id = 1;
+
+struct client *client_new(int fd)
+{
+	if (n_clients >= MAX_CLIENTS)
+		return NULL;
+	struct client *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->id = next_client_id++;
+	c->fd = fd;
+	c->next = clients;
+	clients = c;
+	n_clients++;
+	return c;
+}
+
+struct client *client_first(void)
+{
+	return clients;
+}
+
+unsigned client_count(void)
+{
+	return n_clients;
+}
+
+unsigned client_sessions_total(void)
+{
+	return n_sessions_total;
+}
+
+int client_session_add(struct client *c, struct session *s)
+{
+	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
+		if (c->sessions[i])
+			continue;
+		s->id = i + 1;
+		/* Publish a fully built session; pairs with the acquire
+		 * load in client_session_get(). */
+		__atomic_store_n(&c->sessions[i], s, __ATOMIC_RELEASE);
+		c->n_sessions++;
+		n_sessions_total++;
+		return s->id;
+	}
+	return -ENOSPC;
+}
+
+int client_session_destroy(struct client *c, uint32_t id)
+{
+	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions[id - 1])
+		return -ENOENT;
+	struct session *s = c->sessions[id - 1];
+	__atomic_store_n(&c->sessions[id - 1], NULL, __ATOMIC_RELEASE);
+	/* An op already resolved against s may still be running. */
+	worker_synchronize();
+	session_destroy(s);
+	c->n_sessions--;
+	n_sessions_total--;
+	return 0;
+}
+
+int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
+		      uint64_t arena, struct queue **out)
+{
+	if (c->n_queues >= MAX_QUEUES_PER_CLIENT || n_queues_total >= MAX_QUEUES)
+		return -EMFILE;
+	unsigned slot = 0;
+	while (c->queues[slot])
+		slot++;
+
+	struct queue *q;
+	int err = queue_create(next_queue_id, c, sq, cq, arena, &q);
+	if (err)
+		return err;
+	err = worker_attach(q);
+	if (err) {
+		queue_destroy(q);
+		return err;
+	}
+	next_queue_id++;
+	c->queues[slot] = q;
+	c->n_queues++;
+	n_queues_total++;
+	*out = q;
+	return 0;
+}
+
+static void client_queue_drop(struct client *c, unsigned slot)
+{
+	struct queue *q = c->queues[slot];
+	worker_detach(q); /* waits until no worker can touch q */
+	queue_destroy(q);
+	c->queues[slot] = NULL;
+	c->n_queues--;
+	n_queues_total--;
+}
+
+int client_queue_close(struct client *c, uint32_t queue_id)
+{
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
+		if (c->queues[i] && c->queues[i]->id == queue_id) {
+			client_queue_drop(c, i);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void client_destroy(struct client *c)
+{
+	/* Queues first: once no worker serves them, no worker can reach
+	 * the sessions either (they are found only through a queue). */
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
+		if (c->queues[i])
+			client_queue_drop(c, i);
+	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
+		if (!c->sessions[i])
+			continue;
+		session_destroy(c->sessions[i]);
+		c->sessions[i] = NULL;
+		n_sessions_total--;
+	}
+	c->n_sessions = 0;
+
+	for (struct client **pp = &clients; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	n_clients--;
+	if (c->ev)
+		event_free(c->ev);
+	c->ev = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	log_info("client %u (pid %d) gone", c->id, (int)c->pid);
+	free(c);
+}

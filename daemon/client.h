@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Client connections. Sessions and queues belong to the connection that
+ * made them and die with it. Ids are per connection, so one client can
+ * never name another's session.
+ */
+#ifndef CRYPTOD_CLIENT_H
+#define CRYPTOD_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bounds.h"
+
+struct event;
+struct session;
+struct queue;
+
+struct client {
+	uint32_t id;
+	int fd; /* owned: the control socket */
+	struct event *ev; /* owned: read event on fd */
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	char name[65];
+	int hello_done;
+
+	/* sessions[i] has id i + 1. Published with release stores, read by
+	 * workers with acquire loads (client_session_get). */
+	struct session *sessions[MAX_SESSIONS_PER_CLIENT];
+	unsigned n_sessions;
+	struct queue *queues[MAX_QUEUES_PER_CLIENT]; /* owned */
+	unsigned n_queues;
+
+	struct client *next; /* registry list */
+};
+
+/* Worker-side lookup: NULL for ids this client does not own. */
+static inline const struct session *client_session_get(struct client *c,
+							uint32_t id)
+{
+	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT)
+		return NULL;
+	/* Pairs with the release store in client_session_add(). */
+	return __atomic_load_n(&c->sessions[id - 1], __ATOMIC_ACQUIRE);
+}
+
+/* Returns the new id (> 0) or -ENOSPC. */
+int client_session_add(struct client *c, struct session *s);
+/* Unpublish, wait for workers, wipe. 0 or -ENOENT. */
+int client_session_destroy(struct client *c, uint32_t id);
+
+/* Create a queue, attach it to a worker. 0 or -errno. */
+int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
+		      uint64_t arena, struct queue **out);
+/* Detach from its worker, wait, unmap. 0 or -ENOENT. */
+int client_queue_close(struct client *c, uint32_t queue_id);
+
+/* Tear down everything the client owns; frees c. */
+void client_destroy(struct client *c);
+
+/* Registry of live clients (control thread only). */
+struct client *client_new(int fd);
+struct client *client_first(void);
+unsigned client_count(void);
+unsigned client_sessions_total(void);
+
+#endif

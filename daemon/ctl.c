@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+#include "ctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "client.h"
+#include "engine.h"
+#include "bounds.h"
+#include "log.h"
+#include "queue.h"
+#include "session.h"
+#include "worker.h"
+#include "wire.h"
+
+#ifndef CRYPTOD_VERSION
+#define CRYPTOD_VERSION "0"
+#endif
+
+static struct {
+	struct event_base *base; /* not owned */
+	struct event *listen_ev; /* owned */
+	int listen_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+} ctl = { .listen_fd = -1 };
+
+static int ctl_send_error(struct client *c, uint32_t seq, int code,
+			  const char *msg)
+{
+	Cryptod__Error e = CRYPTOD__ERROR__INIT;
+	e.code = code;
+	e.message = (char *)msg;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
+	env.error = &e;
+	return wire_send(c->fd, &env, NULL, 0);
+}
+
+static int ctl_send_ack(struct client *c, uint32_t seq)
+{
+	Cryptod__Ack a = CRYPTOD__ACK__INIT;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_ACK;
+	env.ack = &a;
+	return wire_send(c->fd, &env, NULL, 0);
+}
+
+static int ctl_hello(struct client *c, uint32_t seq, const Cryptod__Hello *m)
+{
+	if (m->abi_version != CRD_ABI_VERSION)
+		return ctl_send_error(c, seq, -EPROTO,
+				      "ring ABI version mismatch");
+	/* Keep a printable, bounded copy: it ends up in logs and stats. */
+	size_t n = 0;
+	for (const char *p = m->client_name; p && *p && n < CTL_NAME_MAX; p++)
+		c->name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+	c->name[n] = '\0';
+	c->hello_done = 1;
+	log_info("client %u: hello from pid %d uid %u (%s)", c->id, (int)c->pid,
+		 (unsigned)c->uid, c->name);
+
+	Cryptod__HelloReply r = CRYPTOD__HELLO_REPLY__INIT;
+	r.abi_version = CRD_ABI_VERSION;
+	r.daemon_version = CRYPTOD_VERSION;
+	r.max_queues = MAX_QUEUES_PER_CLIENT;
+	r.max_sessions = MAX_SESSIONS_PER_CLIENT;
+	r.max_arena_size = CRD_ARENA_MAX_SIZE;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_HELLO_REPLY;
+	env.hello_reply = &r;
+	return wire_send(c->fd, &env, NULL, 0);
+}
+
+static int ctl_open_queue(struct client *c, uint32_t seq,
+			  const Cryptod__OpenQueue *m)
+{
+	struct queue *q;
+	if (m->arena_size > CRD_ARENA_MAX_SIZE)
+		return ctl_send_error(c, seq, -EINVAL, "arena too large");
+	int err = client_queue_open(c, m->sq_entries, m->cq_entries,
+				    m->arena_size, &q);
+	if (err == -EINVAL)
+		return ctl_send_error(c, seq, err,
+				      "bad queue geometry (ring sizes must be powers of two, cq >= sq; arena 64 KiB..1 GiB)");
+	if (err == -EMFILE)
+		return ctl_send_error(c, seq, err, "too many queues");
+	if (err)
+		return ctl_send_error(c, seq, err, "cannot create queue");
+
+	Cryptod__OpenQueueReply r = CRYPTOD__OPEN_QUEUE_REPLY__INIT;
+	r.queue_id = q->id;
+	r.sq_entries = q->sq_entries;
+	r.cq_entries = q->cq_entries;
+	r.region_size = q->region_size;
+	r.sq_off = q->hdr->sq_off;
+	r.cq_off = q->hdr->cq_off;
+	r.arena_off = q->hdr->arena_off;
+	r.arena_size = q->arena_size;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE_REPLY;
+	env.open_queue_reply = &r;
+	int fds[3] = { q->memfd, worker_doorbell_fd(q), q->cq_efd };
+	err = wire_send(c->fd, &env, fds, 3);
+	if (err)
+		client_queue_close(c, q->id);
+	return err;
+}
+
+static int ctl_create_session(struct client *c, uint32_t seq,
+			      const Cryptod__CreateSession *m)
+{
+	if (m->key.len > CTL_KEY_MAX)
+		return ctl_send_error(c, seq, -EINVAL, "key too long");
+	if (c->n_sessions >= MAX_SESSIONS_PER_CLIENT)
+		return ctl_send_error(c, seq, -ENOSPC, "too many sessions");
+
+	struct session *s;
+	int err = session_create((enum alg)m->alg, m->key.data, m->key.len,
+				 m->tag_len, m->engine, &s);
+	switch (err) {
+	case 0:
+		break;
+	case -EINVAL:
+		return ctl_send_error(c, seq, err,
+				      "bad key or tag length for this algorithm");
+	case -EOPNOTSUPP:
+		return ctl_send_error(c, seq, err,
+				      "algorithm not supported by the chosen engine");
+	case -ENOENT:
+		return ctl_send_error(c, seq, err, "no such engine");
+	case -ENODEV:
+		return ctl_send_error(c, seq, err,
+				      "engine unavailable on this host (see cryptoctl stats)");
+	case -ENOSPC:
+		return ctl_send_error(c, seq, err, "key store full");
+	default:
+		return ctl_send_error(c, seq, err, "cannot create session");
+	}
+	int id = client_session_add(c, s);
+	if (id < 0) {
+		session_destroy(s);
+		return ctl_send_error(c, seq, id, "too many sessions");
+	}
+
+	Cryptod__CreateSessionReply r = CRYPTOD__CREATE_SESSION_REPLY__INIT;
+	r.session_id = id;
+	r.engine = (char *)s->eng->name;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY;
+	env.create_session_reply = &r;
+	return wire_send(c->fd, &env, NULL, 0);
+}
+
+/* Returns < 0 only when the connection must close. */
+static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
+{
+	uint32_t seq = env->seq;
+	if (!c->hello_done && env->body_case != CRYPTOD__ENVELOPE__BODY_HELLO)
+		return ctl_send_error(c, seq, -EPROTO, "hello first");
+
+	switch (env->body_case) {
+	case CRYPTOD__ENVELOPE__BODY_HELLO:
+		return ctl_hello(c, seq, env->hello);
+	case CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE:
+		return ctl_open_queue(c, seq, env->open_queue);
+	case CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE:
+		if (client_queue_close(c, env->close_queue->queue_id))
+			return ctl_send_error(c, seq, -ENOENT, "no such queue");
+		return ctl_send_ack(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_CREATE_SESSION:
+		return ctl_create_session(c, seq, env->create_session);
+	case CRYPTOD__ENVELOPE__BODY_DESTROY_SESSION:
+		if (client_session_destroy(c, env->destroy_session->session_id))
+			return ctl_send_error(c, seq, -ENOENT,
+					      "no such session");
+		return ctl_send_ack(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_STATS_REQUEST:
+		return stats_reply(c, seq);
+	default:
+		return ctl_send_error(c, seq, -EOPNOTSUPP,
+				      "not a request the daemon serves");
+	}
+}
+
+static void ctl_client_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	static uint8_t buf[CTL_MSG_MAX]; /* control thread only */
+	int fds[CTL_MAX_FDS];
+	unsigned nfds;
+
+	ssize_t n = wire_recv(fd, buf, fds, 0, &nfds);
+	/* Clients have no reason to send fds: any that came were closed by
+	 * wire_recv (max_fds 0). */
+	if (n == -EAGAIN)
+		return;
+	if (n < 0) {
+		if (n == -EMSGSIZE)
+			log_warn("client %u: oversized message, disconnecting",
+				 c->id);
+		client_destroy(c);
+		return;
+	}
+	Cryptod__Envelope *env = wire_decode(buf, (size_t)n);
+	explicit_bzero(buf, (size_t)n); /* may have carried a key */
+	if (!env) {
+		log_warn("client %u: malformed message, disconnecting", c->id);
+		client_destroy(c);
+		return;
+	}
+	int err = ctl_dispatch(c, env);
+	wire_free(env);
+	if (err < 0) {
+		log_info("client %u: reply failed (%s), disconnecting", c->id,
+			 strerror(-err));
+		client_destroy(c);
+	}
+}
+
+static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		close(fd);
+		return;
+	}
+	struct client *c = client_new(fd);
+	if (!c) {
+		log_warn("refusing pid %d: too many clients", (int)cred.pid);
+		close(fd);
+		return;
+	}
+	c->pid = cred.pid;
+	c->uid = cred.uid;
+	c->gid = cred.gid;
+	c->ev = event_new(ctl.base, fd, EV_READ | EV_PERSIST, ctl_client_read, c);
+	if (!c->ev || event_add(c->ev, NULL) < 0) {
+		client_destroy(c);
+		return;
+	}
+}
+
+static int ctl_mkdir_parent(const char *path)
+{
+	char dir[sizeof(ctl.path)];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* A socket file is stale if nobody accepts on it. */
+static int ctl_socket_in_use(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	int used = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return used;
+}
+
+int ctl_start(struct event_base *base, const char *path, mode_t mode)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	snprintf(ctl.path, sizeof(ctl.path), "%s", path);
+	ctl.base = base;
+
+	int err = ctl_mkdir_parent(path);
+	if (err)
+		return err;
+	if (ctl_socket_in_use(&sa))
+		return -EADDRINUSE;
+	unlink(path);
+
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto err_close;
+	if (chmod(path, mode) < 0)
+		goto err_unlink;
+	if (listen(fd, 64) < 0)
+		goto err_unlink;
+	ctl.listen_ev = event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
+	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
+		errno = ENOMEM;
+		goto err_unlink;
+	}
+	ctl.listen_fd = fd;
+	return 0;
+
+err_unlink:
+	err = -errno;
+	unlink(path);
+	close(fd);
+	return err;
+err_close:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+void ctl_stop_listening(void)
+{
+	if (ctl.listen_ev)
+		event_free(ctl.listen_ev);
+	ctl.listen_ev = NULL;
+	if (ctl.listen_fd >= 0) {
+		close(ctl.listen_fd);
+		unlink(ctl.path);
+	}
+	ctl.listen_fd = -1;
+}
+
+void ctl_close_all(void)
+{
+	while (client_first())
+		client_destroy(client_first());
+}

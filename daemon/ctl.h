@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Control plane: the SOCK_SEQPACKET listener and per-client message
+ * handling, all on the libevent thread. */
+#ifndef CRYPTOD_CTL_H
+#define CRYPTOD_CTL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct event_base;
+
+/* Bind and listen on path (creating its directory), socket mode 'mode'.
+ * Refuses to steal a socket another daemon is serving. 0 or -errno. */
+int ctl_start(struct event_base *base, const char *path, mode_t mode);
+/* Stop accepting and remove the socket file. */
+void ctl_stop_listening(void);
+/* Disconnect every client, freeing what they own. */
+void ctl_close_all(void);
+
+/* Build and send a StatsReply (stats.c). 0 or -errno. */
+struct client;
+void stats_init(void);
+int stats_reply(struct client *c, uint32_t seq);
+
+#endif

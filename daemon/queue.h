@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Client queues: one shared-memory region per queue, created and sealed
+ * by the daemon (memfd, fallocate, F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL)
+ * so that a client can never make the daemon fault by truncating it.
+ */
+#ifndef CRYPTOD_QUEUE_H
+#define CRYPTOD_QUEUE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cryptod/ring_abi.h>
+
+struct client;
+struct worker;
+
+struct queue_stats {
+	/* Written by the serving worker only (relaxed), read by stats. */
+	_Atomic uint64_t ops, bytes, errors, auth_failures, empty_polls,
+		wakeups;
+};
+
+struct queue {
+	uint32_t id;          /* unique while the daemon runs */
+	struct client *owner; /* not owned */
+	struct worker *worker; /* serving worker; not owned */
+
+	/* Private copies of the geometry: never read back from the region. */
+	uint32_t sq_entries, cq_entries;
+	uint64_t region_size, arena_size;
+
+	/* Owned mapping of the region and views into it. */
+	uint8_t *base;
+	struct crd_region_hdr *hdr;
+	const struct crd_sqe *sq;
+	struct crd_cqe *cq;
+	uint8_t *arena;
+
+	int memfd;  /* owned; also handed to the client */
+	int cq_efd; /* owned; daemon -> client doorbell. The client -> daemon
+		     * doorbell is the serving worker's (worker_doorbell_fd). */
+
+	/* Worker-private ring state. */
+	uint32_t sq_head; /* next entry to take */
+	uint32_t cq_tail; /* next completion slot */
+	int broken;       /* the client lied about an index: not served */
+
+	struct queue_stats st;
+};
+
+/*
+ * Create a queue region. sq/cq entries 0 = default; they must be powers
+ * of two within the ABI bounds and cq >= sq; arena_size 0 = default,
+ * rounded up to CRD_ARENA_ALIGN. Returns 0 or -errno (-EINVAL bad
+ * geometry, -ENOMEM, ...).
+ */
+int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
+		 uint32_t cq_entries, uint64_t arena_size, struct queue **out);
+/* Unmap, close and free. The caller made sure no worker sees it. */
+void queue_destroy(struct queue *q);
+
+/* Ops submitted but not completed (informational: reads shared memory). */
+uint32_t queue_in_flight(const struct queue *q);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Worker threads: each polls the queues attached to it, runs the engines,
+ * and posts completions in submission order. Busy-polls while work flows,
+ * then sleeps on its doorbell eventfd with NEED_WAKEUP set in each of its
+ * queues, so clients signal only a sleeping worker.
+ *
+ * Queue lists and sessions are reclaimed with quiescent-state grace
+ * periods: the control thread unpublishes, calls worker_synchronize(),
+ * and only then frees. A worker passes a quiescent state at the top of
+ * each loop and whenever it sleeps.
+ */
+#ifndef CRYPTOD_WORKER_H
+#define CRYPTOD_WORKER_H
+
+#include <stdint.h>
+
+struct queue;
+
+struct counters {
+	uint64_t ops, bytes, errors, auth_failures, empty_polls, wakeups;
+};
+
+/* n workers (1..MAX_WORKERS). 0 or -errno. */
+int workers_start(unsigned n);
+/* Serve what is already submitted (bounded), then stop and join. Queues
+ * may still be detached afterwards; workers_destroy() frees the pool. */
+void workers_stop(void);
+void workers_destroy(void);
+unsigned workers_count(void);
+
+/* Attach q to the least-loaded worker and set q->worker. 0 or -errno. */
+int worker_attach(struct queue *q);
+/* Detach q and wait until no worker can touch it. */
+void worker_detach(struct queue *q);
+/* The worker's doorbell eventfd, handed to clients of its queues. */
+int worker_doorbell_fd(const struct queue *q);
+
+/* Grace period: returns once every worker has passed a quiescent state. */
+void worker_synchronize(void);
+
+/* Sum of one engine's counters over all workers. */
+void worker_engine_counters(unsigned eng_idx, struct counters *out);
+
+#endif
