@@ -316,8 +316,13 @@ static void *worker_main(void *arg)
 		uint64_t now = now_us();
 		if (!idle_since)
 			idle_since = now;
-		if (now - idle_since < WORKER_SPIN_US)
+		if (now - idle_since < WORKER_SPIN_US) {
+			/* When cores are oversubscribed, a spinning worker
+			 * holds the CPU its client needs to submit: give it
+			 * up. With a core to ourselves this returns at once. */
+			sched_yield();
 			continue;
+		}
 		worker_park(w);
 		idle_since = 0;
 		worker_refresh(w);
