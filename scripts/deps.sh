@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install everything cryptod needs to build and test, from Debian packages.
+# Safe to run again; needs root (or sudo) and apt.
+set -euo pipefail
+
+PKGS=(
+	build-essential cmake pkg-config git
+	libipsec-mb-dev libssl-dev libevent-dev
+	libprotobuf-c-dev protobuf-c-compiler
+	libcmocka-dev libkcapi-dev
+	clang libclang-rt-14-dev clang-format
+	python3 python3-cryptography python3-cryptography-vectors
+)
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"

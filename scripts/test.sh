@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole test suite: install, build, test. What CI runs (.ci/run).
+#  1. formatting check (clang-format, .clang-format)
+#  2. gcc build with -Werror, every ctest test
+#  3. clang build with ASan+UBSan, every ctest test
+# Set QUICK=1 to skip the sanitizer pass while developing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+start=$(date +%s)
+
+scripts/deps.sh
+
+echo "== format check =="
+mapfile -t SRC < <(git ls-files '*.c' '*.h' | grep -v '^kmod-shim/')
+if ! clang-format --dry-run --Werror "${SRC[@]}" 2>/tmp/cryptod-format.log; then
+	head -40 /tmp/cryptod-format.log
+	echo "format check failed: run clang-format -i on the files above" >&2
+	exit 1
+fi
+echo "format: ${#SRC[@]} files clean"
+
+run_suite() { # name build-dir cmake-args...
+	local name=$1 dir=$2
+	shift 2
+	echo
+	echo "== $name: build ($dir) =="
+	BUILD_DIR=$dir scripts/build.sh -DCRYPTOD_WERROR=ON "$@"
+	echo "== $name: ctest =="
+	(cd "$dir" && ctest --output-on-failure --timeout 600 -j2)
+}
+
+run_suite "gcc" build-test-gcc -DCMAKE_C_COMPILER=gcc
+if [ "${QUICK:-0}" != 1 ]; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		run_suite "clang asan+ubsan" build-test-asan -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Debug -DCRYPTOD_SANITIZE=address,undefined
+fi
+echo
+echo "all suites passed in $(( $(date +%s) - start )) s"

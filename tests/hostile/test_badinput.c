@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bad input from clients, against a real daemon: malformed and oversized
+ * control messages, stray fds, requests out of order, bad parameters,
+ * descriptors written straight into the shared ring (out of the arena,
+ * 32-bit wrap, unknown and foreign sessions, bad opcodes, lying ring
+ * indices), truncation of the region, and clients that die mid-batch.
+ * Each case checks that the offender gets a clear error and the daemon
+ * keeps serving everybody else with nothing leaked.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "fixture.h"
+#include "wire.h"
+
+static struct fx_daemon daemon_;
+
+static const uint8_t key128[16] = { 1, 2, 3, 4, 5, 6, 7, 8,
+				    9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* ---- raw protocol client ---- */
+
+struct raw {
+	int fd;
+	uint32_t seq;
+	uint8_t rx[CTL_MSG_MAX];
+};
+
+static void raw_connect(struct raw *r)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", daemon_.sock);
+	r->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(r->fd >= 0);
+	assert_int_equal(connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	r->seq = 0;
+}
+
+/* Wait for one packet; returns its length, 0 at EOF, -errno. */
+static ssize_t raw_recv(struct raw *r, int *fds, unsigned *nfds)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	if (poll(&p, 1, 5000) != 1)
+		return -ETIMEDOUT;
+	int lf[CTL_MAX_FDS];
+	unsigned ln = 0;
+	ssize_t n = wire_recv(r->fd, r->rx, fds ? fds : lf, CTL_MAX_FDS,
+			      nfds ? nfds : &ln);
+	if (!fds)
+		wire_close_fds(lf, ln);
+	if (n == -EPIPE || n == -ECONNRESET)
+		return 0;
+	return n;
+}
+
+static Cryptod__Envelope *raw_call(struct raw *r, Cryptod__Envelope *req,
+				   int *fds, unsigned *nfds)
+{
+	req->seq = ++r->seq;
+	assert_int_equal(wire_send(r->fd, req, NULL, 0), 0);
+	ssize_t n = raw_recv(r, fds, nfds);
+	assert_true(n > 0);
+	Cryptod__Envelope *env = wire_decode(r->rx, (size_t)n);
+	assert_non_null(env);
+	assert_int_equal(env->seq, req->seq);
+	return env;
+}
+
+static void raw_hello(struct raw *r, uint32_t abi)
+{
+	Cryptod__Hello h = CRYPTOD__HELLO__INIT;
+	h.abi_version = abi;
+	h.client_name = "badinput";
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_HELLO;
+	req.hello = &h;
+	Cryptod__Envelope *rep = raw_call(r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_HELLO_REPLY);
+	wire_free(rep);
+}
+
+/* Returns the session id, or the (negative) error code of the reply. */
+static int raw_session(struct raw *r, int alg, const void *key, size_t len,
+		       const char *engine)
+{
+	Cryptod__CreateSession m = CRYPTOD__CREATE_SESSION__INIT;
+	m.alg = alg;
+	m.key.data = (uint8_t *)key;
+	m.key.len = len;
+	m.engine = (char *)(engine ? engine : "");
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION;
+	req.create_session = &m;
+	Cryptod__Envelope *rep = raw_call(r, &req, NULL, NULL);
+	int ret;
+	if (rep->body_case == CRYPTOD__ENVELOPE__BODY_ERROR) {
+		ret = rep->error->code;
+		assert_true(ret < 0);
+		assert_true(rep->error->message && *rep->error->message);
+	} else {
+		assert_int_equal(rep->body_case,
+				 CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY);
+		ret = rep->create_session_reply->session_id;
+	}
+	wire_free(rep);
+	return ret;
+}
+
+struct rawq {
+	uint8_t *base;
+	uint64_t size;
+	struct crd_region_hdr *hdr;
+	struct crd_sqe *sq;
+	struct crd_cqe *cq;
+	uint64_t arena_off, arena_size;
+	uint32_t sq_entries, cq_entries, tail, head;
+	int memfd, sq_efd, cq_efd;
+};
+
+static void raw_open_queue(struct raw *r, struct rawq *q)
+{
+	Cryptod__OpenQueue m = CRYPTOD__OPEN_QUEUE__INIT;
+	m.sq_entries = 64;
+	m.arena_size = 1 << 20;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE;
+	req.open_queue = &m;
+	int fds[CTL_MAX_FDS];
+	unsigned nfds = 0;
+	Cryptod__Envelope *rep = raw_call(r, &req, fds, &nfds);
+	assert_int_equal(rep->body_case,
+			 CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE_REPLY);
+	assert_int_equal(nfds, 3);
+	const Cryptod__OpenQueueReply *o = rep->open_queue_reply;
+	memset(q, 0, sizeof(*q));
+	q->size = o->region_size;
+	q->base = mmap(NULL, q->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fds[0], 0);
+	assert_true(q->base != MAP_FAILED);
+	q->hdr = (struct crd_region_hdr *)q->base;
+	q->sq = (struct crd_sqe *)(q->base + o->sq_off);
+	q->cq = (struct crd_cqe *)(q->base + o->cq_off);
+	q->arena_off = o->arena_off;
+	q->arena_size = o->arena_size;
+	q->sq_entries = o->sq_entries;
+	q->cq_entries = o->cq_entries;
+	q->memfd = fds[0];
+	q->sq_efd = fds[1];
+	q->cq_efd = fds[2];
+	wire_free(rep);
+}
+
+static void raw_close_queue(struct rawq *q)
+{
+	munmap(q->base, q->size);
+	close(q->memfd);
+	close(q->sq_efd);
+	close(q->cq_efd);
+}
+
+/* Publish n entries already written at tail.., wake the worker. */
+static void rawq_submit(struct rawq *q, unsigned n)
+{
+	q->tail += n;
+	__atomic_store_n(&q->hdr->ksq_tail.k, q->tail, __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	assert_int_equal(write(q->sq_efd, &one, sizeof(one)), sizeof(one));
+}
+
+/* Wait (bounded) for n completions and copy them out. */
+static void rawq_reap(struct rawq *q, struct crd_cqe *out, unsigned n)
+{
+	for (int i = 0; i < 5000; i++) {
+		uint32_t t = __atomic_load_n(&q->hdr->kcq_tail.k,
+					     __ATOMIC_ACQUIRE);
+		if (t - q->head >= n)
+			break;
+		usleep(1000);
+	}
+	uint32_t t = __atomic_load_n(&q->hdr->kcq_tail.k, __ATOMIC_ACQUIRE);
+	assert_true(t - q->head >= n);
+	for (unsigned i = 0; i < n; i++)
+		out[i] = q->cq[(q->head + i) & (q->cq_entries - 1)];
+	q->head += n;
+	__atomic_store_n(&q->hdr->kcq_head.k, q->head, __ATOMIC_RELEASE);
+}
+
+static struct crd_sqe *rawq_sqe(struct rawq *q, unsigned i)
+{
+	struct crd_sqe *e = &q->sq[(q->tail + i) & (q->sq_entries - 1)];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* A valid 64-byte in-place GCM encrypt at arena offset off. */
+static void sqe_valid(struct crd_sqe *e, uint32_t session, uint32_t off,
+		      uint64_t ud)
+{
+	e->user_data = ud;
+	e->session = session;
+	e->op = CRD_OP_ENCRYPT;
+	e->iv_len = 12;
+	e->src_off = e->dst_off = off;
+	e->len = 64;
+	e->tag_off = off + 64;
+}
+
+/* ---- helpers about the daemon process ---- */
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int daemon_fds(void)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/fd", (int)daemon_.pid);
+	return count_dir(p);
+}
+
+static int daemon_queue_maps(void)
+{
+	char p[64], line[512];
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)daemon_.pid);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return -1;
+	int n = 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "cryptod-queue") != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Poll stats until clients == want_clients (the daemon notices hang-ups
+ * asynchronously). Fills *st. */
+static void stats_settle(struct cc_conn *c, unsigned want_clients,
+			 struct cc_stats *st)
+{
+	for (int i = 0; i < 500; i++) {
+		assert_int_equal(cc_stats_get(c, st), 0);
+		if (st->clients == want_clients)
+			return;
+		cc_stats_free(st);
+		usleep(10000);
+	}
+	fail_msg("daemon still has %u clients, want %u", st->clients,
+		 want_clients);
+}
+
+/* The daemon must still answer a full client round trip. */
+static void daemon_serves(void)
+{
+	struct cc_conn *c;
+	assert_int_equal(cc_connect(daemon_.sock, "probe", &c), 0);
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key128,
+					.key_len = 16 };
+	uint32_t sid;
+	assert_int_equal(cc_session_create(c, &sp, &sid), 0);
+	uint8_t iv[12] = { 0 }, buf[16] = { 0 }, tag[16];
+	assert_int_equal(cc_crypt(c, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf,
+				  buf, sizeof(buf), tag),
+			 0);
+	cc_disconnect(c);
+}
+
+/* ---- tests ---- */
+
+static void garbage_closes_only_that_connection(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	uint8_t junk[64];
+	memset(junk, 0xff, sizeof(junk)); /* not a valid protobuf */
+	assert_int_equal(send(r.fd, junk, sizeof(junk), 0), sizeof(junk));
+	assert_int_equal(raw_recv(&r, NULL, NULL), 0); /* hung up on */
+	close(r.fd);
+	daemon_serves();
+}
+
+static void oversized_closes_only_that_connection(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	raw_hello(&r, CRD_ABI_VERSION);
+	size_t len = CTL_MSG_MAX + 1;
+	uint8_t *big = calloc(1, len);
+	assert_non_null(big);
+	int sndbuf = 4 << 20;
+	setsockopt(r.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	assert_int_equal(send(r.fd, big, len, 0), (ssize_t)len);
+	free(big);
+	assert_int_equal(raw_recv(&r, NULL, NULL), 0);
+	close(r.fd);
+	daemon_serves();
+}
+
+static void request_before_hello_and_bad_abi(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	Cryptod__StatsRequest m = CRYPTOD__STATS_REQUEST__INIT;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
+	req.stats_request = &m;
+	Cryptod__Envelope *rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -EPROTO);
+	wire_free(rep);
+
+	Cryptod__Hello h = CRYPTOD__HELLO__INIT;
+	h.abi_version = CRD_ABI_VERSION + 7;
+	req = (Cryptod__Envelope)CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_HELLO;
+	req.hello = &h;
+	rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -EPROTO);
+	wire_free(rep);
+
+	/* A reply-type message from a client is refused, not obeyed. */
+	raw_hello(&r, CRD_ABI_VERSION);
+	Cryptod__Ack a = CRYPTOD__ACK__INIT;
+	req = (Cryptod__Envelope)CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_ACK;
+	req.ack = &a;
+	rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -EOPNOTSUPP);
+	wire_free(rep);
+	close(r.fd);
+}
+
+static void bad_session_parameters(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	raw_hello(&r, CRD_ABI_VERSION);
+	uint8_t k[64] = { 0 };
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
+				     17, NULL),
+			 -EINVAL);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
+				     0, NULL),
+			 -EINVAL);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
+				     64, NULL),
+			 -EINVAL);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
+				     16, "no-such-engine"),
+			 -ENOENT);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
+				     16, "null"),
+			 -EOPNOTSUPP);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_NULL, k, 16,
+				     NULL),
+			 -EINVAL);
+	assert_int_equal(raw_session(&r, 99, k, 16, NULL), -EOPNOTSUPP);
+
+	/* Unknown ids in destroy/close are errors for this client only. */
+	Cryptod__DestroySession d = CRYPTOD__DESTROY_SESSION__INIT;
+	d.session_id = 4242;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_DESTROY_SESSION;
+	req.destroy_session = &d;
+	Cryptod__Envelope *rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -ENOENT);
+	wire_free(rep);
+
+	Cryptod__CloseQueue cq = CRYPTOD__CLOSE_QUEUE__INIT;
+	cq.queue_id = 4242;
+	req = (Cryptod__Envelope)CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE;
+	req.close_queue = &cq;
+	rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -ENOENT);
+	wire_free(rep);
+
+	/* Bad queue geometry. */
+	Cryptod__OpenQueue oq = CRYPTOD__OPEN_QUEUE__INIT;
+	oq.sq_entries = 100; /* not a power of two */
+	req = (Cryptod__Envelope)CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE;
+	req.open_queue = &oq;
+	rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -EINVAL);
+	wire_free(rep);
+	oq.sq_entries = 64;
+	oq.arena_size = 1ull << 40;
+	rep = raw_call(&r, &req, NULL, NULL);
+	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_ERROR);
+	assert_int_equal(rep->error->code, -EINVAL);
+	wire_free(rep);
+	close(r.fd);
+}
+
+static void stray_fds_are_closed(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	raw_hello(&r, CRD_ABI_VERSION);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+
+	/* A stats request with our pipe's write end attached. */
+	Cryptod__StatsRequest m = CRYPTOD__STATS_REQUEST__INIT;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.seq = ++r.seq;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
+	req.stats_request = &m;
+	assert_int_equal(wire_send(r.fd, &req, &p[1], 1), 0);
+	assert_true(raw_recv(&r, NULL, NULL) > 0);
+	close(p[1]);
+	/* EOF only once every write end is closed, the daemon's included. */
+	struct pollfd pf = { .fd = p[0], .events = POLLIN };
+	assert_int_equal(poll(&pf, 1, 5000), 1);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 0);
+	close(p[0]);
+	close(r.fd);
+}
+
+/* Break a valid descriptor in the way case i of descriptors_are_validated
+ * expects (its want[] table lists the resulting statuses). */
+static void sqe_break(struct crd_sqe *e, unsigned i, uint32_t arena,
+		      int foreign)
+{
+	switch (i) {
+	case 1: /* past the end of the arena */
+		e->src_off = e->dst_off = arena - 32;
+		break;
+	case 2: /* off + len wraps in 32 bits */
+		e->src_off = e->dst_off = 0xffffffc0u;
+		break;
+	case 3:
+		e->tag_off = 0xfffffff8u;
+		break;
+	case 4:
+		e->aad_off = 0xfffffff0u;
+		e->aad_len = 0x20;
+		break;
+	case 5: /* longer than any op may be */
+		e->len = 0xffffffffu;
+		break;
+	case 6: /* source and destination partly overlap */
+		e->dst_off = e->src_off + 16;
+		e->tag_off = e->src_off + 256;
+		break;
+	case 7:
+		e->session = 999;
+		break;
+	case 8: /* the other client's id space is not ours */
+		e->session = foreign;
+		break;
+	case 9:
+		e->op = 7;
+		break;
+	case 10:
+		e->flags = 0x80;
+		break;
+	case 11:
+		e->reserved1 = 1;
+		break;
+	case 12: /* the direct GCM API takes 96-bit IVs only */
+		e->iv_len = 8;
+		break;
+	case 13:
+		e->iv_len = 200;
+		break;
+	case 14: /* not the session's tag length */
+		e->tag_len = 12;
+		break;
+	}
+}
+
+static void descriptors_are_validated(void **state)
+{
+	struct raw r, other;
+	raw_connect(&r);
+	raw_hello(&r, CRD_ABI_VERSION);
+	raw_connect(&other);
+	raw_hello(&other, CRD_ABI_VERSION);
+	int sid = raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, key128, 16,
+			      NULL);
+	assert_true(sid > 0);
+	/* Another client's second session: that id names nothing of ours,
+	 * since ids are per connection. */
+	int foreign = 0;
+	for (int i = 0; i < 2; i++)
+		foreign = raw_session(&other, CRYPTOD__ALGORITHM__ALG_AES_GCM,
+				      key128, 16, NULL);
+	assert_true(foreign > sid);
+
+	struct rawq q;
+	raw_open_queue(&r, &q);
+	/* The region is sealed: we cannot shrink it under the daemon. */
+	assert_int_equal(ftruncate(q.memfd, 4096), -1);
+	assert_int_equal(errno, EPERM);
+	int seals = fcntl(q.memfd, F_GET_SEALS);
+	assert_true((seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) ==
+		    (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL));
+
+	static const int32_t want[] = {
+		CRD_ST_OK,         CRD_ST_BAD_RANGE,  CRD_ST_BAD_RANGE,
+		CRD_ST_BAD_RANGE,  CRD_ST_BAD_RANGE,  CRD_ST_BAD_PARAM,
+		CRD_ST_BAD_RANGE,  CRD_ST_NO_SESSION, CRD_ST_NO_SESSION,
+		CRD_ST_BAD_DESC,   CRD_ST_BAD_DESC,   CRD_ST_BAD_DESC,
+		CRD_ST_BAD_PARAM,  CRD_ST_BAD_PARAM,  CRD_ST_BAD_PARAM,
+		CRD_ST_OK,
+	};
+	unsigned n = sizeof(want) / sizeof(want[0]);
+	for (unsigned i = 0; i < n; i++) {
+		struct crd_sqe *e = rawq_sqe(&q, i);
+		sqe_valid(e, sid, 4096 * i, 1000 + i);
+		sqe_break(e, i, (uint32_t)q.arena_size, foreign);
+	}
+	rawq_submit(&q, n);
+	struct crd_cqe c[sizeof(want) / sizeof(want[0])];
+	rawq_reap(&q, c, n);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(c[i].user_data, 1000 + i); /* in order */
+		if (c[i].status != want[i])
+			fail_msg("case %u: status %d, want %d", i, c[i].status,
+				 want[i]);
+	}
+
+	/* A lying tail (more than a ring's worth) stops this queue only. */
+	__atomic_store_n(&q.hdr->ksq_tail.k, q.tail + 10 * q.sq_entries,
+			 __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	assert_int_equal(write(q.sq_efd, &one, 8), 8);
+	int dead = 0;
+	for (int i = 0; i < 500 && !dead; i++, usleep(2000))
+		dead = __atomic_load_n(&q.hdr->daemon.kflags,
+				       __ATOMIC_ACQUIRE) &
+		       CRD_F_DEAD;
+	assert_true(dead);
+	daemon_serves();
+
+	raw_close_queue(&q);
+	close(r.fd);
+	close(other.fd);
+}
+
+/* A child that sets up sessions and queues, submits, and is SIGKILLed
+ * with ops in flight and completions unread. */
+static void child_dies_mid_batch(int rounds)
+{
+	struct cc_conn *c;
+	if (cc_connect(daemon_.sock, "doomed", &c))
+		_exit(2);
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key128,
+					.key_len = 16 };
+	uint32_t sid = 0;
+	for (int i = 0; i < 8; i++)
+		if (cc_session_create(c, &sp, &sid))
+			_exit(3);
+	struct cc_queue *q[2];
+	struct cc_queue_params qp = { .sq_entries = 256,
+				      .arena_size = 1 << 20 };
+	for (int i = 0; i < 2; i++)
+		if (cc_queue_open(c, &qp, &q[i]))
+			_exit(4);
+	uint8_t iv[12] = { 0 };
+	for (int i = 0; i < 2; i++) {
+		uint8_t *buf = cc_buf_alloc(q[i], 256 * 1024);
+		struct cc_op ops[256];
+		for (int k = 0; k < 256; k++)
+			ops[k] = (struct cc_op){ .session = sid,
+						 .dir = CC_ENCRYPT,
+						 .src = buf + k * 1024,
+						 .len = 1000,
+						 .tag = buf + k * 1024 + 1008,
+						 .iv = iv,
+						 .iv_len = 12 };
+		for (int k = 0; k < rounds; k++)
+			cc_enqueue_burst(q[i], ops, 256);
+	}
+	raise(SIGKILL);
+	_exit(5);
+}
+
+static void dead_clients_leave_nothing(void **state)
+{
+	struct cc_conn *c;
+	assert_int_equal(cc_connect(daemon_.sock, "watcher", &c), 0);
+	struct cc_stats st;
+	stats_settle(c, 1, &st);
+	unsigned base_sessions = st.sessions;
+	cc_stats_free(&st);
+	int base_fds = daemon_fds(), base_maps = daemon_queue_maps();
+	assert_true(base_fds > 0);
+
+	for (int i = 0; i < 20; i++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			child_dies_mid_batch(1 + i % 3);
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	}
+	stats_settle(c, 1, &st);
+	assert_int_equal(st.sessions, base_sessions);
+	assert_int_equal(st.n_queues, 0);
+	cc_stats_free(&st);
+	assert_int_equal(daemon_fds(), base_fds);
+	assert_int_equal(daemon_queue_maps(), base_maps);
+	cc_disconnect(c);
+	daemon_serves();
+}
+
+static int group_setup(void **state)
+{
+	struct fx_daemon_params p = { .workers = 2 };
+	return fx_daemon_start(&daemon_, &p) ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+	/* Exit status 0 after all of the above: nothing crashed it. */
+	return fx_daemon_stop(&daemon_) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(garbage_closes_only_that_connection),
+		cmocka_unit_test(oversized_closes_only_that_connection),
+		cmocka_unit_test(request_before_hello_and_bad_abi),
+		cmocka_unit_test(bad_session_parameters),
+		cmocka_unit_test(stray_fds_are_closed),
+		cmocka_unit_test(descriptors_are_validated),
+		cmocka_unit_test(dead_clients_leave_nothing),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
