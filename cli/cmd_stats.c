@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl stats: the daemon's counters per engine and per client queue,
+ * as aligned tables for people or as JSON for scripts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cryptoctl.h"
+
+static const char usage_stats[] =
+        "Usage: cryptoctl stats [--json] [--socket PATH]\n"
+        "\n"
+        "Print the daemon's uptime, workers, clients and sessions, then per\n"
+        "engine and per client queue: ops, bytes, errors, authentication\n"
+        "failures, retries (enqueue refused: ring full), empty polls and\n"
+        "wake-ups; per queue also its owner (client id, pid, uid, name), its\n"
+        "sessions and the ops in flight. Bytes are exact byte counts.\n"
+        "\n"
+        "  -j, --json         one JSON object instead of the tables:\n"
+        "                     uptime_ms, workers, clients, sessions,\n"
+        "                     engines[] (name, COUNTERS) and queues[]\n"
+        "                     (client_id, queue_id, pid, uid, client_name,\n"
+        "                     in_flight, sessions, COUNTERS), where COUNTERS\n"
+        "                     are ops, bytes, errors, auth_failures,\n"
+        "                     retries, empty_polls and wakeups\n"
+        "  -s, --socket PATH  daemon socket\n"
+        "  -h, --help         this text\n";
+
+enum {
+	TBL_COLS_MAX = 16,
+	TBL_CELL = 72, /* a client name (64) plus room to spare */
+};
+
+struct tbl {
+	unsigned cols, rows;
+	const char *title[TBL_COLS_MAX];
+	int left[TBL_COLS_MAX]; /* left-aligned (text) column */
+	char (*cell)[TBL_CELL]; /* rows * cols cells, owned */
+};
+
+static int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
+                    unsigned cols)
+{
+	unsigned i;
+
+	memset(t, 0, sizeof(*t));
+	t->cols = cols;
+	t->rows = rows;
+	for (i = 0; i < cols; i++) {
+		/* A leading '<' marks a left-aligned column. */
+		t->left[i] = titles[i][0] == '<';
+		t->title[i] = titles[i] + t->left[i];
+	}
+	t->cell = calloc((size_t)rows * cols + 1, TBL_CELL);
+	return t->cell ? 0 : -ENOMEM;
+}
+
+static char *tbl_cell(struct tbl *t, unsigned row, unsigned col)
+{
+	return t->cell[(size_t)row * t->cols + col];
+}
+
+static void tbl_u64(struct tbl *t, unsigned row, unsigned col, uint64_t v)
+{
+	snprintf(tbl_cell(t, row, col), TBL_CELL, "%" PRIu64, v);
+}
+
+/*
+ * Text that came from a client (its name) goes to a terminal: anything but
+ * printable ASCII becomes '?', so a name cannot carry escape sequences.
+ */
+static void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s)
+{
+	char *out = tbl_cell(t, row, col);
+	size_t i;
+
+	for (i = 0; s[i] && i < TBL_CELL - 1; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	out[i] = '\0';
+	if (!i)
+		strcpy(out, "-");
+}
+
+static void tbl_print_row(const struct tbl *t, const unsigned *width,
+                          const char *const *cells)
+{
+	unsigned c;
+
+	for (c = 0; c < t->cols; c++) {
+		int w = (int)width[c];
+
+		/* The last column is not padded: no trailing blanks. */
+		if (c == t->cols - 1 && t->left[c])
+			w = 0;
+		printf("%s%*s", c ? "  " : "", t->left[c] ? -w : w, cells[c]);
+	}
+	putchar('\n');
+}
+
+static void tbl_print(struct tbl *t)
+{
+	unsigned width[TBL_COLS_MAX];
+	const char *cells[TBL_COLS_MAX];
+	unsigned r, c;
+
+	for (c = 0; c < t->cols; c++) {
+		width[c] = strlen(t->title[c]);
+		for (r = 0; r < t->rows; r++) {
+			size_t len = strlen(tbl_cell(t, r, c));
+
+			if (len > width[c])
+				width[c] = len;
+		}
+	}
+	tbl_print_row(t, width, t->title);
+	for (r = 0; r < t->rows; r++) {
+		for (c = 0; c < t->cols; c++)
+			cells[c] = tbl_cell(t, r, c);
+		tbl_print_row(t, width, cells);
+	}
+}
+
+static void tbl_fini(struct tbl *t)
+{
+	free(t->cell);
+	t->cell = NULL;
+}
+
+/* The counter columns both tables end with, in cc_counters order. */
+#define COUNTER_TITLES                                                         \
+	"OPS", "BYTES", "ERRORS", "AUTH-FAIL", "RETRIES", "EMPTY-POLLS",       \
+	        "WAKEUPS"
+enum { N_COUNTERS = 7 };
+
+static void tbl_counters(struct tbl *t, unsigned row, unsigned col,
+                         const struct cc_counters *k)
+{
+	const uint64_t v[N_COUNTERS] = { k->ops,     k->bytes,
+		                         k->errors,  k->auth_failures,
+		                         k->retries, k->empty_polls,
+		                         k->wakeups };
+	unsigned i;
+
+	for (i = 0; i < N_COUNTERS; i++)
+		tbl_u64(t, row, col + i, v[i]);
+}
+
+static int print_engines(const struct cc_stats *st)
+{
+	static const char *const titles[] = { "<ENGINE", COUNTER_TITLES };
+	struct tbl t;
+	unsigned i;
+
+	if (tbl_init(&t, st->n_engines, titles, 1 + N_COUNTERS))
+		return -ENOMEM;
+	for (i = 0; i < st->n_engines; i++) {
+		tbl_text(&t, i, 0, st->engines[i].name);
+		tbl_counters(&t, i, 1, &st->engines[i].c);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+static int print_queues(const struct cc_stats *st)
+{
+	static const char *const titles[] = {
+		"CLIENT",   "QUEUE",     "PID",          "UID",
+		"SESSIONS", "IN-FLIGHT", COUNTER_TITLES, "<NAME",
+	};
+	enum { N_COLS = 6 + N_COUNTERS + 1 };
+	struct tbl t;
+	unsigned i;
+
+	if (!st->n_queues) {
+		puts("no client queues");
+		return 0;
+	}
+	if (tbl_init(&t, st->n_queues, titles, N_COLS))
+		return -ENOMEM;
+	for (i = 0; i < st->n_queues; i++) {
+		const struct cc_queue_stats *q = &st->queues[i];
+
+		tbl_u64(&t, i, 0, q->client_id);
+		tbl_u64(&t, i, 1, q->queue_id);
+		tbl_u64(&t, i, 2, q->pid);
+		tbl_u64(&t, i, 3, q->uid);
+		tbl_u64(&t, i, 4, q->sessions);
+		tbl_u64(&t, i, 5, q->in_flight);
+		tbl_counters(&t, i, 6, &q->c);
+		tbl_text(&t, i, N_COLS - 1, q->client_name);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+static int print_tables(const struct cc_stats *st)
+{
+	uint64_t s = st->uptime_ms / 1000;
+
+	fputs("uptime ", stdout);
+	if (s >= 86400)
+		printf("%" PRIu64 "d ", s / 86400);
+	printf("%02u:%02u:%02u, workers %u, clients %u, sessions %u\n\n",
+	       (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
+	       (unsigned)(s % 60), st->workers, st->clients, st->sessions);
+	if (print_engines(st))
+		return -ENOMEM;
+	putchar('\n');
+	return print_queues(st);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629 ranges). */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* A JSON string; invalid UTF-8 from a client becomes U+FFFD. */
+static void json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	putchar('"');
+	while (*s) {
+		int n;
+
+		if (*s == '"' || *s == '\\') {
+			printf("\\%c", *s++);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			printf("\\u%04x", *s++);
+		} else if (*s < 0x80) {
+			putchar(*s++);
+		} else if ((n = utf8_len(s))) {
+			fwrite(s, 1, (size_t)n, stdout);
+			s += n;
+		} else {
+			fputs("\\ufffd", stdout);
+			s++;
+		}
+	}
+	putchar('"');
+}
+
+static void json_counters(const struct cc_counters *k)
+{
+	printf("\"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
+	       ", \"errors\": %" PRIu64 ", \"auth_failures\": %" PRIu64
+	       ", \"retries\": %" PRIu64 ", \"empty_polls\": %" PRIu64
+	       ", \"wakeups\": %" PRIu64,
+	       k->ops, k->bytes, k->errors, k->auth_failures, k->retries,
+	       k->empty_polls, k->wakeups);
+}
+
+static void print_json(const struct cc_stats *st)
+{
+	unsigned i;
+
+	printf("{\n  \"uptime_ms\": %" PRIu64 ",\n  \"workers\": %u,\n"
+	       "  \"clients\": %u,\n  \"sessions\": %u,\n  \"engines\": [",
+	       st->uptime_ms, st->workers, st->clients, st->sessions);
+	for (i = 0; i < st->n_engines; i++) {
+		printf("%s\n    {\"name\": ", i ? "," : "");
+		json_str(st->engines[i].name);
+		fputs(", ", stdout);
+		json_counters(&st->engines[i].c);
+		putchar('}');
+	}
+	printf("%s],\n  \"queues\": [", st->n_engines ? "\n  " : "");
+	for (i = 0; i < st->n_queues; i++) {
+		const struct cc_queue_stats *q = &st->queues[i];
+
+		printf("%s\n    {\"client_id\": %u, \"queue_id\": %u, "
+		       "\"pid\": %u, \"uid\": %u, \"client_name\": ",
+		       i ? "," : "", q->client_id, q->queue_id, q->pid, q->uid);
+		json_str(q->client_name);
+		printf(", \"in_flight\": %u, \"sessions\": %u, ", q->in_flight,
+		       q->sessions);
+		json_counters(&q->c);
+		putchar('}');
+	}
+	printf("%s]\n}\n", st->n_queues ? "\n  " : "");
+}
+
+int cmd_stats(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cc_stats st;
+	struct cc_conn *conn;
+	int json = 0, c, ret;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jhs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage_stats, stdout);
+			return CLI_EXIT_OK;
+		case 's':
+			cli->socket = optarg;
+			break;
+		default:
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (cli_no_args("stats", argc, argv))
+		return CLI_EXIT_USAGE;
+
+	if (cli_connect(cli, &conn))
+		return CLI_EXIT_FAIL;
+	memset(&st, 0, sizeof(st));
+	ret = cc_stats_get(conn, &st);
+	cc_disconnect(conn);
+	if (ret < 0) {
+		cli_err("stats: %s", cc_strerror(ret));
+		return CLI_EXIT_FAIL;
+	}
+
+	ret = 0;
+	if (json)
+		print_json(&st);
+	else
+		ret = print_tables(&st);
+	cc_stats_free(&st);
+	if (ret < 0) {
+		cli_err("stats: %s", strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}

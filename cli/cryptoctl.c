@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl: main(), global options, command dispatch, and the two
+ * commands too small for a file of their own (ping, version).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cryptoctl.h"
+
+static const char usage_main[] =
+        "Usage: cryptoctl [--socket PATH] COMMAND [OPTIONS]\n"
+        "       cryptoctl --help | --version\n"
+        "\n"
+        "Operate cryptod, the crypto offload daemon.\n"
+        "\n"
+        "Commands:\n"
+        "  stats      counters per engine and per client queue (or --json)\n"
+        "  encrypt    encrypt stdin to stdout (AES-GCM; null)\n"
+        "  decrypt    decrypt stdin to stdout once the tag has verified\n"
+        "  ping       check that the daemon answers; print its version\n"
+        "  version    print the version of cryptoctl\n"
+        "  help [COMMAND]\n"
+        "             this text, or the help of COMMAND\n"
+        "\n"
+        "Options:\n"
+        "  -s, --socket PATH  the daemon's socket (also accepted after\n"
+        "                     COMMAND). Default: $CRYPTOD_SOCKET, else\n"
+        "                     /run/cryptod/cryptod.sock for root, else\n"
+        "                     $XDG_RUNTIME_DIR/cryptod.sock, else\n"
+        "                     /tmp/cryptod-$UID/cryptod.sock\n"
+        "  -h, --help         this text; 'cryptoctl COMMAND --help' for one\n"
+        "  -V, --version      print the version\n"
+        "\n"
+        "Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
+        "I/O error); 2 bad arguments; 3 authentication failed (decrypt).\n";
+
+static const char usage_ping[] =
+        "Usage: cryptoctl ping [--socket PATH]\n"
+        "\n"
+        "Connect to cryptod, exchange hello, and print the daemon's version\n"
+        "and how long connecting and hello took. Exit status 0 if it\n"
+        "answered, else 1.\n";
+
+static const char usage_version[] =
+        "Usage: cryptoctl version\n"
+        "\n"
+        "Print the version of cryptoctl and of the client API it was built\n"
+        "against ('cryptoctl ping' prints the daemon's).\n";
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("cryptoctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* One line, "cryptoctl: CMD: what is wrong"; returns -EINVAL. */
+int cli_usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cryptoctl: %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
+int cli_no_args(const char *cmd, int argc, char **argv)
+{
+	if (optind < argc)
+		return cli_usage_err(cmd, "unexpected argument '%s'",
+		                     argv[optind]);
+	return 0;
+}
+
+/*
+ * Connect and say hello. On failure print why, naming the socket, and
+ * return -errno; the caller exits with CLI_EXIT_FAIL.
+ */
+int cli_connect(struct cli *cli, struct cc_conn **conn)
+{
+	int ret = 0;
+
+	if (!cli->socket)
+		ret = cc_default_socket_path(cli->path, sizeof(cli->path));
+	else if (strlen(cli->socket) >= sizeof(cli->path))
+		ret = -ENAMETOOLONG;
+	else
+		strcpy(cli->path, cli->socket);
+	if (ret < 0) {
+		cli_err("socket path too long (at most %zu bytes)",
+		        sizeof(cli->path) - 1);
+		return ret;
+	}
+
+	ret = cc_connect(cli->path, "cryptoctl", conn);
+	if (ret == -ENOENT || ret == -ECONNREFUSED) {
+		cli_err("cannot connect to %s: %s - is cryptod running?",
+		        cli->path, cc_strerror(ret));
+		return ret;
+	}
+	if (ret < 0) {
+		cli_err("cannot connect to %s: %s", cli->path,
+		        cc_strerror(ret));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * getopt for commands whose only options are --help and --socket.
+ * Returns 0 to go on, 1 when help was printed, or -EINVAL (reported).
+ */
+static int parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
+                        const char *usage)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case 's':
+			cli->socket = optarg;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return cli_no_args(cmd, argc, argv);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmd_ping(struct cli *cli, int argc, char **argv)
+{
+	struct cc_conn *conn;
+	double t0;
+	int ret;
+
+	ret = parse_simple(cli, argc, argv, "ping", usage_ping);
+	if (ret)
+		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+
+	t0 = now_ms();
+	if (cli_connect(cli, &conn))
+		return CLI_EXIT_FAIL;
+	printf("cryptod %s at %s: hello in %.3f ms\n", cc_daemon_version(conn),
+	       cli->path, now_ms() - t0);
+	cc_disconnect(conn);
+	return CLI_EXIT_OK;
+}
+
+static void print_version(void)
+{
+	printf("cryptoctl %s (libcryptoclient API %d.%d)\n", CRYPTOCTL_VERSION,
+	       CC_VERSION_MAJOR, CC_VERSION_MINOR);
+}
+
+static int cmd_version(struct cli *cli, int argc, char **argv)
+{
+	int ret;
+
+	ret = parse_simple(cli, argc, argv, "version", usage_version);
+	if (ret)
+		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	print_version();
+	return CLI_EXIT_OK;
+}
+
+static int cmd_help(struct cli *cli, int argc, char **argv);
+
+static const struct cli_cmd {
+	const char *name;
+	int (*run)(struct cli *cli, int argc, char **argv);
+} commands[] = {
+	{ "stats", cmd_stats },     { "encrypt", cmd_encrypt },
+	{ "decrypt", cmd_decrypt }, { "ping", cmd_ping },
+	{ "version", cmd_version }, { "help", cmd_help },
+};
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+/*
+ * Run cmd with argv[0] replaced by "cryptoctl: NAME": getopt prefixes its
+ * diagnostics with argv[0], which makes them the one-line
+ * "cryptoctl: NAME: unrecognized option '--x'" every other error uses.
+ * The new vector copies pointers only; option strings stay where they are
+ * (encrypt wipes its key argument in place, hiding it from ps).
+ */
+static int run_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
+                   char **argv)
+{
+	char prog[64];
+	char **sub;
+	int ret;
+
+	sub = calloc((size_t)argc + 1, sizeof(*sub));
+	if (!sub) {
+		cli_err("out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	snprintf(prog, sizeof(prog), "cryptoctl: %s", cmd->name);
+	sub[0] = prog;
+	memcpy(sub + 1, argv + 1, (size_t)(argc - 1) * sizeof(*sub));
+	ret = cmd->run(cli, argc, sub);
+	free(sub);
+	return ret;
+}
+
+static int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	const struct cli_cmd *cmd;
+	char *help_argv[] = { argv[1], "--help", NULL };
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_main, stdout);
+		return CLI_EXIT_OK;
+	}
+	if (argc > 2) {
+		cli_usage_err("help", "unexpected argument '%s'", argv[2]);
+		return CLI_EXIT_USAGE;
+	}
+	cmd = find_cmd(argv[1]);
+	if (!cmd || cmd->run == cmd_help) {
+		cli_usage_err("help", "unknown command '%s'", argv[1]);
+		return CLI_EXIT_USAGE;
+	}
+	return run_cmd(cli, cmd, 2, help_argv);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cli_cmd *cmd;
+	struct cli cli = { 0 };
+	int c, ret;
+
+	argv[0] = "cryptoctl"; /* getopt's diagnostics: "cryptoctl: ..." */
+	/* '+': stop at the command; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+hVs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_main, stdout);
+			return CLI_EXIT_OK;
+		case 'V':
+			print_version();
+			return CLI_EXIT_OK;
+		case 's':
+			cli.socket = optarg;
+			break;
+		default:
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_err("no command given (try 'cryptoctl --help')");
+		return CLI_EXIT_USAGE;
+	}
+	cmd = find_cmd(argv[optind]);
+	if (!cmd) {
+		cli_err("unknown command '%s' (try 'cryptoctl --help')",
+		        argv[optind]);
+		return CLI_EXIT_USAGE;
+	}
+
+	ret = run_cmd(&cli, cmd, argc - optind, argv + optind);
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_err("write error on stdout: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	return ret;
+}

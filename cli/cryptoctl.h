@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl: the operator's command-line tool for cryptod.
+ *
+ * Shared declarations of the command files. Every command is
+ * int cmd_x(struct cli *cli, int argc, char **argv) and returns the
+ * process exit status (enum cli_exit). Its argv[0] is "cryptoctl: x" so
+ * that getopt's own one-line diagnostics carry the command name.
+ */
+#ifndef CRYPTOCTL_H
+#define CRYPTOCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptoclient.h>
+
+#ifndef CRYPTOCTL_VERSION
+#define CRYPTOCTL_VERSION "0.0.0-dev"
+#endif
+
+/* Exit statuses, documented in the usage text. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,  /* daemon unreachable or refused, I/O error */
+	CLI_EXIT_USAGE = 2, /* bad arguments */
+	CLI_EXIT_AUTH = 3,  /* decrypt: tag mismatch, nothing written */
+};
+
+/* All bounds of the CLI live here. */
+enum cli_limits {
+	CLI_DATA_MAX = 16u << 20, /* stdin payload bytes, as CRD_OP_MAX_LEN */
+	CLI_KEY_MAX = 32,         /* AES-256 */
+	CLI_IV_MAX = 16,          /* inline IV of a descriptor */
+	CLI_GCM_IV_LEN = 12,      /* the only IV length the API promises */
+	CLI_TAG_MAX = 16,
+	CLI_TAG_DEFAULT = 16,
+	CLI_AAD_MAX = 65535,   /* as CRD_AAD_MAX */
+	CLI_KEYFILE_MAX = 256, /* bytes read from --key-file */
+	CLI_PATH_MAX = 108,    /* sun_path */
+};
+
+struct cli {
+	const char *socket; /* --socket, or NULL for cc_default_socket_path() */
+	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
+};
+
+/* cryptoctl.c */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report a bad argument on one line; returns -EINVAL. */
+int cli_usage_err(const char *cmd, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+/* Commands take no operands: 0, or -EINVAL (reported). */
+int cli_no_args(const char *cmd, int argc, char **argv);
+int cli_connect(struct cli *cli, struct cc_conn **conn);
+
+/* hex.c */
+int hex_decode(const char *hex, uint8_t *out, size_t max);
+void hex_encode(const uint8_t *in, size_t len, char *out);
+
+/* commands */
+int cmd_stats(struct cli *cli, int argc, char **argv);
+int cmd_encrypt(struct cli *cli, int argc, char **argv);
+int cmd_decrypt(struct cli *cli, int argc, char **argv);
+
+#endif /* CRYPTOCTL_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hex strings for keys, IVs, AAD and tags on the command line.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cryptoctl.h"
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Decode hex (an optional "0x" prefix, then pairs of digits in either case)
+ * into out[0..max). Returns the byte count, -EINVAL for an odd length or a
+ * non-hex character, -E2BIG when it would not fit. On error out may hold
+ * part of the value: callers wipe it either way.
+ */
+int hex_decode(const char *hex, uint8_t *out, size_t max)
+{
+	size_t len, i;
+
+	if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
+		hex += 2;
+	len = strlen(hex);
+	if (len % 2)
+		return -EINVAL;
+	if (len / 2 > max)
+		return -E2BIG;
+
+	for (i = 0; i < len / 2; i++) {
+		int hi = hex_nibble(hex[2 * i]);
+		int lo = hex_nibble(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return (int)i;
+}
+
+/* out must hold 2 * len + 1 bytes; it is NUL-terminated. */
+void hex_encode(const uint8_t *in, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[in[i] >> 4];
+		out[2 * i + 1] = digits[in[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
