@@ -24,37 +24,25 @@
 
 #include "cryptoctl.h"
 
-static const char usage_encrypt[] =
+/* Help text in pieces: encrypt and decrypt share the option lines
+ * around their tag options. */
+static const char usage_encrypt_head[] =
         "Usage: cryptoctl encrypt -k HEX -i HEX [OPTIONS] <plain >cipher\n"
         "\n"
         "Encrypt stdin (at most 16 MiB) with one AEAD operation in cryptod;\n"
-        "write the ciphertext to stdout, followed by the tag.\n"
-        "\n"
-        "  -a, --alg ALG        aes-gcm (default; AES-128/192/256 by the key\n"
-        "                       length); aes-128-gcm, aes-192-gcm and\n"
-        "                       aes-256-gcm also check the key length;\n"
-        "                       null copies the data (no key, no tag)\n"
-        "  -k, --key HEX        the key; other users may see it in ps until\n"
-        "                       cryptoctl wipes it: prefer --key-file\n"
-        "      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
-        "  -i, --iv HEX         the IV, 12 bytes for AES-GCM; never use an\n"
-        "                       IV twice with the same key\n"
-        "      --aad HEX        additional authenticated data (<= 65535 B)\n"
-        "      --tag-len N      tag bytes: 4, 8 or 12..16 (default 16)\n"
-        "      --tag-out MODE   append: the tag follows the ciphertext on\n"
-        "                       stdout (default); hex: stdout gets only the\n"
-        "                       ciphertext, stderr the tag as one hex line\n"
-        "      --engine NAME    run on this engine (default: daemon's pick)\n"
-        "  -s, --socket PATH    daemon socket\n"
-        "  -h, --help           this text\n";
+        "write the ciphertext to stdout, followed by the tag. Never use an IV\n"
+        "twice with the same key.\n"
+        "\n";
 
-static const char usage_decrypt[] =
+static const char usage_decrypt_head[] =
         "Usage: cryptoctl decrypt -k HEX -i HEX [OPTIONS] <cipher >plain\n"
         "\n"
         "Decrypt stdin with one AEAD operation in cryptod and verify the tag.\n"
         "The plaintext goes to stdout only once the tag has verified; on a\n"
         "mismatch nothing is written and the exit status is 3.\n"
-        "\n"
+        "\n";
+
+static const char usage_key_opts[] =
         "  -a, --alg ALG        aes-gcm (default; AES-128/192/256 by the key\n"
         "                       length); aes-128-gcm, aes-192-gcm and\n"
         "                       aes-256-gcm also check the key length;\n"
@@ -63,16 +51,39 @@ static const char usage_decrypt[] =
         "                       cryptoctl wipes it: prefer --key-file\n"
         "      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
         "  -i, --iv HEX         the IV, 12 bytes for AES-GCM\n"
-        "      --aad HEX        additional authenticated data (<= 65535 B)\n"
+        "      --aad HEX        additional authenticated data, <= 65535 B\n";
+
+static const char usage_encrypt_tag[] =
+        "      --tag-out MODE   append: the tag follows the ciphertext on\n"
+        "                       stdout (default); hex: stdout gets only the\n"
+        "                       ciphertext; stderr, the tag in hex\n";
+
+static const char usage_decrypt_tag[] =
         "  -t, --tag HEX        the expected tag; sets --tag-len. Without it\n"
         "                       the tag is the last tag-len bytes of stdin,\n"
-        "                       where 'cryptoctl encrypt' appends it\n"
+        "                       where 'cryptoctl encrypt' appends it\n";
+
+static const char usage_tail_opts[] =
         "      --tag-len N      tag bytes: 4, 8 or 12..16 (default 16)\n"
         "      --engine NAME    run on this engine (default: daemon's pick)\n"
         "  -s, --socket PATH    daemon socket\n"
-        "  -h, --help           this text\n"
+        "  -h, --help           this text\n";
+
+static const char usage_decrypt_foot[] =
         "\n"
         "Input: at most 16 MiB of ciphertext, plus the tag if appended.\n";
+
+static void print_usage(enum cc_dir dir)
+{
+	const int enc = dir == CC_ENCRYPT;
+
+	fputs(enc ? usage_encrypt_head : usage_decrypt_head, stdout);
+	fputs(usage_key_opts, stdout);
+	fputs(enc ? usage_encrypt_tag : usage_decrypt_tag, stdout);
+	fputs(usage_tail_opts, stdout);
+	if (!enc)
+		fputs(usage_decrypt_foot, stdout);
+}
 
 enum {
 	OPT_AAD = 0x100,
@@ -353,7 +364,7 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 			a->engine = optarg;
 			break;
 		case 'h':
-			fputs(enc ? usage_encrypt : usage_decrypt, stdout);
+			print_usage(a->dir);
 			return 1;
 		case 's':
 			cli->socket = optarg;
