@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NIST CAVP AES-GCM vectors (gcmEncryptExtIV*.rsp, gcmDecrypt*.rsp, as
+ * shipped by Debian's python3-cryptography-vectors) through a real daemon,
+ * once through cc_crypt() and once through the zero-copy burst path, for
+ * every engine that takes AES-GCM sessions.
+ *
+ * The service supports 96-bit IVs only. Vectors with other IV lengths must
+ * be refused, never answered: 8-bit IVs fit in a descriptor, so the daemon
+ * must fail the op with CC_ERR_BAD_PARAM; 1024-bit IVs do not fit at all,
+ * so the library must refuse them before they reach the ring.
+ *
+ * Exit: 0 all passed, 1 any mismatch, 77 vectors not installed.
+ */
+#include "cavp_gcm.h"
+#include "fixture.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NIST_DIR_DEFAULT                                                       \
+	"/usr/lib/python3/dist-packages/cryptography_vectors/ciphers/AES/GCM"
+
+#define BATCH 96 /* vectors per burst: one go, ring holds them */
+#define QUEUE_ENTRIES 128
+#define GUARD 16 /* canary bytes after every output */
+#define CANARY 0xa5
+#define BURST_TIMEOUT_MS 20000
+#define SHOW_FAILURES 10 /* full diagnostics for the first few only */
+#define MAX_ENGINES 8
+
+/* What the service is expected to do with a vector. */
+enum v_class {
+	V_SUPPORTED,     /* 96-bit IV: exact result */
+	V_DAEMON_REJECT, /* fits a descriptor: per-op CC_ERR_BAD_PARAM */
+	V_LIB_REJECT,    /* longer than CRD_IV_MAX: the library refuses */
+};
+
+struct counts {
+	unsigned long run, passed, failed, rejected;
+};
+
+struct ctx {
+	struct cc_conn *conn;
+	struct cc_queue *q;
+	const char *engine; /* NULL = daemon's choice */
+	const char *file;
+	enum cc_dir dir;
+	struct counts sync, burst;
+	unsigned long batches;
+	unsigned shown;   /* failures printed in full so far */
+	int other_errors; /* session destroy etc. */
+};
+
+/* ---- Checking ---- */
+
+static enum v_class classify(const struct gcm_vec *v)
+{
+	if (v->iv_len == 12)
+		return V_SUPPORTED;
+	if (v->iv_len <= 16)
+		return V_DAEMON_REJECT;
+	return V_LIB_REJECT;
+}
+
+static void print_hex(const char *label, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	fprintf(stderr, "    %-9s= ", label);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%02x", p[i]);
+	fputc('\n', stderr);
+}
+
+/* The vectors are public, so a failure prints all of the record. */
+static void show_failure(struct ctx *c, const char *path,
+                         const struct gcm_vec *v, const char *why, int status,
+                         const uint8_t *out, const uint8_t *tag)
+{
+	unsigned len = v->ct_len;
+
+	if (c->shown++ >= SHOW_FAILURES)
+		return;
+	fprintf(stderr,
+	        "FAIL %s:%u Count=%u engine=%s path=%s: %s (status %d: %s)\n",
+	        c->file, v->line, v->count, c->engine ? c->engine : "default",
+	        path, why, status, cc_strerror(status));
+	print_hex("Key", v->key, v->key_len);
+	print_hex("IV", v->iv, v->iv_len);
+	print_hex("AAD", v->aad, v->aad_len);
+	if (v->has_pt)
+		print_hex("PT", v->pt, v->pt_len);
+	else
+		fprintf(stderr, "    PT       = FAIL (auth must fail)\n");
+	print_hex("CT", v->ct, v->ct_len);
+	print_hex("Tag", v->tag, v->tag_len);
+	if (out)
+		print_hex("got out", out, len);
+	if (tag && c->dir == CC_ENCRYPT)
+		print_hex("got tag", tag, v->tag_len);
+}
+
+static int canary_intact(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != CANARY)
+			return 0;
+	return 1;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Judge one result. out holds len + GUARD bytes (the output, then the
+ * canary); tag holds V_TAG_MAX + GUARD bytes. comp_len < 0 when the path
+ * reports no length. Updates the counts of the path.
+ */
+static void judge(struct ctx *c, struct counts *k, const char *path,
+                  const struct gcm_vec *v, int status, const uint8_t *out,
+                  const uint8_t *tag, long comp_len)
+{
+	unsigned len = v->ct_len;
+	const char *why = NULL;
+
+	k->run++;
+	switch (classify(v)) {
+	case V_LIB_REJECT:
+		if (status >= 0 || status == CC_ERR_AUTH_FAILED)
+			why = "IV longer than a descriptor holds was not "
+			      "refused";
+		break;
+	case V_DAEMON_REJECT:
+		/* cc_crypt() may fold the status into -EINVAL; a completion
+		 * must carry the daemon's own status. */
+		if (status != CC_ERR_BAD_PARAM &&
+		    !(status == -EINVAL && comp_len < 0))
+			why = "unsupported IV length not rejected with "
+			      "CC_ERR_BAD_PARAM";
+		break;
+	case V_SUPPORTED:
+		if (c->dir == CC_DECRYPT && v->fail) {
+			if (status != CC_ERR_AUTH_FAILED)
+				why = "forged vector not rejected with "
+				      "CC_ERR_AUTH_FAILED";
+			else if (!all_zero(out, len))
+				why = "output not zeroed after auth failure";
+			else if (!canary_intact(out + len, GUARD))
+				why = "wrote past the end of the output";
+			break;
+		}
+		if (status != CC_OK)
+			why = "operation failed";
+		else if (memcmp(out, c->dir == CC_ENCRYPT ? v->ct : v->pt, len))
+			why = c->dir == CC_ENCRYPT ? "ciphertext mismatch"
+			                           : "plaintext mismatch";
+		else if (!canary_intact(out + len, GUARD))
+			why = "wrote past the end of the output";
+		else if (c->dir == CC_ENCRYPT &&
+		         memcmp(tag, v->tag, v->tag_len))
+			why = "tag mismatch";
+		else if (c->dir == CC_ENCRYPT &&
+		         !canary_intact(tag + v->tag_len,
+		                        V_TAG_MAX + GUARD - v->tag_len))
+			why = "wrote more than tag_len tag bytes";
+		else if (comp_len >= 0 && comp_len != len)
+			why = "completion length differs from payload length";
+		break;
+	}
+	if (why) {
+		k->failed++;
+		show_failure(c, path, v, why, status, out, tag);
+	} else if (classify(v) == V_SUPPORTED) {
+		k->passed++;
+	} else {
+		k->rejected++;
+	}
+}
+
+/* ---- The two paths ---- */
+
+static void run_sync(struct ctx *c, const struct gcm_vec *v)
+{
+	uint8_t out[V_DATA_MAX + GUARD], tag[V_TAG_MAX + GUARD];
+	const uint8_t *in = c->dir == CC_ENCRYPT ? v->pt : v->ct;
+	unsigned len = v->ct_len;
+	int r;
+
+	memset(out, CANARY, sizeof(out));
+	memset(tag, CANARY, sizeof(tag));
+	if (c->dir == CC_DECRYPT)
+		memcpy(tag, v->tag, v->tag_len);
+	/* Empty inputs as NULL: what a caller of the copying API writes. */
+	r = fx_crypt(c->conn, v->session, c->dir, v->iv, v->iv_len,
+	             v->aad_len ? v->aad : NULL, v->aad_len, len ? in : NULL,
+	             len ? out : NULL, len, tag);
+	judge(c, &c->sync, "sync", v, r, out, tag, -1);
+}
+
+struct slot {
+	uint8_t *src, *dst, *aad, *tag; /* arena buffers, owned by the queue */
+	int in_place;
+};
+
+static void free_slot(struct cc_queue *q, struct slot *s)
+{
+	if (s->dst && s->dst != s->src)
+		cc_buf_free(q, s->dst);
+	if (s->src)
+		cc_buf_free(q, s->src);
+	if (s->aad)
+		cc_buf_free(q, s->aad);
+	if (s->tag)
+		cc_buf_free(q, s->tag);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Allocate and fill the arena buffers of one op; 0 or -ENOMEM. */
+static int fill_slot(struct ctx *c, const struct gcm_vec *v, unsigned k,
+                     struct slot *s, struct cc_op *op, uint64_t user_data)
+{
+	const uint8_t *in = c->dir == CC_ENCRYPT ? v->pt : v->ct;
+	unsigned len = v->ct_len;
+
+	memset(s, 0, sizeof(*s));
+	s->in_place = k & 1;
+	s->src = cc_buf_alloc(c->q, len + GUARD);
+	s->aad = cc_buf_alloc(c->q, v->aad_len ? v->aad_len : 1);
+	s->tag = cc_buf_alloc(c->q, V_TAG_MAX + GUARD);
+	s->dst = s->in_place ? s->src : cc_buf_alloc(c->q, len + GUARD);
+	if (!s->src || !s->aad || !s->tag || !s->dst) {
+		free_slot(c->q, s);
+		return -ENOMEM;
+	}
+	memcpy(s->src, in, len);
+	memset(s->src + len, CANARY, GUARD);
+	if (!s->in_place)
+		memset(s->dst, CANARY, len + GUARD);
+	memcpy(s->aad, v->aad, v->aad_len);
+	memset(s->tag, CANARY, V_TAG_MAX + GUARD);
+	if (c->dir == CC_DECRYPT)
+		memcpy(s->tag, v->tag, v->tag_len);
+
+	*op = (struct cc_op){
+		.user_data = user_data,
+		.session = v->session,
+		.dir = c->dir,
+		.src = s->src,
+		/* Both spellings of "in place": dst == src and dst NULL. */
+		.dst = s->in_place ? ((k & 2) ? s->src : NULL) : s->dst,
+		.len = len,
+		.aad = s->aad,
+		.aad_len = v->aad_len,
+		.tag = s->tag,
+		.iv = v->iv,
+		.iv_len = v->iv_len,
+	};
+	return 0;
+}
+
+/* An IV the descriptor cannot hold must be refused at enqueue, and must
+ * not leave anything in flight. */
+static void run_lib_reject(struct ctx *c, const struct gcm_vec *v)
+{
+	struct slot s;
+	struct cc_op op;
+	struct cc_completion comp;
+	unsigned before = cc_in_flight(c->q);
+	int r;
+
+	if (fill_slot(c, v, 0, &s, &op, 0xbad1f)) {
+		c->burst.run++;
+		c->burst.failed++;
+		show_failure(c, "burst", v, "arena exhausted", -ENOMEM, NULL,
+		             NULL);
+		return;
+	}
+	r = cc_enqueue_burst(c->q, &op, 1);
+	if (r > 0) {
+		/* Accepted: collect it so the queue is idle again, and
+		 * report whatever the daemon made of it. */
+		if (cc_wait(c->q, BURST_TIMEOUT_MS) > 0 &&
+		    cc_dequeue_burst(c->q, &comp, 1) == 1)
+			fprintf(stderr,
+			        "  (the daemon completed it with status %d)\n",
+			        comp.status);
+		r = 0;
+	} else if (r == 0 || cc_in_flight(c->q) != before) {
+		r = 0; /* refused without an error, or left state behind */
+	}
+	judge(c, &c->burst, "burst", v, r, s.dst, s.tag, -1);
+	free_slot(c->q, &s);
+}
+
+static void run_burst(struct ctx *c, struct gcm_vec *v, unsigned n)
+{
+	struct cc_op ops[BATCH];
+	struct cc_completion comps[BATCH];
+	struct slot slots[BATCH];
+	unsigned idx[BATCH]; /* op -> vector */
+	unsigned nops = 0, i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ud;
+
+		if (!v[i].has_session || classify(&v[i]) == V_LIB_REJECT)
+			continue;
+		/* Unique and not a small counter, so a completion echoing
+		 * the wrong descriptor cannot match by accident. */
+		ud = 0x6e697374ull << 32 | (c->batches & 0xffff) << 16 | i;
+		if (fill_slot(c, &v[i], nops, &slots[nops], &ops[nops], ud)) {
+			c->burst.run++;
+			c->burst.failed++;
+			show_failure(c, "burst", &v[i], "arena exhausted",
+			             -ENOMEM, NULL, NULL);
+			continue;
+		}
+		idx[nops++] = i;
+	}
+	c->batches++;
+
+	r = fx_run_burst(c->q, ops, nops, comps, BURST_TIMEOUT_MS);
+	for (i = 0; i < nops; i++) {
+		const struct gcm_vec *vv = &v[idx[i]];
+
+		if (r < 0) {
+			/* Without trustworthy completions nothing passes;
+			 * fx_run_burst() said why. */
+			c->burst.run++;
+			c->burst.failed++;
+		} else {
+			judge(c, &c->burst, "burst", vv, comps[i].status,
+			      slots[i].dst, slots[i].tag, comps[i].len);
+		}
+		free_slot(c->q, &slots[i]);
+	}
+	if (r < 0) {
+		fprintf(stderr,
+		        "FAIL %s: burst of %u ops: %s; the queue is unusable, "
+		        "stopping\n",
+		        c->file, nops, cc_strerror(r));
+		c->other_errors++;
+		return;
+	}
+
+	for (i = 0; i < n; i++)
+		if (v[i].has_session && classify(&v[i]) == V_LIB_REJECT)
+			run_lib_reject(c, &v[i]);
+}
+
+static void run_batch(struct ctx *c, struct gcm_vec *v, unsigned n)
+{
+	unsigned i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		struct cc_session_params sp = {
+			.alg = CC_ALG_AES_GCM,
+			.key = v[i].key,
+			.key_len = v[i].key_len,
+			.tag_len = v[i].tag_len,
+			.engine = c->engine,
+		};
+
+		r = cc_session_create(c->conn, &sp, &v[i].session);
+		if (r == 0) {
+			v[i].has_session = 1;
+			continue;
+		}
+		/* Every key and tag length in the files is supported. */
+		c->sync.run++;
+		c->sync.failed++;
+		c->burst.run++;
+		c->burst.failed++;
+		show_failure(c, "session", &v[i], "cc_session_create failed", r,
+		             NULL, NULL);
+	}
+
+	for (i = 0; i < n; i++)
+		if (v[i].has_session)
+			run_sync(c, &v[i]);
+	if (!c->other_errors)
+		run_burst(c, v, n);
+
+	for (i = 0; i < n; i++) {
+		if (!v[i].has_session)
+			continue;
+		r = cc_session_destroy(c->conn, v[i].session);
+		if (r) {
+			fprintf(stderr,
+			        "FAIL %s:%u: cc_session_destroy(%u): %s\n",
+			        c->file, v[i].line, v[i].session,
+			        cc_strerror(r));
+			c->other_errors++;
+		}
+		v[i].has_session = 0;
+	}
+}
+
+/* Returns the number of records parsed, or -errno. */
+static long run_file(struct ctx *c, const char *dir, const char *file,
+                     enum cc_dir d)
+{
+	static struct gcm_vec v[BATCH];
+	char path[4096];
+	struct cavp p;
+	long total = 0;
+	unsigned n = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	r = cavp_open(&p, path, file, d == CC_DECRYPT);
+	if (r) {
+		fprintf(stderr, "FAIL %s: %s\n", path, strerror(-r));
+		return r;
+	}
+	c->file = file;
+	c->dir = d;
+	for (;;) {
+		r = cavp_next(&p, &v[n]);
+		if (r < 0)
+			break;
+		if (r > 0) {
+			n++;
+			total++;
+		}
+		if (n == BATCH || (r == 0 && n)) {
+			run_batch(c, v, n);
+			n = 0;
+		}
+		if (r == 0 || c->other_errors)
+			break;
+	}
+	cavp_close(&p);
+	return r < 0 ? r : total;
+}
+
+static void print_counts(const char *what, const struct counts *k)
+{
+	printf("%-8s run %6lu  passed %6lu  failed %6lu  "
+	       "rejected-as-unsupported %6lu\n",
+	       what, k->run, k->passed, k->failed, k->rejected);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *file;
+		enum cc_dir dir;
+	} files[] = {
+		{ "gcmEncryptExtIV128.rsp", CC_ENCRYPT },
+		{ "gcmEncryptExtIV192.rsp", CC_ENCRYPT },
+		{ "gcmEncryptExtIV256.rsp", CC_ENCRYPT },
+		{ "gcmDecrypt128.rsp", CC_DECRYPT },
+		{ "gcmDecrypt192.rsp", CC_DECRYPT },
+		{ "gcmDecrypt256.rsp", CC_DECRYPT },
+	};
+	const char *dir = getenv("NIST_GCM_DIR");
+	struct fx_daemon_params dp = { .workers = 2 };
+	struct cc_queue_params qp = { .sq_entries = QUEUE_ENTRIES };
+	struct counts tsync = { 0 }, tburst = { 0 };
+	char engines[MAX_ENGINES][FX_ENGINE_NAME_MAX];
+	struct fx_daemon d;
+	struct cc_conn *conn;
+	struct cc_queue *q;
+	unsigned n_eng, e, f;
+	int fails = 0, r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!dir || !*dir)
+		dir = NIST_DIR_DEFAULT;
+	if (access(dir, R_OK | X_OK) < 0) {
+		printf("SKIP: no NIST GCM vectors at %s (install "
+		       "python3-cryptography-vectors)\n",
+		       dir);
+		return FX_EXIT_SKIP;
+	}
+
+	r = fx_daemon_start(&d, &dp);
+	if (r) {
+		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
+		        cc_strerror(r));
+		return FX_EXIT_FAIL;
+	}
+	r = cc_connect(d.sock, "test_nist_gcm", &conn);
+	if (r) {
+		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
+		fx_daemon_stop(&d);
+		return FX_EXIT_FAIL;
+	}
+	r = cc_queue_open(conn, &qp, &q);
+	if (r) {
+		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
+		cc_disconnect(conn);
+		fx_daemon_stop(&d);
+		return FX_EXIT_FAIL;
+	}
+
+	/* Every engine that takes AES-GCM sessions; the daemon's default
+	 * is one of them. If it lists none, test the default alone. */
+	r = fx_engines_for(conn, CC_ALG_AES_GCM, engines, MAX_ENGINES);
+	if (r < 0)
+		fails++;
+	n_eng = r > 0 ? (unsigned)r : 0;
+	for (e = 0; e < (n_eng ? n_eng : 1); e++) {
+		const char *eng = n_eng ? engines[e] : NULL;
+
+		for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			struct ctx c = {
+				.conn = conn,
+				.q = q,
+				.engine = eng,
+			};
+			long parsed =
+			        run_file(&c, dir, files[f].file, files[f].dir);
+
+			printf("%s [%s]: %ld vectors\n", files[f].file,
+			       eng ? eng : "default", parsed);
+			print_counts("  sync", &c.sync);
+			print_counts("  burst", &c.burst);
+			/* Every parsed vector must have been judged on both
+			 * paths; a shortfall means something was skipped. */
+			if (parsed <= 0 || c.other_errors || c.sync.failed ||
+			    c.burst.failed ||
+			    c.sync.run != (unsigned long)parsed ||
+			    c.burst.run != (unsigned long)parsed)
+				fails++;
+			tsync.run += c.sync.run;
+			tsync.passed += c.sync.passed;
+			tsync.failed += c.sync.failed;
+			tsync.rejected += c.sync.rejected;
+			tburst.run += c.burst.run;
+			tburst.passed += c.burst.passed;
+			tburst.failed += c.burst.failed;
+			tburst.rejected += c.burst.rejected;
+		}
+	}
+
+	printf("TOTAL over %u engine(s):\n", n_eng ? n_eng : 1);
+	print_counts("  sync", &tsync);
+	print_counts("  burst", &tburst);
+
+	cc_queue_close(q);
+	cc_disconnect(conn);
+	r = fx_daemon_stop(&d);
+	if (r) {
+		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+		fails++;
+	}
+	if (!tsync.passed || !tburst.passed)
+		fails++;
+	printf("%s\n", fails ? "FAILED" : "PASSED");
+	return fails ? FX_EXIT_FAIL : FX_EXIT_PASS;
+}
