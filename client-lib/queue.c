@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static int queue_map(struct cc_queue *q, const Cryptod__OpenQueueReply *r,
@@ -224,13 +225,11 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 	q->sq_tail += i;
 	/* Publish entries and the data they point at. Pairs with the
 	 * worker's acquire load of the tail. */
-	crd_store_release(&q->hdr->ksq_tail.k, q->sq_tail);
+	crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
 
-	/* Need-wakeup handshake, our half: tail stored, fence, read the
-	 * worker's flag (daemon/worker.c worker_park). */
-	crd_fence_seq_cst();
-	if (__atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_RELAXED) &
-	    CRD_F_NEED_WAKEUP)
+	/* Need-wakeup handshake, our half: tail stored, then read the
+	 * worker's flag (daemon/worker.c worker_park does the mirror). */
+	if (crd_load_seq_cst(&q->hdr->daemon.kflags) & CRD_F_NEED_WAKEUP)
 		eventfd_write(q->sq_efd, 1);
 	return (int)i;
 }
@@ -269,42 +268,64 @@ static int queue_ready(const struct cc_queue *q)
 	return crd_load_acquire(&q->hdr->kcq_tail.k) != q->cq_head;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int cc_wait(struct cc_queue *q, int timeout_ms)
 {
-	if (queue_ready(q))
-		return 1;
-	if (queue_dead(q))
-		return -EPIPE;
-
-	/* Need-wakeup handshake, our half: flag, fence, re-check. Pairs
-	 * with the worker's cq tail store, fence, flag load. */
+	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
 	uint32_t *flags = &q->hdr->client.kflags;
-	__atomic_fetch_or(flags, CRD_F_NEED_WAKEUP, __ATOMIC_RELAXED);
-	crd_fence_seq_cst();
-	int ready = queue_ready(q);
-	if (!ready && !queue_dead(q)) {
+	int ret = 0;
+
+	for (;;) {
+		if (queue_ready(q)) {
+			ret = 1;
+			break;
+		}
+		if (queue_dead(q)) {
+			ret = -EPIPE;
+			break;
+		}
+		/* Need-wakeup handshake, our half: flag, then re-check.
+		 * Pairs with the worker's cq tail store, then flag load. */
+		crd_flag_set(flags, CRD_F_NEED_WAKEUP);
+		if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head) {
+			ret = 1;
+			break;
+		}
+		int wait = -1;
+		if (deadline >= 0) {
+			int64_t left = deadline - mono_ms();
+			if (left <= 0)
+				break; /* timed out: ret 0 */
+			wait = left > INT32_MAX ? INT32_MAX : (int)left;
+		}
 		/* The control socket hangs up when the daemon dies. */
 		struct pollfd p[2] = {
 			{ .fd = q->cq_efd, .events = POLLIN },
 			{ .fd = q->conn->fd, .events = 0 },
 		};
-		int r;
-		do
-			r = poll(p, 2, timeout_ms);
-		while (r < 0 && errno == EINTR);
-		if (p[0].revents & POLLIN) {
+		int r = poll(p, 2, wait);
+		if (r < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		/* A doorbell may be left over from a completion we had
+		 * already seen: it only sends us round the loop again. */
+		if (r > 0 && (p[0].revents & POLLIN)) {
 			eventfd_t v;
 			eventfd_read(q->cq_efd, &v);
 		}
-		ready = queue_ready(q);
-		if (!ready && (p[1].revents & (POLLHUP | POLLERR))) {
-			__atomic_fetch_and(flags, ~CRD_F_NEED_WAKEUP,
-					   __ATOMIC_RELAXED);
-			return -EPIPE;
+		if (r > 0 && (p[1].revents & (POLLHUP | POLLERR)) &&
+		    !queue_ready(q)) {
+			ret = -EPIPE;
+			break;
 		}
 	}
-	__atomic_fetch_and(flags, ~CRD_F_NEED_WAKEUP, __ATOMIC_RELAXED);
-	if (ready)
-		return 1;
-	return queue_dead(q) ? -EPIPE : 0;
+	crd_flag_clear(flags, CRD_F_NEED_WAKEUP);
+	return ret;
 }

@@ -28,27 +28,37 @@ static int sync_queue(struct cc_conn *c, uint64_t need)
 	return cc_queue_open(c, &p, &c->sync_q);
 }
 
-static int sync_run(struct cc_queue *q, struct cc_op *op)
+/*
+ * Run op and wait for its own completion. Each call tags its op with a
+ * fresh sequence number and ignores any other completion, so a
+ * completion left over from an abandoned call can never be taken for
+ * this one.
+ */
+static int sync_run(struct cc_conn *c, struct cc_op *op)
 {
+	struct cc_queue *q = c->sync_q;
+	op->user_data = ++c->sync_seq;
 	int n = cc_enqueue_burst(q, op, 1);
 	if (n < 0)
 		return n;
 	if (n == 0)
-		return -EBUSY; /* cannot happen: we own the queue */
+		return -EBUSY; /* only after an abandoned call: the caller resets */
 	struct cc_completion cpl;
 	for (;;) {
 		n = cc_dequeue_burst(q, &cpl, 1);
 		if (n < 0)
 			return n;
-		if (n == 1)
-			break;
+		if (n == 1) {
+			if (cpl.user_data == op->user_data)
+				return cpl.status;
+			continue; /* stale: from an abandoned call */
+		}
 		int w = cc_wait(q, SYNC_TIMEOUT_MS);
 		if (w < 0)
 			return w;
 		if (w == 0)
 			return -ETIMEDOUT;
 	}
-	return cpl.status;
 }
 
 int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
@@ -96,7 +106,7 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 		.iv = iv,
 		.iv_len = iv_len,
 	};
-	err = sync_run(q, &op);
+	err = sync_run(c, &op);
 	if (err == CC_OK) {
 		if (len)
 			memcpy(out, base, len);
@@ -105,13 +115,18 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	} else if (err == CC_ERR_AUTH_FAILED && len) {
 		memset(out, 0, len); /* forged: release no plaintext */
 	}
+	if (err < 0 && err > -1000) {
+		/* The op may still be in flight (time-out) or the daemon is
+		 * gone: the buffer is not ours to reuse. Closing the queue
+		 * makes the daemon stop serving it first; the next call
+		 * opens a fresh one. */
+		cc_queue_close(c->sync_q);
+		c->sync_q = NULL;
+		goto out;
+	}
 	/* Plaintext does not linger in shared memory. */
 	memset(base, 0, need);
 	cc_buf_free(q, base);
-	if (err == -EPIPE) { /* the daemon went away: start afresh next time */
-		cc_queue_close(c->sync_q);
-		c->sync_q = NULL;
-	}
 out:
 	pthread_mutex_unlock(&c->sync_lock);
 	return err;

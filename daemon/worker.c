@@ -203,15 +203,13 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	q->sq_head += n;
 	/* Publish completions (and the data they describe), then free the
 	 * submission slots. Pair with the client's acquire loads. */
-	crd_store_release(&h->kcq_tail.k, q->cq_tail);
+	crd_store_seq_cst(&h->kcq_tail.k, q->cq_tail);
 	crd_store_release(&h->ksq_head.k, q->sq_head);
 
-	/* Need-wakeup handshake, our half: tail stored, fence, read the
-	 * client's flag. The client sets its flag, fences, re-reads our
-	 * tail (client-lib/queue.c cc_wait). */
-	crd_fence_seq_cst();
-	if (__atomic_load_n(&h->client.kflags, __ATOMIC_RELAXED) &
-	    CRD_F_NEED_WAKEUP) {
+	/* Need-wakeup handshake, our half: tail stored, then read the
+	 * client's flag. The client sets its flag, then re-reads our tail
+	 * (client-lib/queue.c cc_wait). */
+	if (crd_load_seq_cst(&h->client.kflags) & CRD_F_NEED_WAKEUP) {
 		eventfd_write(q->cq_efd, 1);
 		stat_add(&q->st.wakeups, 1);
 	}
@@ -233,10 +231,9 @@ static void worker_set_need_wakeup(struct worker *w, int on)
 	for (unsigned i = 0; i < w->nlocal; i++) {
 		uint32_t *f = &w->local[i]->hdr->daemon.kflags;
 		if (on)
-			__atomic_fetch_or(f, CRD_F_NEED_WAKEUP, __ATOMIC_RELAXED);
+			crd_flag_set(f, CRD_F_NEED_WAKEUP);
 		else
-			__atomic_fetch_and(f, ~CRD_F_NEED_WAKEUP,
-					   __ATOMIC_RELAXED);
+			crd_flag_clear(f, CRD_F_NEED_WAKEUP);
 	}
 }
 
@@ -245,7 +242,7 @@ static int worker_has_work(struct worker *w)
 	for (unsigned i = 0; i < w->nlocal; i++) {
 		struct queue *q = w->local[i];
 		if (!q->broken &&
-		    crd_load_acquire(&q->hdr->ksq_tail.k) != q->sq_head)
+		    crd_load_seq_cst(&q->hdr->ksq_tail.k) != q->sq_head)
 			return 1;
 	}
 	return 0;
@@ -255,10 +252,9 @@ static int worker_has_work(struct worker *w)
  * across the sleep: the caller refreshes its list afterwards. */
 static void worker_park(struct worker *w)
 {
-	/* Need-wakeup handshake, our half: flag, fence, re-check. Pairs
-	 * with the client's tail store, fence, flag load (cc_enqueue_burst). */
+	/* Need-wakeup handshake, our half: flag, then re-check. Pairs with
+	 * the client's tail store, then flag load (cc_enqueue_burst). */
 	worker_set_need_wakeup(w, 1);
-	crd_fence_seq_cst();
 	if (worker_has_work(w) || atomic_load(&w->stop)) {
 		worker_set_need_wakeup(w, 0);
 		return;
