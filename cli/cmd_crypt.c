@@ -27,51 +27,51 @@
 /* Help text in pieces: encrypt and decrypt share the option lines
  * around their tag options. */
 static const char usage_encrypt_head[] =
-        "Usage: cryptoctl encrypt -k HEX -i HEX [OPTIONS] <plain >cipher\n"
-        "\n"
-        "Encrypt stdin (at most 16 MiB) with one AEAD operation in cryptod;\n"
-        "write the ciphertext to stdout, followed by the tag. Never use an IV\n"
-        "twice with the same key.\n"
-        "\n";
+	"Usage: cryptoctl encrypt -k HEX -i HEX [OPTIONS] <plain >cipher\n"
+	"\n"
+	"Encrypt stdin (at most 16 MiB) with one AEAD operation in cryptod;\n"
+	"write the ciphertext to stdout, followed by the tag. Never use an IV\n"
+	"twice with the same key.\n"
+	"\n";
 
 static const char usage_decrypt_head[] =
-        "Usage: cryptoctl decrypt -k HEX -i HEX [OPTIONS] <cipher >plain\n"
-        "\n"
-        "Decrypt stdin with one AEAD operation in cryptod and verify the tag.\n"
-        "The plaintext goes to stdout only once the tag has verified; on a\n"
-        "mismatch nothing is written and the exit status is 3.\n"
-        "\n";
+	"Usage: cryptoctl decrypt -k HEX -i HEX [OPTIONS] <cipher >plain\n"
+	"\n"
+	"Decrypt stdin with one AEAD operation in cryptod and verify the tag.\n"
+	"The plaintext goes to stdout only once the tag has verified; on a\n"
+	"mismatch nothing is written and the exit status is 3.\n"
+	"\n";
 
 static const char usage_key_opts[] =
-        "  -a, --alg ALG        aes-gcm (default; AES-128/192/256 by the key\n"
-        "                       length); aes-128-gcm, aes-192-gcm and\n"
-        "                       aes-256-gcm also check the key length;\n"
-        "                       null copies the data (no key, no tag)\n"
-        "  -k, --key HEX        the key; other users may see it in ps until\n"
-        "                       cryptoctl wipes it: prefer --key-file\n"
-        "      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
-        "  -i, --iv HEX         the IV, 12 bytes for AES-GCM\n"
-        "      --aad HEX        additional authenticated data, <= 65535 B\n";
+	"  -a, --alg ALG        aes-gcm (default; AES-128/192/256 by the key\n"
+	"                       length); aes-128-gcm, aes-192-gcm and\n"
+	"                       aes-256-gcm also check the key length;\n"
+	"                       null copies the data (no key, no tag)\n"
+	"  -k, --key HEX        the key; other users may see it in ps until\n"
+	"                       cryptoctl wipes it: prefer --key-file\n"
+	"      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
+	"  -i, --iv HEX         the IV, 12 bytes for AES-GCM\n"
+	"      --aad HEX        additional authenticated data, <= 65535 B\n";
 
 static const char usage_encrypt_tag[] =
-        "      --tag-out MODE   append: the tag follows the ciphertext on\n"
-        "                       stdout (default); hex: stdout gets only the\n"
-        "                       ciphertext; stderr, the tag in hex\n";
+	"      --tag-out MODE   append: the tag follows the ciphertext on\n"
+	"                       stdout (default); hex: stdout gets only the\n"
+	"                       ciphertext; stderr, the tag in hex\n";
 
 static const char usage_decrypt_tag[] =
-        "  -t, --tag HEX        the expected tag; sets --tag-len. Without it\n"
-        "                       the tag is the last tag-len bytes of stdin,\n"
-        "                       where 'cryptoctl encrypt' appends it\n";
+	"  -t, --tag HEX        the expected tag; sets --tag-len. Without it\n"
+	"                       the tag is the last tag-len bytes of stdin,\n"
+	"                       where 'cryptoctl encrypt' appends it\n";
 
 static const char usage_tail_opts[] =
-        "      --tag-len N      tag bytes: 4, 8 or 12..16 (default 16)\n"
-        "      --engine NAME    run on this engine (default: daemon's pick)\n"
-        "  -s, --socket PATH    daemon socket\n"
-        "  -h, --help           this text\n";
+	"      --tag-len N      tag bytes: 4, 8 or 12..16 (default 16)\n"
+	"      --engine NAME    run on this engine (default: daemon's pick)\n"
+	"  -s, --socket PATH    daemon socket\n"
+	"  -h, --help           this text\n";
 
 static const char usage_decrypt_foot[] =
-        "\n"
-        "Input: at most 16 MiB of ciphertext, plus the tag if appended.\n";
+	"\n"
+	"Input: at most 16 MiB of ciphertext, plus the tag if appended.\n";
 
 static void print_usage(enum cc_dir dir)
 {
@@ -141,20 +141,20 @@ static int parse_alg(struct crypt_args *a, const char *name)
 		return 0;
 	}
 	return cli_usage_err(a->cmd,
-	                     "unknown algorithm '%s' (aes-gcm, aes-128-gcm, "
-	                     "aes-192-gcm, aes-256-gcm, null)",
-	                     name);
+			     "unknown algorithm '%s' (aes-gcm, aes-128-gcm, "
+			     "aes-192-gcm, aes-256-gcm, null)",
+			     name);
 }
 
 /* Decode a hex option: 0, or -EINVAL once the error is reported. */
 static int parse_hex(struct crypt_args *a, const char *opt, const char *hex,
-                     uint8_t *out, size_t max, unsigned *len)
+		     uint8_t *out, size_t max, unsigned *len)
 {
 	int n = hex_decode(hex, out, max);
 
 	if (n == -E2BIG)
 		return cli_usage_err(a->cmd, "%s: longer than %zu bytes", opt,
-		                     max);
+				     max);
 	if (n < 0)
 		return cli_usage_err(a->cmd, "%s: not a hex string", opt);
 	*len = (unsigned)n;
@@ -189,7 +189,7 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cli_usage_err(a->cmd, "--key-file %s: %s", path,
-		                     strerror(errno));
+				     strerror(errno));
 	do {
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
 		if (n > 0)
@@ -201,7 +201,7 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 	if (ret < 0) {
 		explicit_bzero(buf, sizeof(buf));
 		return cli_usage_err(a->cmd, "--key-file %s: %s", path,
-		                     strerror(-ret));
+				     strerror(-ret));
 	}
 
 	s = buf + strspn(buf, " \t\r\n");
@@ -209,11 +209,11 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 	if (*(end + strspn(end, " \t\r\n"))) {
 		explicit_bzero(buf, sizeof(buf));
 		return cli_usage_err(a->cmd,
-		                     "--key-file %s: not one hex string", path);
+				     "--key-file %s: not one hex string", path);
 	}
 	*end = '\0';
 	ret = parse_hex(a, "--key-file", s, a->key, sizeof(a->key),
-	                &a->key_len);
+			&a->key_len);
 	explicit_bzero(buf, sizeof(buf));
 	a->have_key = !ret;
 	return ret;
@@ -240,7 +240,7 @@ static int check_args(struct crypt_args *a)
 		 * output is encrypted. */
 		if (a->have_key)
 			return cli_usage_err(a->cmd, "null copies data in the "
-			                             "clear: it takes no key");
+						     "clear: it takes no key");
 		if (a->have_tag || a->tag_len_set)
 			return cli_usage_err(a->cmd, "null has no tag");
 		a->tag_len = 0;
@@ -249,21 +249,21 @@ static int check_args(struct crypt_args *a)
 
 	if (!a->have_key)
 		return cli_usage_err(a->cmd, "a key is required (-k HEX or "
-		                             "--key-file FILE)");
+					     "--key-file FILE)");
 	if (a->key_need && a->key_len != a->key_need)
 		return cli_usage_err(a->cmd,
-		                     "aes-%u-gcm needs a %u-byte key, got %u",
-		                     a->key_need * 8, a->key_need, a->key_len);
+				     "aes-%u-gcm needs a %u-byte key, got %u",
+				     a->key_need * 8, a->key_need, a->key_len);
 	if (a->key_len != 16 && a->key_len != 24 && a->key_len != 32)
 		return cli_usage_err(a->cmd,
-		                     "AES keys are 16, 24 or 32 bytes, got %u",
-		                     a->key_len);
+				     "AES keys are 16, 24 or 32 bytes, got %u",
+				     a->key_len);
 	if (!a->have_iv)
 		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
 	if (a->iv_len != CLI_GCM_IV_LEN)
 		return cli_usage_err(a->cmd,
-		                     "AES-GCM needs a %d-byte IV, got %u",
-		                     CLI_GCM_IV_LEN, a->iv_len);
+				     "AES-GCM needs a %d-byte IV, got %u",
+				     CLI_GCM_IV_LEN, a->iv_len);
 
 	return 0;
 }
@@ -273,21 +273,21 @@ static int check_tag(struct crypt_args *a, unsigned given_len)
 	if (a->have_tag) {
 		if (a->tag_len_set && given_len != a->tag_len)
 			return cli_usage_err(a->cmd,
-			                     "--tag has %u bytes but --tag-len "
-			                     "is %u",
-			                     given_len, a->tag_len);
+					     "--tag has %u bytes but --tag-len "
+					     "is %u",
+					     given_len, a->tag_len);
 		a->tag_len = given_len;
 	}
 	if (a->alg != CC_ALG_NULL && !gcm_tag_len_ok(a->tag_len))
 		return cli_usage_err(a->cmd,
-		                     "AES-GCM tags are 4, 8 or 12..16 bytes, "
-		                     "got %u",
-		                     a->tag_len);
+				     "AES-GCM tags are 4, 8 or 12..16 bytes, "
+				     "got %u",
+				     a->tag_len);
 	return 0;
 }
 
 static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
-                      char **argv)
+		      char **argv)
 {
 	static const struct option opts[] = {
 		{ "alg", required_argument, NULL, 'a' },
@@ -322,43 +322,43 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 			break;
 		case 'i':
 			ret = parse_hex(a, "--iv", optarg, a->iv, sizeof(a->iv),
-			                &a->iv_len);
+					&a->iv_len);
 			a->have_iv = !ret;
 			break;
 		case OPT_AAD:
 			ret = parse_hex(a, "--aad", optarg, a->aad,
-			                sizeof(a->aad), &a->aad_len);
+					sizeof(a->aad), &a->aad_len);
 			break;
 		case 't':
 			if (enc)
 				return cli_usage_err(
-				        a->cmd, "--tag is for decrypt; "
-				                "encrypt computes the tag");
+					a->cmd, "--tag is for decrypt; "
+						"encrypt computes the tag");
 			ret = parse_hex(a, "--tag", optarg, a->tag,
-			                sizeof(a->tag), &tag_given);
+					sizeof(a->tag), &tag_given);
 			a->have_tag = !ret;
 			break;
 		case OPT_TAG_LEN:
 			if (parse_uint(optarg, CLI_TAG_MAX, &a->tag_len))
 				return cli_usage_err(a->cmd,
-				                     "--tag-len: '%s' is not "
-				                     "a number up to %d",
-				                     optarg, CLI_TAG_MAX);
+						     "--tag-len: '%s' is not "
+						     "a number up to %d",
+						     optarg, CLI_TAG_MAX);
 			a->tag_len_set = 1;
 			break;
 		case OPT_TAG_OUT:
 			if (!enc)
 				return cli_usage_err(
-				        a->cmd, "--tag-out is for encrypt");
+					a->cmd, "--tag-out is for encrypt");
 			if (!strcmp(optarg, "hex"))
 				a->tag_hex = 1;
 			else if (!strcmp(optarg, "append"))
 				a->tag_hex = 0;
 			else
 				return cli_usage_err(a->cmd,
-				                     "--tag-out: 'append' or "
-				                     "'hex', not '%s'",
-				                     optarg);
+						     "--tag-out: 'append' or "
+						     "'hex', not '%s'",
+						     optarg);
 			break;
 		case OPT_ENGINE:
 			a->engine = optarg;
@@ -402,7 +402,7 @@ static int inbuf_read(struct inbuf *b, int fd, size_t max)
 	b->cap = max + 1;
 	b->len = 0;
 	b->p = mmap(NULL, b->cap, PROT_READ | PROT_WRITE,
-	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (b->p == MAP_FAILED) {
 		b->p = NULL;
 		return -ENOMEM;
@@ -455,7 +455,7 @@ static int write_all(int fd, const void *buf, size_t len)
  * (reported).
  */
 static int session_open(struct cli *cli, struct crypt_args *a,
-                        struct cc_conn **conn, uint32_t *sid)
+			struct cc_conn **conn, uint32_t *sid)
 {
 	struct cc_session_params sp = {
 		.alg = a->alg,
@@ -477,7 +477,7 @@ static int session_open(struct cli *cli, struct crypt_args *a,
 
 	why = cc_conn_last_error(*conn);
 	cli_err("%s: cannot create the session: %s%s%s", a->cmd,
-	        cc_strerror(ret), *why ? ": " : "", why);
+		cc_strerror(ret), *why ? ": " : "", why);
 	cc_disconnect(*conn);
 	*conn = NULL;
 	return ret;
@@ -505,7 +505,7 @@ static int print_tag_hex(const uint8_t *tag, unsigned len)
  * (reported, except for the tag mismatch).
  */
 static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
-                     size_t *len)
+		     size_t *len)
 {
 	struct cc_conn *conn;
 	uint32_t sid;
@@ -522,7 +522,7 @@ static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 	ret = inbuf_read(in, STDIN_FILENO, max);
 	if (ret == -EFBIG) {
 		cli_err("%s: input larger than %u MiB%s", a->cmd,
-		        CLI_DATA_MAX >> 20, tag_in_data ? " plus the tag" : "");
+			CLI_DATA_MAX >> 20, tag_in_data ? " plus the tag" : "");
 		goto out_close;
 	}
 	if (ret < 0) {
@@ -534,7 +534,7 @@ static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 		if (*len < a->tag_len) {
 			ret = -EINVAL;
 			cli_err("%s: %zu bytes of input, less than the tag",
-			        a->cmd, *len);
+				a->cmd, *len);
 			goto out_close;
 		}
 		*len -= a->tag_len;
@@ -542,8 +542,8 @@ static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 	}
 
 	ret = cc_crypt(conn, sid, a->dir, a->iv, a->iv_len,
-	               a->aad_len ? a->aad : NULL, a->aad_len, in->p, in->p,
-	               *len, a->tag);
+		       a->aad_len ? a->aad : NULL, a->aad_len, in->p, in->p,
+		       *len, a->tag);
 	if (ret < 0 && ret != CC_ERR_AUTH_FAILED)
 		cli_err("%s: %s", a->cmd, cc_strerror(ret));
 out_close:
@@ -552,7 +552,7 @@ out_close:
 }
 
 static int crypt_main(struct cli *cli, struct crypt_args *a, int argc,
-                      char **argv)
+		      char **argv)
 {
 	struct inbuf in = { 0 };
 	size_t len = 0;

@@ -13,23 +13,23 @@
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
-        "Usage: cryptoctl stats [--json] [--socket PATH]\n"
-        "\n"
-        "Print the daemon's uptime, workers, clients and sessions, then per\n"
-        "engine and per client queue: ops, bytes, errors, authentication\n"
-        "failures, retries (enqueue refused: ring full), empty polls and\n"
-        "wake-ups; per queue also its owner (client id, pid, uid, name), its\n"
-        "sessions and the ops in flight. Bytes are exact byte counts.\n"
-        "\n"
-        "  -j, --json         one JSON object instead of the tables:\n"
-        "                     uptime_ms, workers, clients, sessions,\n"
-        "                     engines[] (name, COUNTERS) and queues[]\n"
-        "                     (client_id, queue_id, pid, uid, client_name,\n"
-        "                     in_flight, sessions, COUNTERS), where COUNTERS\n"
-        "                     are ops, bytes, errors, auth_failures,\n"
-        "                     retries, empty_polls and wakeups\n"
-        "  -s, --socket PATH  daemon socket\n"
-        "  -h, --help         this text\n";
+	"Usage: cryptoctl stats [--json] [--socket PATH]\n"
+	"\n"
+	"Print the daemon's uptime, workers, clients and sessions, then per\n"
+	"engine and per client queue: ops, bytes, errors, authentication\n"
+	"failures, retries (enqueue refused: ring full), empty polls and\n"
+	"wake-ups; per queue also its owner (client id, pid, uid, name), its\n"
+	"sessions and the ops in flight. Bytes are exact byte counts.\n"
+	"\n"
+	"  -j, --json         one JSON object instead of the tables:\n"
+	"                     uptime_ms, workers, clients, sessions,\n"
+	"                     engines[] (name, COUNTERS) and queues[]\n"
+	"                     (client_id, queue_id, pid, uid, client_name,\n"
+	"                     in_flight, sessions, COUNTERS), where COUNTERS\n"
+	"                     are ops, bytes, errors, auth_failures,\n"
+	"                     retries, empty_polls and wakeups\n"
+	"  -s, --socket PATH  daemon socket\n"
+	"  -h, --help         this text\n";
 
 enum {
 	TBL_COLS_MAX = 16,
@@ -44,7 +44,7 @@ struct tbl {
 };
 
 static int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
-                    unsigned cols)
+		    unsigned cols)
 {
 	unsigned i;
 
@@ -87,7 +87,7 @@ static void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s)
 }
 
 static void tbl_print_row(const struct tbl *t, const unsigned *width,
-                          const char *const *cells)
+			  const char *const *cells)
 {
 	unsigned c;
 
@@ -134,16 +134,16 @@ static void tbl_fini(struct tbl *t)
 /* The counter columns both tables end with, in cc_counters order. */
 #define COUNTER_TITLES                                                         \
 	"OPS", "BYTES", "ERRORS", "AUTH-FAIL", "RETRIES", "EMPTY-POLLS",       \
-	        "WAKEUPS"
+		"WAKEUPS"
 enum { N_COUNTERS = 7 };
 
 static void tbl_counters(struct tbl *t, unsigned row, unsigned col,
-                         const struct cc_counters *k)
+			 const struct cc_counters *k)
 {
 	const uint64_t v[N_COUNTERS] = { k->ops,     k->bytes,
-		                         k->errors,  k->auth_failures,
-		                         k->retries, k->empty_polls,
-		                         k->wakeups };
+					 k->errors,  k->auth_failures,
+					 k->retries, k->empty_polls,
+					 k->wakeups };
 	unsigned i;
 
 	for (i = 0; i < N_COUNTERS; i++)
@@ -170,7 +170,7 @@ static int print_engines(const struct cc_stats *st)
 static int print_queues(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
-		"CLIENT",   "QUEUE",     "PID",          "UID",
+		"CLIENT",   "QUEUE",	 "PID",		 "UID",
 		"SESSIONS", "IN-FLIGHT", COUNTER_TITLES, "<NAME",
 	};
 	enum { N_COLS = 6 + N_COUNTERS + 1 };

@@ -14,44 +14,44 @@
 #include "cryptoctl.h"
 
 static const char usage_main[] =
-        "Usage: cryptoctl [--socket PATH] COMMAND [OPTIONS]\n"
-        "       cryptoctl --help | --version\n"
-        "\n"
-        "Operate cryptod, the crypto offload daemon.\n"
-        "\n"
-        "Commands:\n"
-        "  stats      counters per engine and per client queue (or --json)\n"
-        "  encrypt    encrypt stdin to stdout (AES-GCM; null)\n"
-        "  decrypt    decrypt stdin to stdout once the tag has verified\n"
-        "  ping       check that the daemon answers; print its version\n"
-        "  version    print the version of cryptoctl\n"
-        "  help [COMMAND]\n"
-        "             this text, or the help of COMMAND\n"
-        "\n"
-        "Options:\n"
-        "  -s, --socket PATH  the daemon's socket (also accepted after\n"
-        "                     COMMAND). Default: $CRYPTOD_SOCKET, else\n"
-        "                     /run/cryptod/cryptod.sock for root, else\n"
-        "                     $XDG_RUNTIME_DIR/cryptod.sock, else\n"
-        "                     /tmp/cryptod-$UID/cryptod.sock\n"
-        "  -h, --help         this text; 'cryptoctl COMMAND --help' for one\n"
-        "  -V, --version      print the version\n"
-        "\n"
-        "Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
-        "I/O error); 2 bad arguments; 3 authentication failed (decrypt).\n";
+	"Usage: cryptoctl [--socket PATH] COMMAND [OPTIONS]\n"
+	"       cryptoctl --help | --version\n"
+	"\n"
+	"Operate cryptod, the crypto offload daemon.\n"
+	"\n"
+	"Commands:\n"
+	"  stats      counters per engine and per client queue (or --json)\n"
+	"  encrypt    encrypt stdin to stdout (AES-GCM; null)\n"
+	"  decrypt    decrypt stdin to stdout once the tag has verified\n"
+	"  ping       check that the daemon answers; print its version\n"
+	"  version    print the version of cryptoctl\n"
+	"  help [COMMAND]\n"
+	"             this text, or the help of COMMAND\n"
+	"\n"
+	"Options:\n"
+	"  -s, --socket PATH  the daemon's socket (also accepted after\n"
+	"                     COMMAND). Default: $CRYPTOD_SOCKET, else\n"
+	"                     /run/cryptod/cryptod.sock for root, else\n"
+	"                     $XDG_RUNTIME_DIR/cryptod.sock, else\n"
+	"                     /tmp/cryptod-$UID/cryptod.sock\n"
+	"  -h, --help         this text; 'cryptoctl COMMAND --help' for one\n"
+	"  -V, --version      print the version\n"
+	"\n"
+	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
+	"I/O error); 2 bad arguments; 3 authentication failed (decrypt).\n";
 
 static const char usage_ping[] =
-        "Usage: cryptoctl ping [--socket PATH]\n"
-        "\n"
-        "Connect to cryptod, exchange hello, and print the daemon's version\n"
-        "and how long connecting and hello took. Exit status 0 if it\n"
-        "answered, else 1.\n";
+	"Usage: cryptoctl ping [--socket PATH]\n"
+	"\n"
+	"Connect to cryptod, exchange hello, and print the daemon's version\n"
+	"and how long connecting and hello took. Exit status 0 if it\n"
+	"answered, else 1.\n";
 
 static const char usage_version[] =
-        "Usage: cryptoctl version\n"
-        "\n"
-        "Print the version of cryptoctl and of the client API it was built\n"
-        "against ('cryptoctl ping' prints the daemon's).\n";
+	"Usage: cryptoctl version\n"
+	"\n"
+	"Print the version of cryptoctl and of the client API it was built\n"
+	"against ('cryptoctl ping' prints the daemon's).\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -82,7 +82,7 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 {
 	if (optind < argc)
 		return cli_usage_err(cmd, "unexpected argument '%s'",
-		                     argv[optind]);
+				     argv[optind]);
 	return 0;
 }
 
@@ -102,19 +102,19 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
 		strcpy(cli->path, cli->socket);
 	if (ret < 0) {
 		cli_err("socket path too long (at most %zu bytes)",
-		        sizeof(cli->path) - 1);
+			sizeof(cli->path) - 1);
 		return ret;
 	}
 
 	ret = cc_connect(cli->path, "cryptoctl", conn);
 	if (ret == -ENOENT || ret == -ECONNREFUSED) {
 		cli_err("cannot connect to %s: %s - is cryptod running?",
-		        cli->path, cc_strerror(ret));
+			cli->path, cc_strerror(ret));
 		return ret;
 	}
 	if (ret < 0) {
 		cli_err("cannot connect to %s: %s", cli->path,
-		        cc_strerror(ret));
+			cc_strerror(ret));
 		return ret;
 	}
 	return 0;
@@ -125,7 +125,7 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
  * Returns 0 to go on, 1 when help was printed, or -EINVAL (reported).
  */
 static int parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
-                        const char *usage)
+			const char *usage)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -200,7 +200,7 @@ static const struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
 } commands[] = {
-	{ "stats", cmd_stats },     { "encrypt", cmd_encrypt },
+	{ "stats", cmd_stats },	    { "encrypt", cmd_encrypt },
 	{ "decrypt", cmd_decrypt }, { "ping", cmd_ping },
 	{ "version", cmd_version }, { "help", cmd_help },
 };
@@ -223,7 +223,7 @@ static const struct cli_cmd *find_cmd(const char *name)
  * (encrypt wipes its key argument in place, hiding it from ps).
  */
 static int run_cmd(struct cli *cli, const struct cli_cmd *cmd, int argc,
-                   char **argv)
+		   char **argv)
 {
 	char prog[64];
 	char **sub;
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
 	cmd = find_cmd(argv[optind]);
 	if (!cmd) {
 		cli_err("unknown command '%s' (try 'cryptoctl --help')",
-		        argv[optind]);
+			argv[optind]);
 		return CLI_EXIT_USAGE;
 	}
 

@@ -30,9 +30,9 @@ enum cli_exit {
 /* All bounds of the CLI live here. */
 enum cli_limits {
 	CLI_DATA_MAX = 16u << 20, /* stdin payload bytes, as CRD_OP_MAX_LEN */
-	CLI_KEY_MAX = 32,         /* AES-256 */
-	CLI_IV_MAX = 16,          /* inline IV of a descriptor */
-	CLI_GCM_IV_LEN = 12,      /* the only IV length the API promises */
+	CLI_KEY_MAX = 32,	  /* AES-256 */
+	CLI_IV_MAX = 16,	  /* inline IV of a descriptor */
+	CLI_GCM_IV_LEN = 12,	  /* the only IV length the API promises */
 	CLI_TAG_MAX = 16,
 	CLI_TAG_DEFAULT = 16,
 	CLI_AAD_MAX = 65535,   /* as CRD_AAD_MAX */
@@ -49,7 +49,7 @@ struct cli {
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a bad argument on one line; returns -EINVAL. */
 int cli_usage_err(const char *cmd, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 /* Commands take no operands: 0, or -EINVAL (reported). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 int cli_connect(struct cli *cli, struct cc_conn **conn);

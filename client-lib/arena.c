@@ -148,8 +148,8 @@ int arena_free(struct arena_alloc *a, uint64_t off)
 		a->free[i].len += len;
 	} else {
 		if (a->nfree == a->cap_free) {
-			struct arena_ext *n = realloc(
-				a->free, 2 * a->cap_free * sizeof(*n));
+			struct arena_ext *n =
+				realloc(a->free, 2 * a->cap_free * sizeof(*n));
 			if (!n) {
 				map_put(a, g + 1, len); /* keep it allocated */
 				return -ENOMEM;

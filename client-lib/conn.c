@@ -71,9 +71,11 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 			continue;
 		}
 		if (env->body_case == CRYPTOD__ENVELOPE__BODY_ERROR) {
-			int code = env->error->code < 0 ? env->error->code : -EIO;
+			int code =
+				env->error->code < 0 ? env->error->code : -EIO;
 			snprintf(c->last_error, sizeof(c->last_error), "%s",
-				 env->error->message ? env->error->message : "");
+				 env->error->message ? env->error->message
+						     : "");
 			wire_free(env);
 			wire_close_fds(fds, *nfds);
 			*nfds = 0;
@@ -193,12 +195,14 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 	Cryptod__Envelope *rep;
 	int err = conn_call(c, &req, &rep, NULL, NULL);
 	if (!err) {
-		if (rep->body_case == CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY &&
+		if (rep->body_case ==
+			    CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY &&
 		    rep->create_session_reply->session_id > 0 &&
 		    rep->create_session_reply->session_id <= c->max_sessions) {
 			uint32_t id = rep->create_session_reply->session_id;
-			unsigned t = p->alg == CC_ALG_AES_GCM ?
-					     (p->tag_len ? p->tag_len : 16) : 0;
+			unsigned t = p->alg == CC_ALG_AES_GCM
+					     ? (p->tag_len ? p->tag_len : 16)
+					     : 0;
 			c->tag_len[id] = t;
 			*session_id = id;
 		} else {
@@ -283,7 +287,8 @@ int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
 	st->workers = r->workers;
 	st->clients = r->clients;
 	st->sessions = r->sessions;
-	st->engines = calloc(r->n_engines ? r->n_engines : 1, sizeof(*st->engines));
+	st->engines =
+		calloc(r->n_engines ? r->n_engines : 1, sizeof(*st->engines));
 	st->queues = calloc(r->n_queues ? r->n_queues : 1, sizeof(*st->queues));
 	if (!st->engines || !st->queues) {
 		wire_free(rep);

@@ -24,6 +24,7 @@ const char *cc_strerror(int err)
 		return "daemon shut down before running the op";
 	}
 	if (err < 0 && err > -4096)
-		return strerror(-err); /* glibc's table is static and thread-safe */
+		return strerror(
+			-err); /* glibc's table is static and thread-safe */
 	return "unknown error";
 }

@@ -70,7 +70,7 @@ struct cc_conn {
 	/* Synchronous one-shot API (sync.c). */
 	pthread_mutex_t sync_lock;
 	struct cc_queue *sync_q; /* owned */
-	uint64_t sync_seq;       /* user_data of the last one-shot op */
+	uint64_t sync_seq;	 /* user_data of the last one-shot op */
 };
 
 /*

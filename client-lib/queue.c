@@ -22,8 +22,10 @@ static int queue_map(struct cc_queue *q, const Cryptod__OpenQueueReply *r,
 	 * the geometry adds up before we index with it. */
 	if (!crd_is_pow2(r->sq_entries) || !crd_is_pow2(r->cq_entries) ||
 	    r->sq_off < sizeof(struct crd_region_hdr) ||
-	    r->sq_off + (uint64_t)r->sq_entries * sizeof(struct crd_sqe) > r->cq_off ||
-	    r->cq_off + (uint64_t)r->cq_entries * sizeof(struct crd_cqe) > r->arena_off ||
+	    r->sq_off + (uint64_t)r->sq_entries * sizeof(struct crd_sqe) >
+		    r->cq_off ||
+	    r->cq_off + (uint64_t)r->cq_entries * sizeof(struct crd_cqe) >
+		    r->arena_off ||
 	    r->arena_off + r->arena_size > r->region_size)
 		return -EPROTO;
 	void *p = mmap(NULL, r->region_size, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -158,8 +160,9 @@ static int64_t queue_off(const struct cc_queue *q, const void *p, uint64_t len)
 static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		      struct crd_sqe *e)
 {
-	unsigned tag_len = op->session <= q->conn->max_sessions ?
-				   q->conn->tag_len[op->session] : 0;
+	unsigned tag_len = op->session <= q->conn->max_sessions
+				   ? q->conn->tag_len[op->session]
+				   : 0;
 	int64_t src = queue_off(q, op->src, op->len);
 	int64_t dst = op->dst ? queue_off(q, op->dst, op->len) : src;
 	int64_t aad = queue_off(q, op->aad, op->aad_len);
@@ -213,7 +216,8 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 
 	uint32_t mask = q->sq_entries - 1, i;
 	for (i = 0; i < n; i++) {
-		int err = queue_fill(q, &ops[i], &q->sq[(q->sq_tail + i) & mask]);
+		int err =
+			queue_fill(q, &ops[i], &q->sq[(q->sq_tail + i) & mask]);
 		if (err) {
 			if (i == 0)
 				return err;

@@ -23,7 +23,8 @@ static int sync_queue(struct cc_conn *c, uint64_t need)
 		return -E2BIG;
 	cc_queue_close(c->sync_q);
 	c->sync_q = NULL;
-	struct cc_queue_params p = { .sq_entries = 8, .cq_entries = 8,
+	struct cc_queue_params p = { .sq_entries = 8,
+				     .cq_entries = 8,
 				     .arena_size = size };
 	return cc_queue_open(c, &p, &c->sync_q);
 }
@@ -68,7 +69,8 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	if (session == 0 || session > c->max_sessions)
 		return CC_ERR_NO_SESSION;
 	unsigned tag_len = c->tag_len[session];
-	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX || iv_len > CRD_IV_MAX)
+	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX ||
+	    iv_len > CRD_IV_MAX)
 		return -EINVAL;
 	if ((len && (!in || !out)) || (aad_len && !aad) || (tag_len && !tag))
 		return -EINVAL;

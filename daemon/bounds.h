@@ -5,14 +5,14 @@
 #define CRYPTOD_BOUNDS_H
 
 enum daemon_limits {
-	MAX_CLIENTS = 256,             /* connections at once */
+	MAX_CLIENTS = 256, /* connections at once */
 	MAX_QUEUES_PER_CLIENT = 16,
-	MAX_QUEUES = 1024,             /* all clients */
+	MAX_QUEUES = 1024, /* all clients */
 	MAX_SESSIONS_PER_CLIENT = 1024,
-	MAX_SESSIONS = 8192,           /* key store capacity */
+	MAX_SESSIONS = 8192, /* key store capacity */
 	MAX_WORKERS = 64,
-	WORKER_BURST = 64,             /* descriptors taken per queue pass */
-	WORKER_SPIN_US = 200,          /* busy-poll this long before sleeping */
+	WORKER_BURST = 64,    /* descriptors taken per queue pass */
+	WORKER_SPIN_US = 200, /* busy-poll this long before sleeping */
 };
 
 #endif

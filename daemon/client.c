@@ -84,7 +84,8 @@ int client_session_destroy(struct client *c, uint32_t id)
 int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 		      uint64_t arena, struct queue **out)
 {
-	if (c->n_queues >= MAX_QUEUES_PER_CLIENT || n_queues_total >= MAX_QUEUES)
+	if (c->n_queues >= MAX_QUEUES_PER_CLIENT ||
+	    n_queues_total >= MAX_QUEUES)
 		return -EMFILE;
 	unsigned slot = 0;
 	while (c->queues[slot])

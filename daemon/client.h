@@ -19,7 +19,7 @@ struct queue;
 
 struct client {
 	uint32_t id;
-	int fd; /* owned: the control socket */
+	int fd;		  /* owned: the control socket */
 	struct event *ev; /* owned: read event on fd */
 	pid_t pid;
 	uid_t uid;
@@ -39,7 +39,7 @@ struct client {
 
 /* Worker-side lookup: NULL for ids this client does not own. */
 static inline const struct session *client_session_get(struct client *c,
-							uint32_t id)
+						       uint32_t id)
 {
 	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT)
 		return NULL;

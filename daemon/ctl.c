@@ -93,8 +93,10 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 	int err = client_queue_open(c, m->sq_entries, m->cq_entries,
 				    m->arena_size, &q);
 	if (err == -EINVAL)
-		return ctl_send_error(c, seq, err,
-				      "bad queue geometry (ring sizes must be powers of two, cq >= sq; arena 64 KiB..1 GiB)");
+		return ctl_send_error(
+			c, seq, err,
+			"bad queue geometry (ring sizes must be powers of two, "
+			"cq >= sq; arena 64 KiB..1 GiB)");
 	if (err == -EMFILE)
 		return ctl_send_error(c, seq, err, "too many queues");
 	if (err)
@@ -135,16 +137,19 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	case 0:
 		break;
 	case -EINVAL:
-		return ctl_send_error(c, seq, err,
-				      "bad key or tag length for this algorithm");
+		return ctl_send_error(
+			c, seq, err,
+			"bad key or tag length for this algorithm");
 	case -EOPNOTSUPP:
-		return ctl_send_error(c, seq, err,
-				      "algorithm not supported by the chosen engine");
+		return ctl_send_error(
+			c, seq, err,
+			"algorithm not supported by the chosen engine");
 	case -ENOENT:
 		return ctl_send_error(c, seq, err, "no such engine");
 	case -ENODEV:
 		return ctl_send_error(c, seq, err,
-				      "engine unavailable on this host (see cryptoctl stats)");
+				      "engine unavailable on this host (see "
+				      "cryptoctl stats)");
 	case -ENOSPC:
 		return ctl_send_error(c, seq, err, "key store full");
 	default:
@@ -252,7 +257,8 @@ static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	c->gid = cred.gid;
-	c->ev = event_new(ctl.base, fd, EV_READ | EV_PERSIST, ctl_client_read, c);
+	c->ev = event_new(ctl.base, fd, EV_READ | EV_PERSIST, ctl_client_read,
+			  c);
 	if (!c->ev || event_add(c->ev, NULL) < 0) {
 		client_destroy(c);
 		return;
@@ -299,7 +305,8 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		return -EADDRINUSE;
 	unlink(path);
 
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -308,7 +315,8 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		goto err_unlink;
 	if (listen(fd, 64) < 0)
 		goto err_unlink;
-	ctl.listen_ev = event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
+	ctl.listen_ev =
+		event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
 	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
 		errno = ENOMEM;
 		goto err_unlink;

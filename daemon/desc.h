@@ -15,8 +15,7 @@
 
 /* Is [off, off + len) inside an arena of arena_size bytes? 64-bit
  * arithmetic on 32-bit inputs cannot overflow. */
-static inline int desc_range_ok(uint32_t off, uint32_t len,
-				uint64_t arena_size)
+static inline int desc_range_ok(uint32_t off, uint32_t len, uint64_t arena_size)
 {
 	return (uint64_t)off + len <= arena_size;
 }

@@ -32,7 +32,7 @@ struct engine_op {
 	uint32_t aad_len;
 	uint8_t iv_len;
 	uint8_t tag_len;
-	uint8_t op; /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
+	uint8_t op;	/* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
 	int32_t status; /* out: CRD_ST_OK or an error */
 };
 

@@ -43,7 +43,8 @@ static int aesni_probe(char *why, size_t len)
 	if (!ctl_mgr)
 		ctl_mgr = aesni_mgr_new();
 	if (!ctl_mgr) {
-		snprintf(why, len, "intel-ipsec-mb found no AES-NI on this CPU");
+		snprintf(why, len,
+			 "intel-ipsec-mb found no AES-NI on this CPU");
 		return -ENODEV;
 	}
 	snprintf(why, len, "intel-ipsec-mb %s", imb_get_version_str());

@@ -34,7 +34,8 @@ int ks_init(unsigned nslots)
 	 * too small; run on, but say so. */
 	ks.locked = mlock(p, ks.size) == 0;
 	if (!ks.locked)
-		log_warn("keystore: mlock of %zu bytes failed (%s): key memory may be swapped; raise LimitMEMLOCK",
+		log_warn("keystore: mlock of %zu bytes failed (%s): key memory "
+			 "may be swapped; raise LimitMEMLOCK",
 			 ks.size, strerror(errno));
 	for (unsigned i = nslots; i-- > 0;) {
 		void *slot = ks.base + (size_t)i * KS_SLOT_SIZE;

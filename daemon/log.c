@@ -36,8 +36,9 @@ int log_parse_level(const char *s, enum log_level *out)
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
-	static const char *const tags[8] = { [3] = "error", [4] = "warn",
-					     [6] = "info", [7] = "debug" };
+	static const char *const tags[8] = {
+		[3] = "error", [4] = "warn", [6] = "info", [7] = "debug"
+	};
 	if (lvl > log_max)
 		return;
 	char line[512];

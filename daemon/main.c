@@ -36,21 +36,29 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: cryptod [OPTIONS]\n"
-		"Crypto offload daemon: serves encrypt/decrypt batches to local\n"
+		"Crypto offload daemon: serves encrypt/decrypt batches to "
+		"local\n"
 		"processes over a Unix socket and shared-memory rings.\n"
 		"\n"
-		"  -s, --socket PATH      control socket (default: $CRYPTOD_SOCKET, else\n"
-		"                         /run/cryptod/cryptod.sock as root, else\n"
+		"  -s, --socket PATH      control socket (default: "
+		"$CRYPTOD_SOCKET, else\n"
+		"                         /run/cryptod/cryptod.sock as root, "
+		"else\n"
 		"                         $XDG_RUNTIME_DIR/cryptod.sock or\n"
 		"                         /tmp/cryptod-$UID/cryptod.sock)\n"
-		"  -m, --socket-mode MODE octal permissions of the socket (default 0660)\n"
-		"  -w, --workers N        worker threads, 1..%d (default: online CPUs)\n"
-		"  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
+		"  -m, --socket-mode MODE octal permissions of the socket "
+		"(default 0660)\n"
+		"  -w, --workers N        worker threads, 1..%d (default: "
+		"online CPUs)\n"
+		"  -l, --log-level LEVEL  error, warn, info or debug (default "
+		"info)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
-		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT stops\n"
-		"accepting clients, completes submitted work, wipes keys and exits 0.\n",
+		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT "
+		"stops\n"
+		"accepting clients, completes submitted work, wipes keys and "
+		"exits 0.\n",
 		MAX_WORKERS);
 }
 
@@ -74,11 +82,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "s:m:w:l:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:m:w:l:hV", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's':
 			if (strlen(optarg) >= sizeof(o->socket)) {
-				fprintf(stderr, "cryptod: socket path too long\n");
+				fprintf(stderr,
+					"cryptod: socket path too long\n");
 				return 2;
 			}
 			snprintf(o->socket, sizeof(o->socket), "%s", optarg);
@@ -86,14 +96,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'm':
 			o->mode = strtoul(optarg, &end, 8);
 			if (*end || o->mode > 0777) {
-				fprintf(stderr, "cryptod: bad socket mode '%s'\n", optarg);
+				fprintf(stderr,
+					"cryptod: bad socket mode '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'w': {
 			unsigned long n = strtoul(optarg, &end, 10);
 			if (*end || n < 1 || n > MAX_WORKERS) {
-				fprintf(stderr, "cryptod: workers must be 1..%d\n",
+				fprintf(stderr,
+					"cryptod: workers must be 1..%d\n",
 					MAX_WORKERS);
 				return 2;
 			}
@@ -102,7 +115,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 		case 'l':
 			if (log_parse_level(optarg, &o->level)) {
-				fprintf(stderr, "cryptod: bad log level '%s'\n", optarg);
+				fprintf(stderr, "cryptod: bad log level '%s'\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -118,7 +132,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "cryptod: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "cryptod: unexpected argument '%s'\n",
+			argv[optind]);
 		return 2;
 	}
 	if (!o->socket[0]) {
@@ -168,7 +183,8 @@ int main(int argc, char **argv)
 	err = ctl_start(base, o.socket, o.mode);
 	if (err) {
 		log_err("cannot listen on %s: %s%s", o.socket, strerror(-err),
-			err == -EADDRINUSE ? " (another cryptod is serving it)" : "");
+			err == -EADDRINUSE ? " (another cryptod is serving it)"
+					   : "");
 		goto out_base;
 	}
 	struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);

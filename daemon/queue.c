@@ -35,12 +35,10 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 		return err;
 
 	uint64_t sq_off = CRD_HDR_SIZE;
-	uint64_t cq_off = crd_align_up(sq_off + (uint64_t)sq_entries *
-						     sizeof(struct crd_sqe),
-				       4096);
-	uint64_t arena_off = crd_align_up(cq_off + (uint64_t)cq_entries *
-							   sizeof(struct crd_cqe),
-					  4096);
+	uint64_t cq_off = crd_align_up(
+		sq_off + (uint64_t)sq_entries * sizeof(struct crd_sqe), 4096);
+	uint64_t arena_off = crd_align_up(
+		cq_off + (uint64_t)cq_entries * sizeof(struct crd_cqe), 4096);
 	uint64_t size = arena_off + arena_size;
 
 	struct queue *q = calloc(1, sizeof(*q));
@@ -54,7 +52,8 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	q->region_size = size;
 	q->cq_efd = -1;
 
-	q->memfd = memfd_create("cryptod-queue", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	q->memfd =
+		memfd_create("cryptod-queue", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (q->memfd < 0) {
 		err = -errno;
 		goto err_free;
@@ -71,8 +70,8 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 		err = -errno;
 		goto err_close_memfd;
 	}
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       q->memfd, 0);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, q->memfd,
+		       0);
 	if (p == MAP_FAILED) {
 		err = -errno;
 		goto err_close_memfd;

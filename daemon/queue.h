@@ -22,8 +22,8 @@ struct queue_stats {
 };
 
 struct queue {
-	uint32_t id;          /* unique while the daemon runs */
-	struct client *owner; /* not owned */
+	uint32_t id;	       /* unique while the daemon runs */
+	struct client *owner;  /* not owned */
 	struct worker *worker; /* serving worker; not owned */
 
 	/* Private copies of the geometry: never read back from the region. */
@@ -44,7 +44,7 @@ struct queue {
 	/* Worker-private ring state. */
 	uint32_t sq_head; /* next entry to take */
 	uint32_t cq_tail; /* next completion slot */
-	int broken;       /* the client lied about an index: not served */
+	int broken;	  /* the client lied about an index: not served */
 
 	struct queue_stats st;
 };

@@ -16,10 +16,10 @@
 
 struct session {
 	uint32_t id;
-	uint8_t alg;      /* enum alg */
-	uint8_t tag_len;  /* bytes; 0 for ALG_NULL */
-	uint8_t key_len;  /* bytes of the raw key (the raw key is not kept) */
-	uint8_t eng_idx;  /* engine registry index */
+	uint8_t alg;	 /* enum alg */
+	uint8_t tag_len; /* bytes; 0 for ALG_NULL */
+	uint8_t key_len; /* bytes of the raw key (the raw key is not kept) */
+	uint8_t eng_idx; /* engine registry index */
 	const struct engine *eng;
 	/* Engine-private expanded key (ipsec-mb gcm_key_data, ...). Wiped
 	 * together with the slot. */

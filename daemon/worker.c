@@ -58,7 +58,8 @@ static unsigned n_workers;
 /* Single-writer counter bump: no lock prefix on the hot path. */
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 {
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
 }
 
@@ -161,7 +162,8 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	uint32_t cq_head = crd_load_acquire(&h->kcq_head.k);
 	uint32_t cq_used = crd_ring_used(cq_head, q->cq_tail);
 	if (avail > q->sq_entries || cq_used > q->cq_entries) {
-		log_warn("client %u queue %u: ring index out of range, queue stopped",
+		log_warn("client %u queue %u: ring index out of range, queue "
+			 "stopped",
 			 q->owner->id, q->id);
 		queue_set_dead(q);
 		return 0;
@@ -352,8 +354,8 @@ static int worker_init_one(struct worker *w, unsigned idx)
 			continue;
 		w->eng_ctx[e] = engine_get(e)->worker_init();
 		if (!w->eng_ctx[e]) {
-			log_err("worker %u: engine %s failed to initialise", idx,
-				engine_get(e)->name);
+			log_err("worker %u: engine %s failed to initialise",
+				idx, engine_get(e)->name);
 			goto err_engines;
 		}
 	}

@@ -60,8 +60,8 @@ void wire_close_fds(int *fds, unsigned n)
 	}
 }
 
-ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
-		  unsigned max_fds, unsigned *nfds)
+ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
+		  unsigned *nfds)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = CTL_MSG_MAX };
 	union {
@@ -84,7 +84,8 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
 		return -errno;
 
 	/* Collect every fd that arrived; keep what fits, close the rest. */
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+	     c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);

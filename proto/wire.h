@@ -35,8 +35,8 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
  * a truncated (oversized) packet or truncated control data (fds closed),
  * or another -errno.
  */
-ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
-		  unsigned max_fds, unsigned *nfds);
+ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
+		  unsigned *nfds);
 
 /* Unpack; NULL when malformed. Free with wire_free(). */
 Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len);

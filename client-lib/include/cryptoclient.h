@@ -60,7 +60,7 @@ struct cc_session_params {
 	enum cc_alg alg;
 	const void *key; /* copied to the daemon, never kept by the library */
 	size_t key_len;
-	unsigned tag_len; /* 0 = 16 for AES-GCM */
+	unsigned tag_len;   /* 0 = 16 for AES-GCM */
 	const char *engine; /* NULL = fastest available ("aesni", "null") */
 };
 
@@ -94,7 +94,7 @@ struct cc_op {
 struct cc_completion {
 	uint64_t user_data;
 	int32_t status; /* CC_OK, CC_ERR_* or -errno */
-	uint32_t len;   /* bytes written to dst */
+	uint32_t len;	/* bytes written to dst */
 };
 
 struct cc_counters {
@@ -118,7 +118,7 @@ struct cc_stats {
 	uint32_t workers, clients, sessions;
 	unsigned n_engines, n_queues;
 	struct cc_engine_stats *engines; /* n_engines entries */
-	struct cc_queue_stats *queues;   /* n_queues entries */
+	struct cc_queue_stats *queues;	 /* n_queues entries */
 };
 
 /* ---- Connection and control ---- */

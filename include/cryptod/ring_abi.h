@@ -35,10 +35,10 @@ enum crd_limits {
 	CRD_RING_MIN_ENTRIES = 8,
 	CRD_RING_MAX_ENTRIES = 1u << 16,
 	CRD_RING_DEFAULT_ENTRIES = 1024,
-	CRD_IV_MAX = 16,         /* inline IV bytes in a descriptor */
-	CRD_TAG_MAX = 16,        /* largest tag/ICV */
-	CRD_AAD_MAX = 65535,     /* largest AAD, bytes */
-	CRD_ARENA_ALIGN = 4096,  /* arena size granularity */
+	CRD_IV_MAX = 16,	/* inline IV bytes in a descriptor */
+	CRD_TAG_MAX = 16,	/* largest tag/ICV */
+	CRD_AAD_MAX = 65535,	/* largest AAD, bytes */
+	CRD_ARENA_ALIGN = 4096, /* arena size granularity */
 };
 
 #define CRD_ARENA_MIN_SIZE (64ull << 10)
@@ -63,7 +63,7 @@ enum crd_status {
 	CRD_ST_NO_SESSION = -1002,  /* unknown session id for this client */
 	CRD_ST_BAD_RANGE = -1003,   /* offset/length outside the arena */
 	CRD_ST_BAD_PARAM = -1004,   /* IV/tag/AAD/length not supported */
-	CRD_ST_ENGINE = -1005,      /* the engine reported an internal error */
+	CRD_ST_ENGINE = -1005,	    /* the engine reported an internal error */
 	CRD_ST_SHUTDOWN = -1006,    /* the daemon stopped before running it */
 };
 
@@ -77,9 +77,9 @@ enum crd_status {
 struct crd_sqe {
 	uint64_t user_data; /* returned untouched in the completion */
 	uint32_t session;   /* session id, per connection */
-	uint8_t op;         /* enum crd_op */
-	uint8_t flags;      /* CRD_SQE_* */
-	uint8_t iv_len;     /* bytes of iv[] used */
+	uint8_t op;	    /* enum crd_op */
+	uint8_t flags;	    /* CRD_SQE_* */
+	uint8_t iv_len;	    /* bytes of iv[] used */
 	uint8_t tag_len;    /* bytes of tag */
 	uint32_t src_off;
 	uint32_t len; /* payload length (src and dst) */
@@ -98,7 +98,7 @@ _Static_assert(offsetof(struct crd_sqe, iv) == 48, "sqe layout");
 struct crd_cqe {
 	uint64_t user_data;
 	int32_t status; /* enum crd_status or -errno */
-	uint32_t len;   /* bytes written to the destination */
+	uint32_t len;	/* bytes written to the destination */
 };
 _Static_assert(sizeof(struct crd_cqe) == 16, "cqe size");
 
@@ -111,7 +111,7 @@ _Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
 
 /* crd_region_hdr.kflags_* bits */
 #define CRD_F_NEED_WAKEUP 1u /* the reader sleeps: signal the doorbell */
-#define CRD_F_DEAD 2u        /* daemon side: queue is no longer served */
+#define CRD_F_DEAD 2u	     /* daemon side: queue is no longer served */
 
 struct crd_region_hdr {
 	/* Line 0: geometry, written by the daemon before the fd is passed and
@@ -135,13 +135,15 @@ struct crd_region_hdr {
 
 	/* Written by the daemon only. */
 	struct {
-		uint32_t kflags; /* CRD_F_NEED_WAKEUP: worker sleeps on sq doorbell */
+		uint32_t
+			kflags; /* CRD_F_NEED_WAKEUP: worker sleeps on sq doorbell */
 		uint32_t pad_[CRD_CACHELINE / 4 - 1];
 	} daemon;
 
 	/* Written by the client only. */
 	struct {
-		uint32_t kflags;   /* CRD_F_NEED_WAKEUP: client sleeps on cq doorbell */
+		uint32_t
+			kflags; /* CRD_F_NEED_WAKEUP: client sleeps on cq doorbell */
 		uint32_t pad0_;
 		uint64_t kretries; /* enqueue refused, ring full (for stats) */
 		uint64_t pad_[CRD_CACHELINE / 8 - 2];

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	     EVP_CipherUpdate(ctx, out, &len, in, (int)in_len);
 	if (ok && !enc)
 		ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, tag_len,
-		                         tag);
+					 tag);
 	if (!ok)
 		return 1;
 	if (EVP_CipherFinal_ex(ctx, out + len, &n) != 1)
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	len += n;
 	if (enc) {
 		if (!EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, tag_len,
-		                         out + len))
+					 out + len))
 			return 1;
 		len += tag_len;
 	}

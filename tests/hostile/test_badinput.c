@@ -35,7 +35,7 @@
 
 static struct fx_daemon daemon_;
 
-static const uint8_t key128[16] = { 1, 2, 3, 4, 5, 6, 7, 8,
+static const uint8_t key128[16] = { 1, 2,  3,  4,  5,  6,  7,  8,
 				    9, 10, 11, 12, 13, 14, 15, 16 };
 
 /* ---- raw protocol client ---- */
@@ -191,8 +191,8 @@ static void rawq_submit(struct rawq *q, unsigned n)
 static void rawq_reap(struct rawq *q, struct crd_cqe *out, unsigned n)
 {
 	for (int i = 0; i < 5000; i++) {
-		uint32_t t = __atomic_load_n(&q->hdr->kcq_tail.k,
-					     __ATOMIC_ACQUIRE);
+		uint32_t t =
+			__atomic_load_n(&q->hdr->kcq_tail.k, __ATOMIC_ACQUIRE);
 		if (t - q->head >= n)
 			break;
 		usleep(1000);
@@ -288,8 +288,8 @@ static void daemon_serves(void)
 	uint32_t sid;
 	assert_int_equal(cc_session_create(c, &sp, &sid), 0);
 	uint8_t iv[12] = { 0 }, buf[16] = { 0 }, tag[16];
-	assert_int_equal(cc_crypt(c, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf,
-				  buf, sizeof(buf), tag),
+	assert_int_equal(cc_crypt(c, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf, buf,
+				  sizeof(buf), tag),
 			 0);
 	cc_disconnect(c);
 }
@@ -367,24 +367,24 @@ static void bad_session_parameters(void **state)
 	raw_connect(&r);
 	raw_hello(&r, CRD_ABI_VERSION);
 	uint8_t k[64] = { 0 };
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
-				     17, NULL),
-			 -EINVAL);
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
-				     0, NULL),
-			 -EINVAL);
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
-				     64, NULL),
-			 -EINVAL);
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
-				     16, "no-such-engine"),
+	assert_int_equal(
+		raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k, 17, NULL),
+		-EINVAL);
+	assert_int_equal(
+		raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k, 0, NULL),
+		-EINVAL);
+	assert_int_equal(
+		raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k, 64, NULL),
+		-EINVAL);
+	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k, 16,
+				     "no-such-engine"),
 			 -ENOENT);
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k,
-				     16, "null"),
-			 -EOPNOTSUPP);
-	assert_int_equal(raw_session(&r, CRYPTOD__ALGORITHM__ALG_NULL, k, 16,
-				     NULL),
-			 -EINVAL);
+	assert_int_equal(
+		raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, k, 16, "null"),
+		-EOPNOTSUPP);
+	assert_int_equal(
+		raw_session(&r, CRYPTOD__ALGORITHM__ALG_NULL, k, 16, NULL),
+		-EINVAL);
 	assert_int_equal(raw_session(&r, 99, k, 16, NULL), -EOPNOTSUPP);
 
 	/* Unknown ids in destroy/close are errors for this client only. */
@@ -534,11 +534,11 @@ static void descriptors_are_validated(void **state)
 		    (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL));
 
 	static const int32_t want[] = {
-		CRD_ST_OK,         CRD_ST_BAD_RANGE,  CRD_ST_BAD_RANGE,
-		CRD_ST_BAD_RANGE,  CRD_ST_BAD_RANGE,  CRD_ST_BAD_PARAM,
-		CRD_ST_BAD_RANGE,  CRD_ST_NO_SESSION, CRD_ST_NO_SESSION,
-		CRD_ST_BAD_DESC,   CRD_ST_BAD_DESC,   CRD_ST_BAD_DESC,
-		CRD_ST_BAD_PARAM,  CRD_ST_BAD_PARAM,  CRD_ST_BAD_PARAM,
+		CRD_ST_OK,	  CRD_ST_BAD_RANGE,  CRD_ST_BAD_RANGE,
+		CRD_ST_BAD_RANGE, CRD_ST_BAD_RANGE,  CRD_ST_BAD_PARAM,
+		CRD_ST_BAD_RANGE, CRD_ST_NO_SESSION, CRD_ST_NO_SESSION,
+		CRD_ST_BAD_DESC,  CRD_ST_BAD_DESC,   CRD_ST_BAD_DESC,
+		CRD_ST_BAD_PARAM, CRD_ST_BAD_PARAM,  CRD_ST_BAD_PARAM,
 		CRD_ST_OK,
 	};
 	unsigned n = sizeof(want) / sizeof(want[0]);

@@ -115,7 +115,7 @@ static int cavp_header(struct cavp *p, char *s)
 }
 
 static int cavp_field(struct cavp *p, struct gcm_vec *v, const char *name,
-                      const char *val)
+		      const char *val)
 {
 	struct {
 		const char *name;
@@ -160,7 +160,7 @@ static int cavp_validate(struct cavp *p, const struct gcm_vec *v)
 		return cavp_err(p, "encrypt record without PT");
 	if (p->decrypt && v->has_pt == v->fail)
 		return cavp_err(p,
-		                "decrypt record needs exactly one of PT, FAIL");
+				"decrypt record needs exactly one of PT, FAIL");
 	if (p->keylen < 0 || p->ivlen < 0 || p->ptlen < 0 || p->aadlen < 0 ||
 	    p->taglen < 0)
 		return cavp_err(p, "record before all section headers");

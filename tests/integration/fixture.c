@@ -54,18 +54,18 @@ static void fx_describe_status(int st, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
 	else if (WIFSIGNALED(st))
 		snprintf(buf, len, "killed by signal %d (%s)%s", WTERMSIG(st),
-		         strsignal(WTERMSIG(st)),
-		         WCOREDUMP(st) ? ", core dumped" : "");
+			 strsignal(WTERMSIG(st)),
+			 WCOREDUMP(st) ? ", core dumped" : "");
 	else
 		snprintf(buf, len, "wait status 0x%x", st);
 }
 
 static int fx_rm_cb(const char *path, const struct stat *sb, int type,
-                    struct FTW *ftw)
+		    struct FTW *ftw)
 {
 	if (remove(path) < 0)
 		fprintf(stderr, "fixture: remove %s: %s\n", path,
-		        strerror(errno));
+			strerror(errno));
 	return 0; /* keep going: remove as much as we can */
 }
 
@@ -87,9 +87,9 @@ static void fx_atexit(void)
 	fx_running = NULL;
 	if (d->pid > 0) {
 		fprintf(stderr,
-		        "fixture: test exited with the daemon running; killing "
-		        "pid %d\n",
-		        (int)d->pid);
+			"fixture: test exited with the daemon running; killing "
+			"pid %d\n",
+			(int)d->pid);
 		kill(d->pid, SIGKILL);
 		waitpid(d->pid, NULL, 0);
 		d->pid = 0;
@@ -176,7 +176,7 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 		tmp = "/tmp";
 	if (access(bin, X_OK) < 0) {
 		fprintf(stderr, "fixture: daemon %s: %s\n", bin,
-		        strerror(errno));
+			strerror(errno));
 		return -ENOENT;
 	}
 
@@ -187,14 +187,14 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 		int err = -errno;
 
 		fprintf(stderr, "fixture: mkdtemp %s: %s\n", d->dir,
-		        strerror(errno));
+			strerror(errno));
 		d->dir[0] = '\0';
 		return err;
 	}
 	n = snprintf(d->sock, sizeof(d->sock), "%s/cryptod.sock", d->dir);
 	if (n < 0 || (size_t)n >= sizeof(d->sock)) {
 		fprintf(stderr, "fixture: socket path under %s too long\n",
-		        d->dir);
+			d->dir);
 		fx_rmdir(d);
 		return -ENAMETOOLONG;
 	}
@@ -242,9 +242,9 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 		if (fx_reap(d->pid, &st, 0) == 1) {
 			fx_describe_status(st, why, sizeof(why));
 			fprintf(stderr,
-			        "fixture: daemon %s during start-up (last "
-			        "cc_connect: %s)\n",
-			        why, cc_strerror(r));
+				"fixture: daemon %s during start-up (last "
+				"cc_connect: %s)\n",
+				why, cc_strerror(r));
 			d->pid = 0;
 			fx_running = NULL;
 			fx_rmdir(d);
@@ -252,9 +252,9 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 		}
 		if (fx_now_ms() >= deadline) {
 			fprintf(stderr,
-			        "fixture: daemon not accepting on %s after %d "
-			        "ms (last cc_connect: %s)\n",
-			        d->sock, FX_START_TIMEOUT_MS, cc_strerror(r));
+				"fixture: daemon not accepting on %s after %d "
+				"ms (last cc_connect: %s)\n",
+				d->sock, FX_START_TIMEOUT_MS, cc_strerror(r));
 			fx_kill_and_clean(d);
 			return -ETIMEDOUT;
 		}
@@ -276,9 +276,9 @@ int fx_daemon_stop(struct fx_daemon *d)
 	r = fx_reap(d->pid, &st, FX_STOP_TIMEOUT_MS);
 	if (r <= 0) {
 		fprintf(stderr,
-		        "fixture: daemon did not exit within %d ms of SIGTERM; "
-		        "killing it\n",
-		        FX_STOP_TIMEOUT_MS);
+			"fixture: daemon did not exit within %d ms of SIGTERM; "
+			"killing it\n",
+			FX_STOP_TIMEOUT_MS);
 		fx_kill_and_clean(d);
 		return r < 0 ? r : -ETIMEDOUT;
 	}
@@ -289,12 +289,12 @@ int fx_daemon_stop(struct fx_daemon *d)
 		return 0;
 	fx_describe_status(st, why, sizeof(why));
 	fprintf(stderr, "fixture: daemon %s after SIGTERM (want exit 0)\n",
-	        why);
+		why);
 	return -EIO;
 }
 
 int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
-                 struct cc_completion *comps, int timeout_ms)
+		 struct cc_completion *comps, int timeout_ms)
 {
 	uint64_t deadline = fx_now_ms() + (uint64_t)timeout_ms;
 	unsigned sent = 0, got = 0, i;
@@ -305,14 +305,14 @@ int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
 			r = cc_enqueue_burst(q, ops + sent, n - sent);
 			if (r < 0) {
 				fprintf(stderr,
-				        "fixture: enqueue of op %u: %s\n", sent,
-				        cc_strerror(r));
+					"fixture: enqueue of op %u: %s\n", sent,
+					cc_strerror(r));
 				return r;
 			}
 			if ((unsigned)r > n - sent) {
 				fprintf(stderr,
-				        "fixture: enqueue took %d of %u ops\n",
-				        r, n - sent);
+					"fixture: enqueue took %d of %u ops\n",
+					r, n - sent);
 				return -EPROTO;
 			}
 			sent += (unsigned)r;
@@ -321,24 +321,24 @@ int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
 		r = cc_dequeue_burst(q, comps + got, n - got);
 		if (r < 0) {
 			fprintf(stderr, "fixture: dequeue: %s\n",
-			        cc_strerror(r));
+				cc_strerror(r));
 			return r;
 		}
 		if (got + (unsigned)r > sent) {
 			fprintf(stderr,
-			        "fixture: %u completions for %u submitted "
-			        "ops\n",
-			        got + r, sent);
+				"fixture: %u completions for %u submitted "
+				"ops\n",
+				got + r, sent);
 			return -EPROTO;
 		}
 		for (i = got; i < got + (unsigned)r; i++) {
 			if (comps[i].user_data == ops[i].user_data)
 				continue;
 			fprintf(stderr,
-			        "fixture: completion %u of %u has user_data "
-			        "0x%llx, submitted 0x%llx: out of order\n",
-			        i, n, (unsigned long long)comps[i].user_data,
-			        (unsigned long long)ops[i].user_data);
+				"fixture: completion %u of %u has user_data "
+				"0x%llx, submitted 0x%llx: out of order\n",
+				i, n, (unsigned long long)comps[i].user_data,
+				(unsigned long long)ops[i].user_data);
 			return -EPROTO;
 		}
 		got += (unsigned)r;
@@ -349,15 +349,15 @@ int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
 
 		if (now >= deadline) {
 			fprintf(stderr,
-			        "fixture: %u of %u completions after %d ms (%u "
-			        "submitted, in flight %u)\n",
-			        got, n, timeout_ms, sent, cc_in_flight(q));
+				"fixture: %u of %u completions after %d ms (%u "
+				"submitted, in flight %u)\n",
+				got, n, timeout_ms, sent, cc_in_flight(q));
 			return -ETIMEDOUT;
 		}
 		r = cc_wait(q, (int)(deadline - now));
 		if (r < 0) {
 			fprintf(stderr, "fixture: cc_wait: %s\n",
-			        cc_strerror(r));
+				cc_strerror(r));
 			return r;
 		}
 		/* 0 means "timed out"; a 0 long before the deadline is a
@@ -366,32 +366,32 @@ int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
 		if (r == 0 && fx_now_ms() + 100 < deadline &&
 		    fx_early_wait_notes++ < 3)
 			fprintf(stderr,
-			        "fixture: note: cc_wait(%llu ms) returned 0 "
-			        "(time-out) after %llu ms with ops in flight\n",
-			        (unsigned long long)(deadline - now),
-			        (unsigned long long)(fx_now_ms() - now));
+				"fixture: note: cc_wait(%llu ms) returned 0 "
+				"(time-out) after %llu ms with ops in flight\n",
+				(unsigned long long)(deadline - now),
+				(unsigned long long)(fx_now_ms() - now));
 	}
 	return 0;
 }
 
 int fx_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
-             const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
-             const void *in, void *out, size_t len, void *tag)
+	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
+	     const void *in, void *out, size_t len, void *tag)
 {
 	uint64_t t0 = fx_now_ms();
 	int r = cc_crypt(conn, session, dir, iv, iv_len, aad, aad_len, in, out,
-	                 len, tag);
+			 len, tag);
 
 	if (r == -ETIMEDOUT)
 		fprintf(stderr,
-		        "fixture: note: cc_crypt() returned -ETIMEDOUT "
-		        "after %llu ms\n",
-		        (unsigned long long)(fx_now_ms() - t0));
+			"fixture: note: cc_crypt() returned -ETIMEDOUT "
+			"after %llu ms\n",
+			(unsigned long long)(fx_now_ms() - t0));
 	return r;
 }
 
 int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
-                   char names[][FX_ENGINE_NAME_MAX], unsigned max)
+		   char names[][FX_ENGINE_NAME_MAX], unsigned max)
 {
 	static const uint8_t probe_key[16]; /* a probe, not a secret */
 	struct cc_stats st;
@@ -421,12 +421,12 @@ int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 		r = cc_session_destroy(conn, sid);
 		if (r) {
 			fprintf(stderr, "fixture: cc_session_destroy: %s\n",
-			        cc_strerror(r));
+				cc_strerror(r));
 			cc_stats_free(&st);
 			return r;
 		}
 		snprintf(names[n++], FX_ENGINE_NAME_MAX, "%s",
-		         st.engines[i].name);
+			 st.engines[i].name);
 	}
 	cc_stats_free(&st);
 	return (int)n;

@@ -62,7 +62,7 @@ int fx_daemon_stop(struct fx_daemon *d);
  * Returns how many names were stored (at most max), or -errno.
  */
 int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
-                   char names[][FX_ENGINE_NAME_MAX], unsigned max);
+		   char names[][FX_ENGINE_NAME_MAX], unsigned max);
 
 /* Monotonic milliseconds. */
 uint64_t fx_now_ms(void);
@@ -75,7 +75,7 @@ uint64_t fx_now_ms(void);
  * error cc_enqueue_burst()/cc_wait() returned. Requires an idle queue.
  */
 int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
-                 struct cc_completion *comps, int timeout_ms);
+		 struct cc_completion *comps, int timeout_ms);
 
 /*
  * cc_crypt(), plus a note on stderr saying how long it took when it
@@ -83,7 +83,7 @@ int fx_run_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n,
  * -ETIMEDOUT points at a spurious wake-up rather than a slow daemon.
  */
 int fx_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
-             const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
-             const void *in, void *out, size_t len, void *tag);
+	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
+	     const void *in, void *out, size_t len, void *tag);
 
 #endif /* CRYPTOD_TEST_FIXTURE_H */

@@ -48,7 +48,7 @@ static void expect(struct t *t, int ok, const char *what, int got)
 		return;
 	t->failed++;
 	fprintf(stderr, "FAIL engine=%s: %s (got %d: %s)\n",
-	        t->engine ? t->engine : "default", what, got, cc_strerror(got));
+		t->engine ? t->engine : "default", what, got, cc_strerror(got));
 }
 
 static void run_bad_sessions(struct t *t)
@@ -58,7 +58,7 @@ static void run_bad_sessions(struct t *t)
 		unsigned tag_len;
 		const char *what;
 	} bad[] = {
-		{ 0, 16, "empty key" },      { 15, 16, "15-byte key" },
+		{ 0, 16, "empty key" },	     { 15, 16, "15-byte key" },
 		{ 17, 16, "17-byte key" },   { 33, 16, "33-byte key" },
 		{ 16, 1, "1-byte tag" },     { 16, 5, "5-byte tag" },
 		{ 16, 11, "11-byte tag" },   { 16, 17, "17-byte tag" },
@@ -82,8 +82,8 @@ static void run_bad_sessions(struct t *t)
 		/* cc_session_create() documents -EINVAL for a bad key
 		 * length; for a bad tag length any -errno will do. */
 		snprintf(what, sizeof(what), "AES-GCM session with %s: want %s",
-		         bad[i].what,
-		         bad[i].key_len == 16 ? "a -errno" : "-EINVAL");
+			 bad[i].what,
+			 bad[i].key_len == 16 ? "a -errno" : "-EINVAL");
 		expect(t, r == -EINVAL || (r < 0 && bad[i].key_len == 16), what,
 		       r);
 		if (r == 0)
@@ -205,7 +205,7 @@ static void run_bad_ops(struct t *t)
 	for (i = 0; i < 6; i++) {
 		if (iv_len[i] == 12) {
 			snprintf(what, sizeof(what),
-			         "good op %u between bad ones: want CC_OK", i);
+				 "good op %u between bad ones: want CC_OK", i);
 			expect(t, comps[i].status == CC_OK, what,
 			       comps[i].status);
 			expect(t, comps[i].status || comps[i].len == LEN,
@@ -213,9 +213,9 @@ static void run_bad_ops(struct t *t)
 			continue;
 		}
 		snprintf(what, sizeof(what),
-		         "%s with a %u-byte IV: want CC_ERR_BAD_PARAM",
-		         dir[i] == CC_ENCRYPT ? "encrypt" : "decrypt",
-		         iv_len[i]);
+			 "%s with a %u-byte IV: want CC_ERR_BAD_PARAM",
+			 dir[i] == CC_ENCRYPT ? "encrypt" : "decrypt",
+			 iv_len[i]);
 		expect(t, comps[i].status == CC_ERR_BAD_PARAM, what,
 		       comps[i].status);
 	}
@@ -223,7 +223,7 @@ static void run_bad_ops(struct t *t)
 	/* The copying API refuses a bad IV as well; the library may fold
 	 * the status into -EINVAL. */
 	r = fx_crypt(t->conn, sid, CC_ENCRYPT, test_iv, 8, NULL, 0, stack_buf,
-	             out, LEN, tag);
+		     out, LEN, tag);
 	expect(t, r == CC_ERR_BAD_PARAM || r == -EINVAL,
 	       "cc_crypt with an 8-byte IV: want CC_ERR_BAD_PARAM or -EINVAL",
 	       r);
@@ -294,7 +294,7 @@ int main(void)
 	r = fx_daemon_start(&d, &dp);
 	if (r) {
 		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-		        cc_strerror(r));
+			cc_strerror(r));
 		return FX_EXIT_FAIL;
 	}
 	r = cc_connect(d.sock, "test_bad_params", &t.conn);

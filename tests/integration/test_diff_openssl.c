@@ -110,7 +110,7 @@ struct gcase {
 	uint8_t key[32];
 	uint8_t iv[12];
 	uint8_t *pt, *aad, *ct; /* malloc'd; ct is OpenSSL's answer */
-	uint8_t tag[16];        /* OpenSSL's full tag; tag_len of it count */
+	uint8_t tag[16];	/* OpenSSL's full tag; tag_len of it count */
 	uint32_t flip_tag, flip_ct, flip_aad; /* bit to flip in a forgery */
 	uint32_t session;
 	int has_session;
@@ -130,7 +130,7 @@ enum kind {
 
 static const char *const kind_name[K_NR] = {
 	"encrypt out-of-place", "encrypt in-place", "decrypt out-of-place",
-	"decrypt in-place",     "forged tag",       "forged ciphertext",
+	"decrypt in-place",	"forged tag",	    "forged ciphertext",
 	"forged AAD",
 };
 
@@ -158,8 +158,8 @@ static void case_free(struct gcase *g)
 static int evp_encrypt(struct gcase *g)
 {
 	const EVP_CIPHER *ciph = g->key_len == 16   ? EVP_aes_128_gcm()
-	                         : g->key_len == 24 ? EVP_aes_192_gcm()
-	                                            : EVP_aes_256_gcm();
+				 : g->key_len == 24 ? EVP_aes_192_gcm()
+						    : EVP_aes_256_gcm();
 	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
 	uint8_t fin[16];
 	int outl, ok;
@@ -180,14 +180,14 @@ static int evp_encrypt(struct gcase *g)
 /* A GCM tag of length t is the first t bytes of the full tag, so
  * OpenSSL's 16-byte tag answers every tag length. */
 static int case_make(struct gcase *g, unsigned idx, unsigned len,
-                     unsigned key_len, int aad_len)
+		     unsigned key_len, int aad_len)
 {
 	memset(g, 0, sizeof(*g));
 	g->idx = idx;
 	g->len = len;
 	g->key_len = key_len;
 	g->tag_len =
-	        tag_lens[rnd_below(sizeof(tag_lens) / sizeof(tag_lens[0]))];
+		tag_lens[rnd_below(sizeof(tag_lens) / sizeof(tag_lens[0]))];
 	g->aad_len = aad_len < 0 ? rnd_aad_len() : (unsigned)aad_len;
 	rnd_bytes(g->key, key_len);
 	rnd_bytes(g->iv, sizeof(g->iv));
@@ -242,23 +242,23 @@ static long first_not_canary(const uint8_t *p, size_t n)
 }
 
 static void fail(struct t *t, const struct gcase *g, const char *path,
-                 const char *what, const char *why, int status, long off)
+		 const char *what, const char *why, int status, long off)
 {
 	t->failed++;
 	if (t->shown++ >= SHOW_FAILURES)
 		return;
 	fprintf(stderr, "FAIL case %u engine=%s path=%s op=%s: %s", g->idx,
-	        t->engine ? t->engine : "default", path, what, why);
+		t->engine ? t->engine : "default", path, what, why);
 	if (off >= 0)
 		fprintf(stderr, " at byte %ld", off);
 	if (g->key_len)
 		fprintf(stderr,
-		        " (status %d: %s; AES-%u-GCM len %u aad %u tag %u)\n",
-		        status, cc_strerror(status), g->key_len * 8, g->len,
-		        g->aad_len, g->tag_len);
+			" (status %d: %s; AES-%u-GCM len %u aad %u tag %u)\n",
+			status, cc_strerror(status), g->key_len * 8, g->len,
+			g->aad_len, g->tag_len);
 	else
 		fprintf(stderr, " (status %d: %s; null len %u)\n", status,
-		        cc_strerror(status), g->len);
+			cc_strerror(status), g->len);
 }
 
 /*
@@ -267,8 +267,8 @@ static void fail(struct t *t, const struct gcase *g, const char *path,
  * output must then be zero). comp_len < 0 when the path has none.
  */
 static void check(struct t *t, const struct gcase *g, const char *path,
-                  const char *what, int status, long comp_len,
-                  const uint8_t *out, const uint8_t *want, const uint8_t *tag)
+		  const char *what, int status, long comp_len,
+		  const uint8_t *out, const uint8_t *want, const uint8_t *tag)
 {
 	const char *why = NULL;
 	long off = -1;
@@ -323,12 +323,12 @@ static void pend_free(struct cc_queue *q, struct pend *p)
 
 /* Fill the arena buffers of one op. 0 or -ENOMEM. */
 static int pend_fill(struct t *t, struct pend *p, struct cc_op *op,
-                     uint8_t *shared_aad, uint64_t user_data)
+		     uint8_t *shared_aad, uint64_t user_data)
 {
 	struct gcase *g = p->g;
 	int enc = p->kind <= K_ENC_INPLACE;
 	int in_place = p->kind == K_ENC_INPLACE || p->kind == K_DEC_INPLACE ||
-	               p->kind == K_BAD_CT;
+		       p->kind == K_BAD_CT;
 
 	p->src = abuf(t->q, g->len);
 	p->dst = in_place ? p->src : abuf(t->q, g->len);
@@ -410,7 +410,7 @@ static void run_group_burst(struct t *t, struct gcase *g, unsigned n)
 			p->g = &g[i];
 			p->kind = (enum kind)k;
 			r = pend_fill(t, p, &ops[nops], aads[i],
-			              (uint64_t)g[i].idx << 8 | k);
+				      (uint64_t)g[i].idx << 8 | k);
 			nops++;
 			if (r)
 				break;
@@ -418,8 +418,8 @@ static void run_group_burst(struct t *t, struct gcase *g, unsigned n)
 	}
 	if (r) {
 		fprintf(stderr,
-		        "FAIL: arena exhausted building a burst of %u ops\n",
-		        nops);
+			"FAIL: arena exhausted building a burst of %u ops\n",
+			nops);
 		t->failed++;
 		t->fatal = 1;
 		goto out;
@@ -428,7 +428,7 @@ static void run_group_burst(struct t *t, struct gcase *g, unsigned n)
 	r = fx_run_burst(t->q, ops, nops, comps, BURST_TIMEOUT_MS);
 	if (r) {
 		fprintf(stderr, "FAIL: burst of %u ops: %s\n", nops,
-		        cc_strerror(r));
+			cc_strerror(r));
 		t->failed++;
 		t->fatal = 1;
 		goto out;
@@ -442,7 +442,7 @@ static void run_group_burst(struct t *t, struct gcase *g, unsigned n)
 		      comps[i].len, p->dst,
 		      forged ? NULL
 		      : enc  ? p->g->ct
-		             : p->g->pt,
+			     : p->g->pt,
 		      enc ? p->tag : NULL);
 	}
 out:
@@ -470,7 +470,7 @@ static void run_case_sync(struct t *t, struct gcase *g)
 	memset(buf, CANARY, g->len + GUARD);
 	memset(tag, CANARY, sizeof(tag));
 	r = fx_crypt(t->conn, g->session, CC_ENCRYPT, g->iv, sizeof(g->iv),
-	             g->aad, g->aad_len, g->pt, buf, g->len, tag);
+		     g->aad, g->aad_len, g->pt, buf, g->len, tag);
 	check(t, g, "sync", "encrypt out-of-place", r, -1, buf, g->ct, tag);
 
 	/* Decrypt in place (in == out). */
@@ -478,7 +478,7 @@ static void run_case_sync(struct t *t, struct gcase *g)
 	memset(buf + g->len, CANARY, GUARD);
 	memcpy(tag, g->tag, g->tag_len);
 	r = fx_crypt(t->conn, g->session, CC_DECRYPT, g->iv, sizeof(g->iv),
-	             g->aad, g->aad_len, buf, buf, g->len, tag);
+		     g->aad, g->aad_len, buf, buf, g->len, tag);
 	check(t, g, "sync", "decrypt in-place", r, -1, buf, g->pt, NULL);
 
 	/* A forged tag: rejected, and the caller's buffer wiped. */
@@ -487,7 +487,7 @@ static void run_case_sync(struct t *t, struct gcase *g)
 	memcpy(tag, g->tag, g->tag_len);
 	flip(tag, g->flip_tag);
 	r = fx_crypt(t->conn, g->session, CC_DECRYPT, g->iv, sizeof(g->iv),
-	             g->aad, g->aad_len, buf, buf, g->len, tag);
+		     g->aad, g->aad_len, buf, buf, g->len, tag);
 	check(t, g, "sync", "forged tag", r, -1, buf, NULL, NULL);
 
 	free(buf);
@@ -555,15 +555,15 @@ static int run_gcm(struct t *t, uint64_t seed)
 	while (idx < total && !t->fatal) {
 		unsigned len = idx < n_fixed ? fixed_lens[idx / 3] : rnd_len();
 		unsigned key_len = idx < n_fixed ? key_lens[idx % 3]
-		                                 : key_lens[rnd_below(3)];
+						 : key_lens[rnd_below(3)];
 
 		/* The last fixed case has the largest payload and, once
 		 * for sure, the largest AAD the ABI allows. */
 		r = case_make(&g[n], idx, len, key_len,
-		              idx == n_fixed - 1 ? CRD_AAD_MAX : -1);
+			      idx == n_fixed - 1 ? CRD_AAD_MAX : -1);
 		if (r) {
 			fprintf(stderr, "FAIL: case %u: cannot build (%s)\n",
-			        idx, cc_strerror(r));
+				idx, cc_strerror(r));
 			case_free(&g[n]);
 			return r;
 		}
@@ -585,8 +585,8 @@ static int run_gcm(struct t *t, uint64_t seed)
 /* ---- Null algorithm: a copy, in and out of place ---- */
 
 static void null_check(struct t *t, unsigned idx, const char *path,
-                       const char *what, int status, long comp_len,
-                       const uint8_t *out, const uint8_t *want, unsigned len)
+		       const char *what, int status, long comp_len,
+		       const uint8_t *out, const uint8_t *want, unsigned len)
 {
 	struct gcase g = { .idx = idx, .len = len };
 	const char *why = NULL;
@@ -651,11 +651,11 @@ static void run_null_one(struct t *t, uint32_t sid, unsigned idx, unsigned len)
 	}
 	for (i = 0; i < 3; i++)
 		null_check(t, idx, "burst", what[i], comps[i].status,
-		           comps[i].len, dst[i], ref, len);
+			   comps[i].len, dst[i], ref, len);
 
 	memset(out, CANARY, len + GUARD);
 	r = fx_crypt(t->conn, sid, CC_ENCRYPT, NULL, 0, NULL, 0, ref, out, len,
-	             NULL);
+		     NULL);
 	null_check(t, idx, "sync", "copy out-of-place", r, -1, out, ref, len);
 	goto out;
 
@@ -693,11 +693,11 @@ static void run_null(struct t *t, uint64_t seed)
 	}
 	for (i = 0; i < n_fixed + NULL_RANDOM_CASES && !t->fatal; i++)
 		run_null_one(t, sid, i,
-		             i < n_fixed ? fixed_lens[i] : rnd_len());
+			     i < n_fixed ? fixed_lens[i] : rnd_len());
 	r = cc_session_destroy(t->conn, sid);
 	if (r) {
 		fprintf(stderr, "FAIL: null session destroy: %s\n",
-		        cc_strerror(r));
+			cc_strerror(r));
 		t->failed++;
 	}
 }
@@ -714,7 +714,7 @@ static uint64_t seed_from_env(void)
 	v = strtoull(s, &end, 0);
 	if (errno || *end) {
 		fprintf(stderr,
-		        "TEST_SEED=%s is not a number; using the default\n", s);
+			"TEST_SEED=%s is not a number; using the default\n", s);
 		return SEED_DEFAULT;
 	}
 	return v;
@@ -741,7 +741,7 @@ int main(void)
 	r = fx_daemon_start(&d, &dp);
 	if (r) {
 		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-		        cc_strerror(r));
+			cc_strerror(r));
 		return FX_EXIT_FAIL;
 	}
 	r = cc_connect(d.sock, "test_diff_openssl", &t.conn);

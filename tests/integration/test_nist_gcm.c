@@ -34,9 +34,9 @@
 
 /* What the service is expected to do with a vector. */
 enum v_class {
-	V_SUPPORTED,     /* 96-bit IV: exact result */
+	V_SUPPORTED,	 /* 96-bit IV: exact result */
 	V_DAEMON_REJECT, /* fits a descriptor: per-op CC_ERR_BAD_PARAM */
-	V_LIB_REJECT,    /* longer than CRD_IV_MAX: the library refuses */
+	V_LIB_REJECT,	 /* longer than CRD_IV_MAX: the library refuses */
 };
 
 struct counts {
@@ -51,7 +51,7 @@ struct ctx {
 	enum cc_dir dir;
 	struct counts sync, burst;
 	unsigned long batches;
-	unsigned shown;   /* failures printed in full so far */
+	unsigned shown;	  /* failures printed in full so far */
 	int other_errors; /* session destroy etc. */
 };
 
@@ -78,17 +78,17 @@ static void print_hex(const char *label, const uint8_t *p, size_t n)
 
 /* The vectors are public, so a failure prints all of the record. */
 static void show_failure(struct ctx *c, const char *path,
-                         const struct gcm_vec *v, const char *why, int status,
-                         const uint8_t *out, const uint8_t *tag)
+			 const struct gcm_vec *v, const char *why, int status,
+			 const uint8_t *out, const uint8_t *tag)
 {
 	unsigned len = v->ct_len;
 
 	if (c->shown++ >= SHOW_FAILURES)
 		return;
 	fprintf(stderr,
-	        "FAIL %s:%u Count=%u engine=%s path=%s: %s (status %d: %s)\n",
-	        c->file, v->line, v->count, c->engine ? c->engine : "default",
-	        path, why, status, cc_strerror(status));
+		"FAIL %s:%u Count=%u engine=%s path=%s: %s (status %d: %s)\n",
+		c->file, v->line, v->count, c->engine ? c->engine : "default",
+		path, why, status, cc_strerror(status));
 	print_hex("Key", v->key, v->key_len);
 	print_hex("IV", v->iv, v->iv_len);
 	print_hex("AAD", v->aad, v->aad_len);
@@ -130,8 +130,8 @@ static int all_zero(const uint8_t *p, size_t n)
  * reports no length. Updates the counts of the path.
  */
 static void judge(struct ctx *c, struct counts *k, const char *path,
-                  const struct gcm_vec *v, int status, const uint8_t *out,
-                  const uint8_t *tag, long comp_len)
+		  const struct gcm_vec *v, int status, const uint8_t *out,
+		  const uint8_t *tag, long comp_len)
 {
 	unsigned len = v->ct_len;
 	const char *why = NULL;
@@ -166,15 +166,15 @@ static void judge(struct ctx *c, struct counts *k, const char *path,
 			why = "operation failed";
 		else if (memcmp(out, c->dir == CC_ENCRYPT ? v->ct : v->pt, len))
 			why = c->dir == CC_ENCRYPT ? "ciphertext mismatch"
-			                           : "plaintext mismatch";
+						   : "plaintext mismatch";
 		else if (!canary_intact(out + len, GUARD))
 			why = "wrote past the end of the output";
 		else if (c->dir == CC_ENCRYPT &&
-		         memcmp(tag, v->tag, v->tag_len))
+			 memcmp(tag, v->tag, v->tag_len))
 			why = "tag mismatch";
 		else if (c->dir == CC_ENCRYPT &&
-		         !canary_intact(tag + v->tag_len,
-		                        V_TAG_MAX + GUARD - v->tag_len))
+			 !canary_intact(tag + v->tag_len,
+					V_TAG_MAX + GUARD - v->tag_len))
 			why = "wrote more than tag_len tag bytes";
 		else if (comp_len >= 0 && comp_len != len)
 			why = "completion length differs from payload length";
@@ -205,8 +205,8 @@ static void run_sync(struct ctx *c, const struct gcm_vec *v)
 		memcpy(tag, v->tag, v->tag_len);
 	/* Empty inputs as NULL: what a caller of the copying API writes. */
 	r = fx_crypt(c->conn, v->session, c->dir, v->iv, v->iv_len,
-	             v->aad_len ? v->aad : NULL, v->aad_len, len ? in : NULL,
-	             len ? out : NULL, len, tag);
+		     v->aad_len ? v->aad : NULL, v->aad_len, len ? in : NULL,
+		     len ? out : NULL, len, tag);
 	judge(c, &c->sync, "sync", v, r, out, tag, -1);
 }
 
@@ -230,7 +230,7 @@ static void free_slot(struct cc_queue *q, struct slot *s)
 
 /* Allocate and fill the arena buffers of one op; 0 or -ENOMEM. */
 static int fill_slot(struct ctx *c, const struct gcm_vec *v, unsigned k,
-                     struct slot *s, struct cc_op *op, uint64_t user_data)
+		     struct slot *s, struct cc_op *op, uint64_t user_data)
 {
 	const uint8_t *in = c->dir == CC_ENCRYPT ? v->pt : v->ct;
 	unsigned len = v->ct_len;
@@ -285,7 +285,7 @@ static void run_lib_reject(struct ctx *c, const struct gcm_vec *v)
 		c->burst.run++;
 		c->burst.failed++;
 		show_failure(c, "burst", v, "arena exhausted", -ENOMEM, NULL,
-		             NULL);
+			     NULL);
 		return;
 	}
 	r = cc_enqueue_burst(c->q, &op, 1);
@@ -295,8 +295,8 @@ static void run_lib_reject(struct ctx *c, const struct gcm_vec *v)
 		if (cc_wait(c->q, BURST_TIMEOUT_MS) > 0 &&
 		    cc_dequeue_burst(c->q, &comp, 1) == 1)
 			fprintf(stderr,
-			        "  (the daemon completed it with status %d)\n",
-			        comp.status);
+				"  (the daemon completed it with status %d)\n",
+				comp.status);
 		r = 0;
 	} else if (r == 0 || cc_in_flight(c->q) != before) {
 		r = 0; /* refused without an error, or left state behind */
@@ -326,7 +326,7 @@ static void run_burst(struct ctx *c, struct gcm_vec *v, unsigned n)
 			c->burst.run++;
 			c->burst.failed++;
 			show_failure(c, "burst", &v[i], "arena exhausted",
-			             -ENOMEM, NULL, NULL);
+				     -ENOMEM, NULL, NULL);
 			continue;
 		}
 		idx[nops++] = i;
@@ -350,9 +350,9 @@ static void run_burst(struct ctx *c, struct gcm_vec *v, unsigned n)
 	}
 	if (r < 0) {
 		fprintf(stderr,
-		        "FAIL %s: burst of %u ops: %s; the queue is unusable, "
-		        "stopping\n",
-		        c->file, nops, cc_strerror(r));
+			"FAIL %s: burst of %u ops: %s; the queue is unusable, "
+			"stopping\n",
+			c->file, nops, cc_strerror(r));
 		c->other_errors++;
 		return;
 	}
@@ -387,7 +387,7 @@ static void run_batch(struct ctx *c, struct gcm_vec *v, unsigned n)
 		c->burst.run++;
 		c->burst.failed++;
 		show_failure(c, "session", &v[i], "cc_session_create failed", r,
-		             NULL, NULL);
+			     NULL, NULL);
 	}
 
 	for (i = 0; i < n; i++)
@@ -402,9 +402,9 @@ static void run_batch(struct ctx *c, struct gcm_vec *v, unsigned n)
 		r = cc_session_destroy(c->conn, v[i].session);
 		if (r) {
 			fprintf(stderr,
-			        "FAIL %s:%u: cc_session_destroy(%u): %s\n",
-			        c->file, v[i].line, v[i].session,
-			        cc_strerror(r));
+				"FAIL %s:%u: cc_session_destroy(%u): %s\n",
+				c->file, v[i].line, v[i].session,
+				cc_strerror(r));
 			c->other_errors++;
 		}
 		v[i].has_session = 0;
@@ -413,7 +413,7 @@ static void run_batch(struct ctx *c, struct gcm_vec *v, unsigned n)
 
 /* Returns the number of records parsed, or -errno. */
 static long run_file(struct ctx *c, const char *dir, const char *file,
-                     enum cc_dir d)
+		     enum cc_dir d)
 {
 	static struct gcm_vec v[BATCH];
 	char path[4096];
@@ -493,7 +493,7 @@ int main(void)
 	r = fx_daemon_start(&d, &dp);
 	if (r) {
 		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-		        cc_strerror(r));
+			cc_strerror(r));
 		return FX_EXIT_FAIL;
 	}
 	r = cc_connect(d.sock, "test_nist_gcm", &conn);
@@ -526,7 +526,7 @@ int main(void)
 				.engine = eng,
 			};
 			long parsed =
-			        run_file(&c, dir, files[f].file, files[f].dir);
+				run_file(&c, dir, files[f].file, files[f].dir);
 
 			printf("%s [%s]: %ld vectors\n", files[f].file,
 			       eng ? eng : "default", parsed);
