@@ -15,11 +15,12 @@
 static const char usage_stats[] =
 	"Usage: cryptoctl stats [--json] [--socket PATH]\n"
 	"\n"
-	"Print the daemon's uptime, workers, clients and sessions, then per\n"
-	"engine and per client queue: ops, bytes, errors, authentication\n"
-	"failures, retries (enqueue refused: ring full), empty polls and\n"
-	"wake-ups; per queue also its owner (client id, pid, uid, name), its\n"
-	"sessions and the ops in flight. Bytes are exact byte counts.\n"
+	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
+	"the ops, bytes, errors and authentication failures it saw; per\n"
+	"client queue the same plus retries (enqueue refused: ring full),\n"
+	"empty polls (worker passes that found no work), wake-ups (doorbells\n"
+	"rung for a sleeping client), its owner (client id, pid, uid, name),\n"
+	"its sessions and the ops in flight. Bytes are exact byte counts.\n"
 	"\n"
 	"  -j, --json         one JSON object instead of the tables:\n"
 	"                     uptime_ms, workers, clients, sessions,\n"
@@ -137,8 +138,9 @@ static void tbl_fini(struct tbl *t)
 		"WAKEUPS"
 enum { N_COUNTERS = 7 };
 
+/* The first n counters of k, from column col on. */
 static void tbl_counters(struct tbl *t, unsigned row, unsigned col,
-			 const struct cc_counters *k)
+			 const struct cc_counters *k, unsigned n)
 {
 	const uint64_t v[N_COUNTERS] = { k->ops,     k->bytes,
 					 k->errors,  k->auth_failures,
@@ -146,21 +148,25 @@ static void tbl_counters(struct tbl *t, unsigned row, unsigned col,
 					 k->wakeups };
 	unsigned i;
 
-	for (i = 0; i < N_COUNTERS; i++)
+	for (i = 0; i < n && i < N_COUNTERS; i++)
 		tbl_u64(t, row, col + i, v[i]);
 }
 
 static int print_engines(const struct cc_stats *st)
 {
-	static const char *const titles[] = { "<ENGINE", COUNTER_TITLES };
+	/* Retries, empty polls and wake-ups belong to queues, not engines:
+	 * engine rows show what the engine did. */
+	static const char *const titles[] = { "<ENGINE", "OPS", "BYTES",
+					      "ERRORS", "AUTH-FAIL" };
+	enum { N_ENGINE_COUNTERS = 4 };
 	struct tbl t;
 	unsigned i;
 
-	if (tbl_init(&t, st->n_engines, titles, 1 + N_COUNTERS))
+	if (tbl_init(&t, st->n_engines, titles, 1 + N_ENGINE_COUNTERS))
 		return -ENOMEM;
 	for (i = 0; i < st->n_engines; i++) {
 		tbl_text(&t, i, 0, st->engines[i].name);
-		tbl_counters(&t, i, 1, &st->engines[i].c);
+		tbl_counters(&t, i, 1, &st->engines[i].c, N_ENGINE_COUNTERS);
 	}
 	tbl_print(&t);
 	tbl_fini(&t);
@@ -192,7 +198,7 @@ static int print_queues(const struct cc_stats *st)
 		tbl_u64(&t, i, 3, q->uid);
 		tbl_u64(&t, i, 4, q->sessions);
 		tbl_u64(&t, i, 5, q->in_flight);
-		tbl_counters(&t, i, 6, &q->c);
+		tbl_counters(&t, i, 6, &q->c, N_COUNTERS);
 		tbl_text(&t, i, N_COLS - 1, q->client_name);
 	}
 	tbl_print(&t);
