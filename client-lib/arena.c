@@ -102,6 +102,9 @@ int64_t arena_alloc(struct arena_alloc *a, uint64_t bytes)
 {
 	if (bytes == 0)
 		bytes = 1;
+	/* Refuse before rounding up: near UINT64_MAX the sum would wrap. */
+	if (bytes > (uint64_t)a->granules * ARENA_GRANULE)
+		return -1;
 	uint64_t g = (bytes + ARENA_GRANULE - 1) / ARENA_GRANULE;
 	for (uint32_t i = 0; i < a->nfree; i++) {
 		struct arena_ext *e = &a->free[i];
@@ -123,7 +126,9 @@ int64_t arena_alloc(struct arena_alloc *a, uint64_t bytes)
 
 int arena_free(struct arena_alloc *a, uint64_t off)
 {
-	if (off % ARENA_GRANULE)
+	/* Check before narrowing to 32 bits, or a far offset would alias a
+	 * live block. */
+	if (off % ARENA_GRANULE || off / ARENA_GRANULE >= a->granules)
 		return -EINVAL;
 	uint32_t g = off / ARENA_GRANULE;
 	uint32_t len = map_take(a, g + 1);
