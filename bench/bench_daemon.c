@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Path A: one queue, one client thread, zero-copy. Slot buffers are carved
+ * once out of two arena blocks; ops are built once per size and submitted
+ * straight from that array. The loop keeps up to burst*depth ops in
+ * flight, enqueues a burst whenever one fits and takes completions as they
+ * come. Nothing is allocated and no syscall is made per op by this code.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cryptod/ring_abi.h"
+
+/* How long a silent daemon is tolerated while draining or verifying. */
+#define BENCH_DRAIN_MS 10000
+/* Consecutive empty polls (a few ns each) before the loop yields. */
+#define BENCH_IDLE_SPINS 1024u
+
+static size_t max_stride(const struct bench_cfg *cfg, bool dst)
+{
+	size_t m = 0, s;
+	unsigned i;
+
+	for (i = 0; i < cfg->n_sizes; i++) {
+		s = dst ? bench_layout_dst_stride(cfg->sizes[i])
+			: bench_layout_stride(cfg->sizes[i], cfg->aad_len,
+					      bench_tag_len(cfg->alg));
+		if (s > m)
+			m = s;
+	}
+	return m;
+}
+
+int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
+		      const uint8_t *key)
+{
+	struct cc_session_params sp = { 0 };
+	struct cc_queue_params qp = { 0 };
+	size_t src_bytes, dst_bytes;
+	uint64_t arena;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->nslots = cfg->burst * cfg->depth;
+	d->ring = cfg->ring;
+	src_bytes = d->nslots * max_stride(cfg, false);
+	dst_bytes = cfg->oop ? d->nslots * max_stride(cfg, true) : 0;
+	/* Room for the allocator's own bookkeeping and alignment. */
+	arena = crd_align_up(src_bytes + dst_bytes + (64u << 10),
+			     CRD_ARENA_ALIGN);
+	if (arena < CRD_ARENA_MIN_SIZE)
+		arena = CRD_ARENA_MIN_SIZE;
+	if (arena > CRD_ARENA_MAX_SIZE) {
+		fprintf(stderr,
+			"cryptod-bench: %llu arena bytes needed, the most is "
+			"%llu: lower --burst, --depth or --sizes\n",
+			(unsigned long long)arena,
+			(unsigned long long)CRD_ARENA_MAX_SIZE);
+		return -E2BIG;
+	}
+
+	d->ops = calloc(d->nslots, sizeof(*d->ops));
+	d->comps = calloc(d->nslots, sizeof(*d->comps));
+	if (!d->ops || !d->comps) {
+		rc = -ENOMEM;
+		goto err;
+	}
+
+	rc = cc_connect(cfg->socket, BENCH_CLIENT_NAME, &d->conn);
+	if (rc < 0) {
+		fprintf(stderr, "cryptod-bench: connect %s: %s\n", cfg->socket,
+			cc_strerror(rc));
+		goto err;
+	}
+
+	sp.alg = cfg->alg == BENCH_ALG_NULL ? CC_ALG_NULL : CC_ALG_AES_GCM;
+	sp.key = bench_key_len(cfg->alg) ? key : NULL;
+	sp.key_len = bench_key_len(cfg->alg);
+	sp.tag_len = bench_tag_len(cfg->alg);
+	sp.engine = cfg->engine;
+	rc = cc_session_create(d->conn, &sp, &d->session);
+	if (rc < 0) {
+		fprintf(stderr, "cryptod-bench: session %s%s%s: %s\n",
+			bench_alg_name(cfg->alg), cfg->engine ? " on " : "",
+			cfg->engine ? cfg->engine : "", cc_strerror(rc));
+		goto err;
+	}
+	d->have_session = true;
+
+	qp.sq_entries = d->ring;
+	qp.cq_entries = d->ring;
+	qp.arena_size = arena;
+	rc = cc_queue_open(d->conn, &qp, &d->q);
+	if (rc < 0) {
+		fprintf(stderr,
+			"cryptod-bench: queue (%u entries, %llu B arena): %s\n",
+			d->ring, (unsigned long long)arena, cc_strerror(rc));
+		goto err;
+	}
+
+	d->src_block = cc_buf_alloc(d->q, src_bytes);
+	if (dst_bytes)
+		d->dst_block = cc_buf_alloc(d->q, dst_bytes);
+	if (!d->src_block || (dst_bytes && !d->dst_block)) {
+		fprintf(stderr,
+			"cryptod-bench: cc_buf_alloc failed in a %llu B "
+			"arena\n",
+			(unsigned long long)cc_arena_size(d->q));
+		rc = -ENOMEM;
+		goto err;
+	}
+	return 0;
+
+err:
+	bench_daemon_close(d);
+	return rc;
+}
+
+void bench_daemon_close(struct bench_daemon *d)
+{
+	if (d->q) {
+		if (d->dst_block)
+			cc_buf_free(d->q, d->dst_block);
+		if (d->src_block)
+			cc_buf_free(d->q, d->src_block);
+		cc_queue_close(d->q);
+	}
+	d->q = NULL;
+	d->src_block = NULL;
+	d->dst_block = NULL;
+	if (d->have_session)
+		cc_session_destroy(d->conn, d->session);
+	d->have_session = false;
+	if (d->conn)
+		cc_disconnect(d->conn);
+	d->conn = NULL;
+	free(d->ops);
+	d->ops = NULL;
+	free(d->comps);
+	d->comps = NULL;
+}
+
+void bench_daemon_bind(struct bench_daemon *d, struct bench_layout *l,
+		       enum cc_dir dir)
+{
+	unsigned i;
+
+	l->src = d->src_block;
+	l->dst = l->oop ? d->dst_block : d->src_block;
+	for (i = 0; i < d->nslots; i++) {
+		struct cc_op *op = &d->ops[i];
+
+		memset(op, 0, sizeof(*op));
+		op->user_data =
+			i; /* completions must come back in this order */
+		op->session = d->session;
+		op->dir = dir;
+		op->src = bench_slot_src(l, i);
+		op->dst = bench_slot_dst(l, i);
+		op->len = l->len;
+		op->aad = l->aad_len ? bench_slot_aad(l, i) : NULL;
+		op->aad_len = l->aad_len;
+		op->tag = l->tag_len ? bench_slot_tag(l, i) : NULL;
+		op->iv = l->iv[i];
+		op->iv_len = l->tag_len ? BENCH_IV_LEN : 0;
+	}
+}
+
+/* Take completions until none is in flight: verification and the end of a
+ * measurement. Statuses are stored when status_out is not NULL. */
+static int drain(struct bench_daemon *d, unsigned *in_flight, uint32_t *expect,
+		 int32_t *status_out, unsigned *bad)
+{
+	double deadline = bench_now() + BENCH_DRAIN_MS * 1e-3;
+	unsigned spins = 0;
+	int n, i, rc;
+
+	while (*in_flight) {
+		n = cc_dequeue_burst(d->q, d->comps, d->nslots);
+		if (n < 0) {
+			fprintf(stderr, "cryptod-bench: dequeue: %s\n",
+				cc_strerror(n));
+			return n;
+		}
+		if (n == 0) {
+			if (++spins < 1024)
+				continue;
+			spins = 0;
+			if (bench_now() > deadline) {
+				fprintf(stderr,
+					"cryptod-bench: %u ops still in flight "
+					"after %d ms: the daemon stopped "
+					"completing them\n",
+					*in_flight, BENCH_DRAIN_MS);
+				return -ETIMEDOUT;
+			}
+			rc = cc_wait(d->q, 10);
+			if (rc < 0) {
+				fprintf(stderr, "cryptod-bench: wait: %s\n",
+					cc_strerror(rc));
+				return rc;
+			}
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			const struct cc_completion *c = &d->comps[i];
+
+			if (c->user_data != *expect) {
+				fprintf(stderr,
+					"cryptod-bench: completion out of "
+					"order: got op %llu, expected %u\n",
+					(unsigned long long)c->user_data,
+					*expect);
+				return -EPROTO;
+			}
+			if (status_out)
+				status_out[*expect] = c->status;
+			else if (c->status)
+				(*bad)++;
+			if (++*expect == d->nslots)
+				*expect = 0;
+		}
+		*in_flight -= (unsigned)n;
+	}
+	return 0;
+}
+
+int bench_daemon_run_once(struct bench_daemon *d, unsigned n,
+			  int32_t *status_out)
+{
+	unsigned sent = 0, in_flight = 0, bad = 0;
+	uint32_t expect = 0;
+	double deadline = bench_now() + BENCH_DRAIN_MS * 1e-3;
+	int rc;
+
+	while (sent < n) {
+		rc = cc_enqueue_burst(d->q, &d->ops[sent], n - sent);
+		if (rc < 0) {
+			fprintf(stderr, "cryptod-bench: enqueue: %s\n",
+				cc_strerror(rc));
+			return rc;
+		}
+		sent += (unsigned)rc;
+		in_flight += (unsigned)rc;
+		if (rc == 0 && bench_now() > deadline) {
+			fprintf(stderr,
+				"cryptod-bench: the ring stayed full for %d "
+				"ms\n",
+				BENCH_DRAIN_MS);
+			return -ETIMEDOUT;
+		}
+	}
+	return drain(d, &in_flight, &expect, status_out, &bad);
+}
+
+/* Ops between clock reads: about 64 KiB of payload, at least a burst. */
+static uint64_t ops_per_check(unsigned burst, uint32_t len)
+{
+	uint64_t n = 65536 / len;
+
+	return n < burst ? burst : n;
+}
+
+int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
+		     unsigned time_ms, struct bench_sample *out)
+{
+	const unsigned burst = cfg->burst, cap = d->nslots;
+	const uint32_t len = d->ops[0].len;
+	const uint64_t check = ops_per_check(burst, len);
+	struct cc_queue *q = d->q;
+	struct cc_completion *comps = d->comps;
+	unsigned next = 0, in_flight = 0, bad = 0, idle = 0, want;
+	uint32_t expect = 0;
+	uint64_t done = 0, since = 0, retries = 0, empty = 0;
+	double t0, t, end;
+	int n, i, rc;
+
+	t0 = bench_now();
+	t = t0;
+	end = t0 + time_ms * 1e-3;
+	for (;;) {
+		if (cap - in_flight >= burst) {
+			want = cap - next < burst ? cap - next : burst;
+			n = cc_enqueue_burst(q, &d->ops[next], want);
+			if (n < 0) {
+				fprintf(stderr, "cryptod-bench: enqueue: %s\n",
+					cc_strerror(n));
+				return n;
+			}
+			retries += want - (unsigned)n;
+			in_flight += (unsigned)n;
+			next += (unsigned)n;
+			if (next == cap)
+				next = 0;
+		}
+
+		n = cc_dequeue_burst(q, comps, cap);
+		if (n <= 0) {
+			if (n < 0) {
+				fprintf(stderr, "cryptod-bench: dequeue: %s\n",
+					cc_strerror(n));
+				return n;
+			}
+			empty++;
+			if (++idle & (BENCH_IDLE_SPINS - 1))
+				continue;
+			/*
+			 * Nothing for a while (microseconds: a burst of the
+			 * largest ops). If the worker shares our core, spinning
+			 * on would starve it for a whole slice: give the core
+			 * up. With a core each this is rare and returns at
+			 * once. Also bounds the wait on a stalled daemon.
+			 */
+			sched_yield();
+			t = bench_now();
+			if (t >= end)
+				break;
+			continue;
+		}
+		idle = 0;
+		for (i = 0; i < n; i++) {
+			bad += comps[i].status != 0;
+			if (comps[i].user_data != expect) {
+				fprintf(stderr,
+					"cryptod-bench: completion out of "
+					"order: got op %llu, expected %u\n",
+					(unsigned long long)comps[i].user_data,
+					expect);
+				return -EPROTO;
+			}
+			if (++expect == cap)
+				expect = 0;
+		}
+		in_flight -= (unsigned)n;
+		done += (unsigned)n;
+		since += (unsigned)n;
+		if (since >= check) {
+			since = 0;
+			t = bench_now();
+			if (t >= end)
+				break;
+		}
+	}
+
+	/* Ops still in flight finish after the window: not counted. */
+	rc = drain(d, &in_flight, &expect, NULL, &bad);
+	if (rc < 0)
+		return rc;
+	if (bad) {
+		fprintf(stderr,
+			"cryptod-bench: %u ops completed with an error "
+			"status\n",
+			bad);
+		return -EBADMSG;
+	}
+	memset(out, 0, sizeof(*out));
+	out->ops = done;
+	out->bytes = done * len;
+	out->retries = retries;
+	out->empty_polls = empty;
+	out->secs = t - t0;
+	return 0;
+}

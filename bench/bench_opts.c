@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* cryptod-bench command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cryptod/ring_abi.h"
+
+static const uint32_t default_sizes[] = { 64,	128,  256,  512,
+					  1024, 1536, 2048, 16384 };
+static const uint32_t smoke_sizes[] = { 64, 1024 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: cryptod-bench [OPTIONS]\n"
+		"Measure cryptod through libcryptoclient (zero-copy, one "
+		"queue, one client\n"
+		"thread) against intel-ipsec-mb's direct API in this process, "
+		"alternating\n"
+		"the two in rounds, and print the medians and the median "
+		"per-round ratio.\n"
+		"\n"
+		"  --socket PATH        daemon socket (default: "
+		"cc_default_socket_path())\n"
+		"  --spawn-daemon BIN   start BIN --socket TMP --workers N for "
+		"the run,\n"
+		"                       stop it with SIGTERM afterwards\n"
+		"  --workers N          workers for the spawned daemon "
+		"(default 1)\n"
+		"  --alg ALG            aes-128-gcm | aes-256-gcm | null "
+		"(default aes-128-gcm)\n"
+		"  --engine NAME        daemon engine (default: the daemon's "
+		"choice)\n"
+		"  --dir enc|dec        direction (default enc); dec is out of "
+		"place\n"
+		"  --oop                out of place for enc too (default in "
+		"place)\n"
+		"  --sizes LIST         comma-separated buffer sizes in bytes\n"
+		"                       (default "
+		"64,128,256,512,1024,1536,2048,16384)\n"
+		"  --aad-len N          AAD bytes per op (default 0)\n"
+		"  --burst N            ops per enqueue / in-process burst "
+		"(default 32)\n"
+		"  --depth N            bursts kept in flight on the daemon "
+		"path (default 4)\n"
+		"  --ring N             submission ring entries, a power of "
+		"two\n"
+		"                       (default: smallest >= burst * depth)\n"
+		"  --rounds N           A/B rounds per size (default 5)\n"
+		"  --time-ms N          duration of each measurement (default "
+		"300)\n"
+		"  --cpu N              pin the client thread to CPU N\n"
+		"  --no-inproc          skip the in-process measurement\n"
+		"  --csv                CSV on stdout, notes on stderr\n"
+		"  --smoke              sizes 64,1024, 1 round of 50 ms: "
+		"checks that it runs\n"
+		"                       and that the daemon's output is right\n"
+		"  --help               this text\n"
+		"\n"
+		"Every size is verified first: the daemon's output for one "
+		"burst must equal\n"
+		"ipsec-mb's, or the run stops with an error. Throughput counts "
+		"payload bytes.\n");
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned min,
+		      unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "cryptod-bench: %s: '%s' is not in [%u, %u]\n",
+			opt, s, min, max);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_sizes(struct bench_cfg *cfg, const char *s)
+{
+	char buf[1024];
+	char *save = NULL, *tok;
+	unsigned n = 0, v;
+	int rc;
+
+	if (strlen(s) >= sizeof(buf)) {
+		fprintf(stderr, "cryptod-bench: --sizes: list too long\n");
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == BENCH_MAX_SIZES) {
+			fprintf(stderr, "cryptod-bench: --sizes: at most %d\n",
+				BENCH_MAX_SIZES);
+			return -EINVAL;
+		}
+		rc = parse_uint("--sizes", tok, 1, CRD_OP_MAX_LEN, &v);
+		if (rc)
+			return rc;
+		cfg->sizes[n++] = v;
+	}
+	if (!n) {
+		fprintf(stderr, "cryptod-bench: --sizes: empty list\n");
+		return -EINVAL;
+	}
+	cfg->n_sizes = n;
+	return 0;
+}
+
+static void set_sizes(struct bench_cfg *cfg, const uint32_t *v, unsigned n)
+{
+	memcpy(cfg->sizes, v, n * sizeof(*v));
+	cfg->n_sizes = n;
+}
+
+enum {
+	OPT_SOCKET = 256,
+	OPT_SPAWN,
+	OPT_WORKERS,
+	OPT_ALG,
+	OPT_ENGINE,
+	OPT_DIR,
+	OPT_OOP,
+	OPT_SIZES,
+	OPT_AAD,
+	OPT_BURST,
+	OPT_DEPTH,
+	OPT_RING,
+	OPT_ROUNDS,
+	OPT_TIME,
+	OPT_CPU,
+	OPT_NO_INPROC,
+	OPT_CSV,
+	OPT_SMOKE,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "spawn-daemon", required_argument, NULL, OPT_SPAWN },
+	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "alg", required_argument, NULL, OPT_ALG },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "oop", no_argument, NULL, OPT_OOP },
+	{ "sizes", required_argument, NULL, OPT_SIZES },
+	{ "aad-len", required_argument, NULL, OPT_AAD },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "ring", required_argument, NULL, OPT_RING },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "time-ms", required_argument, NULL, OPT_TIME },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "no-inproc", no_argument, NULL, OPT_NO_INPROC },
+	{ "csv", no_argument, NULL, OPT_CSV },
+	{ "smoke", no_argument, NULL, OPT_SMOKE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Explicit options win over --smoke whatever their order. */
+struct explicit_opts {
+	bool sizes, rounds, time;
+};
+
+static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
+		     const char *arg)
+{
+	unsigned v;
+	int rc = 0;
+
+	switch (c) {
+	case OPT_SOCKET:
+		if (strlen(arg) >= sizeof(cfg->socket)) {
+			fprintf(stderr,
+				"cryptod-bench: --socket: path too long\n");
+			return -EINVAL;
+		}
+		strcpy(cfg->socket, arg);
+		return 0;
+	case OPT_SPAWN:
+		cfg->spawn = arg;
+		return 0;
+	case OPT_WORKERS:
+		return parse_uint("--workers", arg, 1, BENCH_MAX_WORKERS,
+				  &cfg->workers);
+	case OPT_ALG:
+		if (!strcmp(arg, "aes-128-gcm"))
+			cfg->alg = BENCH_ALG_AES128_GCM;
+		else if (!strcmp(arg, "aes-256-gcm"))
+			cfg->alg = BENCH_ALG_AES256_GCM;
+		else if (!strcmp(arg, "null"))
+			cfg->alg = BENCH_ALG_NULL;
+		else
+			goto bad_value;
+		return 0;
+	case OPT_ENGINE:
+		cfg->engine = arg;
+		return 0;
+	case OPT_DIR:
+		if (!strcmp(arg, "enc"))
+			cfg->dir = CC_ENCRYPT;
+		else if (!strcmp(arg, "dec"))
+			cfg->dir = CC_DECRYPT;
+		else
+			goto bad_value;
+		return 0;
+	case OPT_OOP:
+		cfg->oop = true;
+		return 0;
+	case OPT_SIZES:
+		set->sizes = true;
+		return parse_sizes(cfg, arg);
+	case OPT_AAD:
+		return parse_uint("--aad-len", arg, 0, BENCH_MAX_AAD,
+				  &cfg->aad_len);
+	case OPT_BURST:
+		return parse_uint("--burst", arg, 1, BENCH_MAX_BURST,
+				  &cfg->burst);
+	case OPT_DEPTH:
+		return parse_uint("--depth", arg, 1, BENCH_MAX_DEPTH,
+				  &cfg->depth);
+	case OPT_RING:
+		rc = parse_uint("--ring", arg, CRD_RING_MIN_ENTRIES,
+				CRD_RING_MAX_ENTRIES, &cfg->ring);
+		if (!rc && !crd_is_pow2(cfg->ring)) {
+			fprintf(stderr,
+				"cryptod-bench: --ring: %u is not a power of "
+				"two\n",
+				cfg->ring);
+			return -EINVAL;
+		}
+		return rc;
+	case OPT_ROUNDS:
+		set->rounds = true;
+		return parse_uint("--rounds", arg, 1, BENCH_MAX_ROUNDS,
+				  &cfg->rounds);
+	case OPT_TIME:
+		set->time = true;
+		return parse_uint("--time-ms", arg, 1, BENCH_MAX_TIME_MS,
+				  &cfg->time_ms);
+	case OPT_CPU:
+		rc = parse_uint("--cpu", arg, 0, 4095, &v);
+		cfg->cpu = (int)v;
+		return rc;
+	case OPT_NO_INPROC:
+		cfg->inproc = false;
+		return 0;
+	case OPT_CSV:
+		cfg->csv = true;
+		return 0;
+	case OPT_SMOKE:
+		cfg->smoke = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+
+bad_value:
+	fprintf(stderr, "cryptod-bench: bad value '%s' (see --help)\n", arg);
+	return -EINVAL;
+}
+
+int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
+{
+	struct explicit_opts set = { 0 };
+	unsigned long in_flight;
+	int c, rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->workers = 1;
+	cfg->alg = BENCH_ALG_AES128_GCM;
+	cfg->dir = CC_ENCRYPT;
+	set_sizes(cfg, default_sizes, sizeof(default_sizes) / 4);
+	cfg->burst = 32;
+	cfg->depth = 4;
+	cfg->rounds = 5;
+	cfg->time_ms = 300;
+	cfg->cpu = -1;
+	cfg->inproc = true;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (c == 'h' || c == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (c == '?') {
+			usage(stderr);
+			return -EINVAL;
+		}
+		rc = parse_one(cfg, &set, c, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cryptod-bench: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+
+	if (cfg->smoke) {
+		if (!set.sizes)
+			set_sizes(cfg, smoke_sizes, sizeof(smoke_sizes) / 4);
+		if (!set.rounds)
+			cfg->rounds = 1;
+		if (!set.time)
+			cfg->time_ms = 50;
+	}
+	if (cfg->dir == CC_DECRYPT)
+		cfg->oop = true; /* in place would destroy the ciphertext */
+	if (cfg->alg == BENCH_ALG_NULL && cfg->aad_len) {
+		fprintf(stderr, "cryptod-bench: --aad-len needs an AEAD\n");
+		return -EINVAL;
+	}
+
+	in_flight = (unsigned long)cfg->burst * cfg->depth;
+	if (in_flight > CRD_RING_MAX_ENTRIES) {
+		fprintf(stderr, "cryptod-bench: burst * depth must be <= %u\n",
+			CRD_RING_MAX_ENTRIES);
+		return -EINVAL;
+	}
+	if (!cfg->ring) {
+		cfg->ring = CRD_RING_MIN_ENTRIES;
+		while (cfg->ring < in_flight)
+			cfg->ring <<= 1;
+	}
+
+	if (cfg->spawn) {
+		cfg->socket[0] = '\0'; /* bench_spawn_start() picks one */
+	} else if (!cfg->socket[0]) {
+		rc = cc_default_socket_path(cfg->socket, sizeof(cfg->socket));
+		if (rc < 0) {
+			fprintf(stderr,
+				"cryptod-bench: default socket path: %s\n",
+				cc_strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+const char *bench_alg_name(enum bench_alg alg)
+{
+	switch (alg) {
+	case BENCH_ALG_AES128_GCM:
+		return "aes-128-gcm";
+	case BENCH_ALG_AES256_GCM:
+		return "aes-256-gcm";
+	case BENCH_ALG_NULL:
+		return "null";
+	}
+	return "?";
+}
+
+unsigned bench_key_len(enum bench_alg alg)
+{
+	switch (alg) {
+	case BENCH_ALG_AES128_GCM:
+		return 16;
+	case BENCH_ALG_AES256_GCM:
+		return 32;
+	case BENCH_ALG_NULL:
+		return 0;
+	}
+	return 0;
+}
+
+unsigned bench_tag_len(enum bench_alg alg)
+{
+	return alg == BENCH_ALG_NULL ? 0 : BENCH_TAG_LEN;
+}
