@@ -224,11 +224,11 @@ static int has_flag(const char *flags, const char *f)
 }
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define UNDER_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define UNDER_ASAN 1
 #endif
 
@@ -252,8 +252,8 @@ static void test_mapping_flags(void **state)
 	/* Excluded from core dumps. */
 	if (!has_flag(flags, "dd"))
 		fail_msg("key store not MADV_DONTDUMP: VmFlags%s", flags);
-	/* Locked exactly when the store says so. (ASan intercepts mlock
-	 * and does nothing, yet reports success.) */
+	/* Locked exactly when the store says so. (ASan and TSan intercept
+	 * mlock and do nothing, yet report success.) */
 	if (!running_under_asan())
 		assert_int_equal(has_flag(flags, "lo"), ks_locked() ? 1 : 0);
 	ks_free(s);
