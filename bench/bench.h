@@ -59,6 +59,8 @@ struct bench_cfg {
 	unsigned aad_len;
 	int cpu;     /* pin the client thread here; -1 = no pinning */
 	bool oop;    /* out of place (decrypt is always out of place) */
+	bool touch;  /* the client writes each payload before submitting it
+		      * and reads each result, as an application would */
 	bool inproc; /* run path B */
 	bool csv;
 	bool smoke;
@@ -138,7 +140,7 @@ void bench_imb_seal_slots(struct bench_imb *m, const struct bench_layout *l);
 /* Path B: run bursts over the slots for time_ms. Returns 0 or -EBADMSG
  * when a decrypt tag did not verify (the layout is broken). */
 int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
-		  enum cc_dir dir, unsigned burst, unsigned time_ms,
+		  enum cc_dir dir, unsigned burst, bool touch, unsigned time_ms,
 		  struct bench_sample *out);
 
 /* bench_daemon.c: path A. */
@@ -152,6 +154,7 @@ struct bench_daemon {
 	struct cc_op *ops;	     /* nslots prebuilt ops; owned here */
 	struct cc_completion *comps; /* nslots, reused */
 	unsigned nslots, ring;
+	struct bench_layout l; /* the bound size's geometry */
 };
 int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
 		      const uint8_t *key);
@@ -214,6 +217,41 @@ static inline double bench_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/*
+ * --touch: what an application does around each op. Before: rewrite the
+ * payload in place (every line becomes dirty in this core's cache, as if
+ * just produced, and the bytes stay valid ciphertext for decrypt). After:
+ * read the result and the tag. Path B does the same, so the difference is
+ * what moving those lines between cores costs.
+ */
+static inline void bench_touch_write(uint8_t *p, uint32_t len)
+{
+	volatile uint64_t *w = (volatile uint64_t *)(void *)p;
+	uint32_t i;
+
+	for (i = 0; i < len / 8; i++)
+		w[i] = w[i];
+	for (i = len & ~7u; i < len; i++)
+		((volatile uint8_t *)p)[i] = p[i];
+}
+
+static inline uint64_t bench_touch_read(const uint8_t *p, uint32_t len)
+{
+	uint64_t acc = 0, v;
+	uint32_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		__builtin_memcpy(&v, p + i, 8);
+		acc ^= v;
+	}
+	for (; i < len; i++)
+		acc ^= p[i];
+	return acc;
+}
+
+/* Where touch reads go, so that the compiler keeps them. */
+extern volatile uint64_t bench_touch_sink;
 
 #define BENCH_CLIENT_NAME "cryptod-bench"
 

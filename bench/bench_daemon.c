@@ -168,6 +168,7 @@ void bench_daemon_bind(struct bench_daemon *d, struct bench_layout *l,
 		op->iv = l->iv[i];
 		op->iv_len = l->tag_len ? BENCH_IV_LEN : 0;
 	}
+	d->l = *l;
 }
 
 /* Take completions until none is in flight: verification and the end of a
@@ -271,6 +272,11 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 	const unsigned burst = cfg->burst, cap = d->nslots;
 	const uint32_t len = d->ops[0].len;
 	const uint64_t check = ops_per_check(burst, len);
+	const struct bench_layout *l = &d->l;
+	const bool touch = cfg->touch;
+	/* The tag is a result on encrypt only. */
+	const uint32_t tag_read = cfg->dir == CC_ENCRYPT ? l->tag_len : 0;
+	uint64_t acc = 0;
 	struct cc_queue *q = d->q;
 	struct cc_completion *comps = d->comps;
 	unsigned next = 0, in_flight = 0, bad = 0, idle = 0, want;
@@ -285,6 +291,11 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 	for (;;) {
 		if (cap - in_flight >= burst) {
 			want = cap - next < burst ? cap - next : burst;
+			if (touch)
+				for (i = 0; i < (int)want; i++)
+					bench_touch_write(
+						bench_slot_src(l, next + i),
+						len);
 			n = cc_enqueue_burst(q, &d->ops[next], want);
 			if (n < 0) {
 				fprintf(stderr, "cryptod-bench: enqueue: %s\n",
@@ -324,6 +335,12 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		idle = 0;
 		for (i = 0; i < n; i++) {
 			bad += comps[i].status != 0;
+			if (touch)
+				acc ^= bench_touch_read(
+					       bench_slot_dst(l, expect), len) ^
+				       bench_touch_read(
+					       bench_slot_tag(l, expect),
+					       tag_read);
 			if (comps[i].user_data != expect) {
 				fprintf(stderr,
 					"cryptod-bench: completion out of "
@@ -346,6 +363,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		}
 	}
 
+	bench_touch_sink ^= acc;
 	/* Ops still in flight finish after the window: not counted. */
 	rc = drain(d, &in_flight, &expect, NULL, &bad);
 	if (rc < 0)

@@ -152,7 +152,7 @@ static unsigned bursts_per_check(unsigned burst, uint32_t len)
 }
 
 int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
-		  enum cc_dir dir, unsigned burst, unsigned time_ms,
+		  enum cc_dir dir, unsigned burst, bool touch, unsigned time_ms,
 		  struct bench_sample *out)
 {
 	const unsigned check = bursts_per_check(burst, l->len);
@@ -161,7 +161,8 @@ int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
 	struct gcm_context_data ctx;
 	uint8_t tag[BENCH_TAG_LEN];
 	unsigned slot = 0, b, i, bad = 0;
-	uint64_t ops = 0;
+	const uint32_t tag_read = dir == CC_ENCRYPT ? l->tag_len : 0;
+	uint64_t ops = 0, acc = 0;
 	double t0, t, end;
 
 	t0 = bench_now();
@@ -172,6 +173,8 @@ int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
 				uint8_t *src = bench_slot_src(l, slot);
 				uint8_t *dst = bench_slot_dst(l, slot);
 
+				if (touch)
+					bench_touch_write(src, l->len);
 				if (is_null) {
 					if (dst != src)
 						memcpy(dst, src, l->len);
@@ -187,6 +190,11 @@ int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
 					bad += tag_differs(
 						tag, bench_slot_tag(l, slot));
 				}
+				if (touch)
+					acc ^= bench_touch_read(dst, l->len) ^
+					       bench_touch_read(
+						       bench_slot_tag(l, slot),
+						       tag_read);
 				if (++slot == l->nslots)
 					slot = 0;
 			}
@@ -197,6 +205,7 @@ int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
 			break;
 	}
 
+	bench_touch_sink ^= acc;
 	memset(out, 0, sizeof(*out));
 	out->ops = ops;
 	out->bytes = ops * l->len;

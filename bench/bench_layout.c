@@ -4,6 +4,8 @@
 
 #include "bench.h"
 
+volatile uint64_t bench_touch_sink;
+
 static size_t align_up(size_t v, size_t a)
 {
 	return (v + a - 1) & ~(a - 1);

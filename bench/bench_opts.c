@@ -14,58 +14,58 @@ static const uint32_t default_sizes[] = { 64,	128,  256,  512,
 					  1024, 1536, 2048, 16384 };
 static const uint32_t smoke_sizes[] = { 64, 1024 };
 
+/* One entry per line, each short enough to stay whole under the
+ * formatter's 80 columns. */
+static const char *const usage_text[] = {
+	"Usage: cryptod-bench [OPTIONS]",
+	"Measure cryptod through libcryptoclient (zero-copy, one queue,",
+	"one client thread) against intel-ipsec-mb's direct API in this",
+	"process, alternating the two in rounds; print the median of each",
+	"and the median of the per-round ratios.",
+	"",
+	"  --socket PATH       daemon socket (default:",
+	"                      cc_default_socket_path())",
+	"  --spawn-daemon BIN  run BIN --socket TMP --workers N for the",
+	"                      run; stop it with SIGTERM afterwards",
+	"  --workers N         workers of the spawned daemon (default 1)",
+	"  --alg ALG           aes-128-gcm (default) | aes-256-gcm | null",
+	"  --engine NAME       daemon engine (default: the daemon's pick)",
+	"  --dir enc|dec       direction (default enc); dec is out of place",
+	"  --oop               out of place for enc too (default in place)",
+	"  --sizes LIST        comma-separated buffer sizes, bytes (default",
+	"                      64,128,256,512,1024,1536,2048,16384)",
+	"  --aad-len N         AAD bytes per op (default 0)",
+	"  --burst N           ops per enqueue and per in-process burst",
+	"                      (default 32)",
+	"  --depth N           bursts in flight on the daemon path",
+	"                      (default 4)",
+	"  --ring N            submission ring entries, a power of two",
+	"                      (default: the smallest >= burst * depth)",
+	"  --rounds N          A/B rounds per size (default 5)",
+	"  --time-ms N         length of each measurement (default 300)",
+	"  --touch             the client rewrites each payload before",
+	"                      submitting it and reads each result, as an",
+	"                      application would (both paths; default:",
+	"                      the data is left alone)",
+	"  --cpu N             pin the client thread to CPU N; a spawned",
+	"                      daemon then runs on the other CPUs",
+	"  --no-inproc         skip the in-process measurement",
+	"  --csv               CSV on stdout, notes on stderr",
+	"  --smoke             sizes 64,1024, 1 round of 50 ms: checks that",
+	"                      it runs and that the output verifies",
+	"  --help              this text",
+	"",
+	"Each size is verified first: the daemon's output for one burst",
+	"must equal ipsec-mb's, or the run stops with an error.",
+	"Throughput counts payload bytes.",
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: cryptod-bench [OPTIONS]\n"
-		"Measure cryptod through libcryptoclient (zero-copy, one "
-		"queue, one client\n"
-		"thread) against intel-ipsec-mb's direct API in this process, "
-		"alternating\n"
-		"the two in rounds, and print the medians and the median "
-		"per-round ratio.\n"
-		"\n"
-		"  --socket PATH        daemon socket (default: "
-		"cc_default_socket_path())\n"
-		"  --spawn-daemon BIN   start BIN --socket TMP --workers N for "
-		"the run,\n"
-		"                       stop it with SIGTERM afterwards\n"
-		"  --workers N          workers for the spawned daemon "
-		"(default 1)\n"
-		"  --alg ALG            aes-128-gcm | aes-256-gcm | null "
-		"(default aes-128-gcm)\n"
-		"  --engine NAME        daemon engine (default: the daemon's "
-		"choice)\n"
-		"  --dir enc|dec        direction (default enc); dec is out of "
-		"place\n"
-		"  --oop                out of place for enc too (default in "
-		"place)\n"
-		"  --sizes LIST         comma-separated buffer sizes in bytes\n"
-		"                       (default "
-		"64,128,256,512,1024,1536,2048,16384)\n"
-		"  --aad-len N          AAD bytes per op (default 0)\n"
-		"  --burst N            ops per enqueue / in-process burst "
-		"(default 32)\n"
-		"  --depth N            bursts kept in flight on the daemon "
-		"path (default 4)\n"
-		"  --ring N             submission ring entries, a power of "
-		"two\n"
-		"                       (default: smallest >= burst * depth)\n"
-		"  --rounds N           A/B rounds per size (default 5)\n"
-		"  --time-ms N          duration of each measurement (default "
-		"300)\n"
-		"  --cpu N              pin the client thread to CPU N\n"
-		"  --no-inproc          skip the in-process measurement\n"
-		"  --csv                CSV on stdout, notes on stderr\n"
-		"  --smoke              sizes 64,1024, 1 round of 50 ms: "
-		"checks that it runs\n"
-		"                       and that the daemon's output is right\n"
-		"  --help               this text\n"
-		"\n"
-		"Every size is verified first: the daemon's output for one "
-		"burst must equal\n"
-		"ipsec-mb's, or the run stops with an error. Throughput counts "
-		"payload bytes.\n");
+	size_t i;
+
+	for (i = 0; i < sizeof(usage_text) / sizeof(usage_text[0]); i++)
+		fprintf(f, "%s\n", usage_text[i]);
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned min,
@@ -139,6 +139,7 @@ enum {
 	OPT_ROUNDS,
 	OPT_TIME,
 	OPT_CPU,
+	OPT_TOUCH,
 	OPT_NO_INPROC,
 	OPT_CSV,
 	OPT_SMOKE,
@@ -161,6 +162,7 @@ static const struct option long_opts[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "time-ms", required_argument, NULL, OPT_TIME },
 	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "touch", no_argument, NULL, OPT_TOUCH },
 	{ "no-inproc", no_argument, NULL, OPT_NO_INPROC },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "smoke", no_argument, NULL, OPT_SMOKE },
@@ -253,6 +255,9 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 		rc = parse_uint("--cpu", arg, 0, 4095, &v);
 		cfg->cpu = (int)v;
 		return rc;
+	case OPT_TOUCH:
+		cfg->touch = true;
+		return 0;
 	case OPT_NO_INPROC:
 		cfg->inproc = false;
 		return 0;

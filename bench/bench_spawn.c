@@ -146,9 +146,12 @@ int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
 	for (;;) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			fprintf(stderr,
-				"cryptod-bench: %s exited before it was ready "
-				"(status %d)\n",
-				bin, status);
+				"cryptod-bench: %s %s %d before it was ready\n",
+				bin,
+				WIFEXITED(status) ? "exited with status"
+						  : "died of signal",
+				WIFEXITED(status) ? WEXITSTATUS(status)
+						  : WTERMSIG(status));
 			show_log(s);
 			s->pid = 0;
 			cleanup_dir(s, sock);

@@ -214,8 +214,8 @@ static int run_size(struct bench *b, uint32_t len, struct bench_row *row)
 	/* Warm caches, pages, branch predictors and the daemon's worker. */
 	rc = bench_daemon_run(&b->d, cfg, warm_ms, &sa);
 	if (!rc && cfg->inproc)
-		rc = bench_imb_run(b->imb, &lb, cfg->dir, cfg->burst, warm_ms,
-				   &sb);
+		rc = bench_imb_run(b->imb, &lb, cfg->dir, cfg->burst,
+				   cfg->touch, warm_ms, &sb);
 	if (rc < 0)
 		return rc;
 
@@ -232,7 +232,7 @@ static int run_size(struct bench *b, uint32_t len, struct bench_row *row)
 		if (!cfg->inproc)
 			continue;
 		rc = bench_imb_run(b->imb, &lb, cfg->dir, cfg->burst,
-				   cfg->time_ms, &sb);
+				   cfg->touch, cfg->time_ms, &sb);
 		if (rc < 0)
 			return rc;
 		b_ops[r] = mops(&sb);
@@ -271,8 +271,10 @@ static void print_config(const struct bench *b)
 		   "x %u ms per path per size\n",
 		   bench_alg_name(cfg->alg),
 		   cfg->dir == CC_ENCRYPT ? "enc" : "dec",
-		   cfg->oop ? "out of place" : "in place", cfg->aad_len,
-		   bench_tag_len(cfg->alg),
+		   cfg->oop ? (cfg->touch ? "out of place, touched"
+					  : "out of place")
+			    : (cfg->touch ? "in place, touched" : "in place"),
+		   cfg->aad_len, bench_tag_len(cfg->alg),
 		   bench_tag_len(cfg->alg) ? BENCH_IV_LEN : 0, cfg->burst,
 		   cfg->depth, b->d.nslots, cfg->ring, cfg->rounds,
 		   cfg->rounds == 1 ? "" : "s", cfg->time_ms);
