@@ -64,6 +64,7 @@ struct bench_cfg {
 	bool inproc; /* run path B */
 	bool csv;
 	bool smoke;
+	bool verbose; /* print every round */
 };
 
 /* bench_opts.c: returns 0, 1 for --help (usage printed), or -EINVAL

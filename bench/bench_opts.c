@@ -53,6 +53,7 @@ static const char *const usage_text[] = {
 	"  --csv               CSV on stdout, notes on stderr",
 	"  --smoke             sizes 64,1024, 1 round of 50 ms: checks that",
 	"                      it runs and that the output verifies",
+	"  --verbose           print every round's figures too",
 	"  --help              this text",
 	"",
 	"Each size is verified first: the daemon's output for one burst",
@@ -143,6 +144,7 @@ enum {
 	OPT_NO_INPROC,
 	OPT_CSV,
 	OPT_SMOKE,
+	OPT_VERBOSE,
 	OPT_HELP,
 };
 
@@ -166,6 +168,7 @@ static const struct option long_opts[] = {
 	{ "no-inproc", no_argument, NULL, OPT_NO_INPROC },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "smoke", no_argument, NULL, OPT_SMOKE },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -266,6 +269,9 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 		return 0;
 	case OPT_SMOKE:
 		cfg->smoke = true;
+		return 0;
+	case OPT_VERBOSE:
+		cfg->verbose = true;
 		return 0;
 	default:
 		return -EINVAL;

@@ -183,6 +183,24 @@ static double gbps(const struct bench_sample *s)
 	return s->secs > 0 ? (double)s->bytes * 8 / s->secs / 1e9 : 0.0;
 }
 
+/* --verbose: every round, before the medians sort the arrays. */
+static void print_rounds(const struct bench_cfg *cfg, uint32_t len,
+			 const double *a, const double *b, const double *ratio)
+{
+	unsigned r;
+
+	for (r = 0; r < cfg->rounds; r++) {
+		if (cfg->inproc)
+			bench_note(cfg,
+				   "  %u B round %u: A %.2f Mops, B %.2f Mops, "
+				   "A/B %.2f\n",
+				   len, r + 1, a[r], b[r], ratio[r]);
+		else
+			bench_note(cfg, "  %u B round %u: A %.2f Mops\n", len,
+				   r + 1, a[r]);
+	}
+}
+
 static int run_size(struct bench *b, uint32_t len, struct bench_row *row)
 {
 	const struct bench_cfg *cfg = &b->cfg;
@@ -239,6 +257,8 @@ static int run_size(struct bench *b, uint32_t len, struct bench_row *row)
 		b_gb[r] = gbps(&sb);
 		ratio[r] = b_ops[r] > 0 ? a_ops[r] / b_ops[r] : 0.0;
 	}
+	if (cfg->verbose)
+		print_rounds(cfg, len, a_ops, b_ops, ratio);
 	row->ops_m = bench_median(a_ops, cfg->rounds);
 	row->gbps = bench_median(a_gb, cfg->rounds);
 	if (cfg->inproc) {
