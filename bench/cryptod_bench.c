@@ -334,8 +334,6 @@ int main(int argc, char **argv)
 		return 0;
 	if (rc < 0)
 		return 2;
-	if (cfg->cpu >= 0)
-		pin_cpu(cfg->cpu);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
@@ -355,6 +353,9 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			goto out_imb;
 	}
+	/* After the spawn: the daemon inherits our CPUs minus this one. */
+	if (cfg->cpu >= 0)
+		pin_cpu(cfg->cpu);
 	rc = bench_daemon_open(&b.d, cfg, key);
 	explicit_bzero(key, sizeof(key));
 	if (rc < 0)
