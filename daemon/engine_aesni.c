@@ -141,16 +141,27 @@ static void aesni_gcm_one(IMB_MGR *m, struct engine_op *op)
 	op->status = CRD_ST_OK;
 }
 
+enum { AESNI_PREFETCH = 2048 };
+
+static void aesni_prefetch(const struct engine_op *op)
+{
+	uint32_t len = op->len < AESNI_PREFETCH ? op->len : AESNI_PREFETCH;
+	for (uint32_t off = 0; off < len; off += 64)
+		__builtin_prefetch(op->src + off);
+	if (op->dst != op->src)
+		for (uint32_t off = 0; off < len; off += 64)
+			__builtin_prefetch(op->dst + off, 1);
+	__builtin_prefetch(op->tag, 1);
+}
+
 static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 {
 	IMB_MGR *m = wctx;
 	for (unsigned i = 0; i < n; i++) {
-		/* The next op's first lines travel from the client's core
-		 * while this one computes. */
-		if (i + 1 < n) {
-			__builtin_prefetch(ops[i + 1].src);
-			__builtin_prefetch(ops[i + 1].src + 64);
-		}
+		/* The next op's data travels from the client's core while
+		 * this one computes (up to AESNI_PREFETCH bytes of it). */
+		if (i + 1 < n)
+			aesni_prefetch(&ops[i + 1]);
 		aesni_gcm_one(m, &ops[i]);
 	}
 }

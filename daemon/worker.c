@@ -114,23 +114,36 @@ static void worker_run(struct worker *w, struct engine_op *ops, unsigned n)
 static void worker_account(struct worker *w, struct queue *q,
 			   const struct engine_op *ops, unsigned n)
 {
+	/* Sum locally, publish once per pass: the counters are read by the
+	 * control thread, and every store to them is a shared line. */
 	uint64_t bytes = 0, errors = 0, auth = 0;
+	uint64_t eops[ENGINE_MAX] = { 0 }, ebytes[ENGINE_MAX] = { 0 };
+	uint64_t eerr[ENGINE_MAX] = { 0 }, eauth[ENGINE_MAX] = { 0 };
 	for (unsigned i = 0; i < n; i++) {
 		const struct engine_op *op = &ops[i];
 		if (op->status == CRD_ST_OK) {
 			bytes += op->len;
-			struct eng_counters *ec = &w->est[op->sess->eng_idx];
-			stat_add(&ec->ops, 1);
-			stat_add(&ec->bytes, op->len);
+			eops[op->sess->eng_idx]++;
+			ebytes[op->sess->eng_idx] += op->len;
 		} else if (op->status == CRD_ST_AUTH_FAILED) {
 			auth++;
-			stat_add(&w->est[op->sess->eng_idx].auth_failures, 1);
+			eauth[op->sess->eng_idx]++;
 		} else {
 			errors++;
+			/* Descriptor errors are the client's, not the
+			 * engine's; count only what reached an engine. */
 			if (op->status != CRD_ST_NO_SESSION &&
 			    op->status != CRD_ST_BAD_DESC && op->sess)
-				stat_add(&w->est[op->sess->eng_idx].errors, 1);
+				eerr[op->sess->eng_idx]++;
 		}
+	}
+	for (unsigned e = 0; e < ENGINE_MAX; e++) {
+		if (!(eops[e] | eerr[e] | eauth[e]))
+			continue;
+		stat_add(&w->est[e].ops, eops[e]);
+		stat_add(&w->est[e].bytes, ebytes[e]);
+		stat_add(&w->est[e].errors, eerr[e]);
+		stat_add(&w->est[e].auth_failures, eauth[e]);
 	}
 	stat_add(&q->st.ops, n);
 	stat_add(&q->st.bytes, bytes);
@@ -185,9 +198,21 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	for (uint32_t i = 0; i < n; i++)
 		memcpy(&sqe[i], &q->sq[(q->sq_head + i) & sq_mask],
 		       sizeof(sqe[i]));
+	/* The entries are ours now: hand the slots back before running the
+	 * engine, so the client can refill the ring meanwhile instead of
+	 * finding it full. Pairs with the client's acquire load of the
+	 * head. The completion ring's room was checked above. */
+	q->sq_head += n;
+	crd_store_release(&h->ksq_head.k, q->sq_head);
+
+	/* Bursts usually share one session: look it up once per run. */
+	const struct session *s = NULL;
+	uint32_t sid = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct session *s =
-			client_session_get(q->owner, sqe[i].session);
+		if (!s || sqe[i].session != sid) {
+			sid = sqe[i].session;
+			s = client_session_get(q->owner, sid);
+		}
 		desc_resolve(&sqe[i], q->arena, q->arena_size, s, &ops[i]);
 		if (ops[i].status != CRD_ST_OK)
 			ops[i].sess = s;
@@ -202,11 +227,10 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 		c->len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
 	}
 	q->cq_tail += n;
-	q->sq_head += n;
-	/* Publish completions (and the data they describe), then free the
-	 * submission slots. Pair with the client's acquire loads. */
+	/* Publish completions and the data they describe. Pairs with the
+	 * client's acquire load of the tail (and, being seq_cst, is the
+	 * first half of the need-wakeup handshake below). */
 	crd_store_seq_cst(&h->kcq_tail.k, q->cq_tail);
-	crd_store_release(&h->ksq_head.k, q->sq_head);
 
 	/* Need-wakeup handshake, our half: tail stored, then read the
 	 * client's flag. The client sets its flag, then re-reads our tail
