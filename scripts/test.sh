@@ -3,7 +3,9 @@
 #  1. formatting check (clang-format, .clang-format)
 #  2. gcc build with -Werror, every ctest test
 #  3. clang build with ASan+UBSan, every ctest test
-# Set QUICK=1 to skip the sanitizer pass while developing.
+#  4. clang build with ThreadSanitizer, every ctest test (the daemon the
+#     tests start is the TSan build too, and halts on any report)
+# Set QUICK=1 to skip the sanitizer passes while developing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -36,6 +38,9 @@ if [ "${QUICK:-0}" != 1 ]; then
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		run_suite "clang asan+ubsan" build-test-asan -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Debug -DCRYPTOD_SANITIZE=address,undefined
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		run_suite "clang tsan" build-test-tsan -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Debug -DCRYPTOD_SANITIZE=thread
 fi
 echo
 echo "all suites passed in $(( $(date +%s) - start )) s"
