@@ -185,7 +185,7 @@ int bench_spawn_stop(struct bench_spawn *s);
 /* bench_env.c: how busy the machine was before and during the run. */
 struct bench_env {
 	bool ok;
-	int daemon_pid;				 /* > 0 when we spawned it */
+	int daemon_pid;				 /* > 0 when known */
 	unsigned long long idle0, total0, ours0; /* clock ticks */
 };
 void bench_env_start(struct bench_env *e, const struct bench_cfg *cfg,

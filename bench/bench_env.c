@@ -96,12 +96,15 @@ void bench_env_end(const struct bench_env *e, const struct bench_cfg *cfg)
 	mine = ours(e) - e->ours0;
 	others =
 		busy > mine ? (double)(busy - mine) / (total - e->total0) : 0.0;
-	bench_note(cfg,
-		   "Machine: other processes used %.0f%% of all CPU time "
-		   "during the run%s%s\n",
-		   others * 100,
-		   e->daemon_pid > 0 ? "" : " (the daemon's share included)",
-		   others > 0.05 ? ": WARNING, figures disturbed; run again on "
-				   "a quiet machine"
-				 : "");
+	bench_note(
+		cfg,
+		"Machine: other processes used %.0f%% of all CPU time "
+		"during the run%s%s\n",
+		others * 100,
+		e->daemon_pid > 0
+			? ""
+			: " (the daemon's share included: its pid is unknown)",
+		others > 0.05 ? ": WARNING, figures disturbed; run again on "
+				"a quiet machine"
+			      : "");
 }

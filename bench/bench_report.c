@@ -183,8 +183,16 @@ void bench_report_daemon_stats(const struct bench_cfg *cfg,
 	for (i = 0; i < st.n_engines; i++) {
 		if (!st.engines[i].c.ops)
 			continue;
-		bench_note(cfg, "Daemon, engine %s: ", st.engines[i].name);
-		print_counters(cfg, &st.engines[i].c);
+		/* Engines count ops, not polls or retries. */
+		const struct cc_counters *c = &st.engines[i].c;
+		bench_note(
+			cfg,
+			"Daemon, engine %s: ops %llu, bytes %llu, errors %llu, "
+			"auth failures %llu\n",
+			st.engines[i].name, (unsigned long long)c->ops,
+			(unsigned long long)c->bytes,
+			(unsigned long long)c->errors,
+			(unsigned long long)c->auth_failures);
 	}
 	cc_stats_free(&st);
 }

@@ -367,7 +367,9 @@ int main(int argc, char **argv)
 	}
 
 	print_config(&b);
-	bench_env_start(&env, cfg, spawn.pid);
+	/* Count the daemon's CPU time as ours, spawned or not. */
+	bench_env_start(&env, cfg,
+			spawn.pid > 0 ? spawn.pid : cc_daemon_pid(b.d.conn));
 	bench_report_header(cfg);
 	for (i = 0; i < cfg->n_sizes; i++) {
 		rc = run_size(&b, cfg->sizes[i], &rows[i]);

@@ -23,6 +23,11 @@ const char *cc_daemon_version(const struct cc_conn *conn)
 	return conn->version;
 }
 
+int cc_daemon_pid(const struct cc_conn *conn)
+{
+	return conn->daemon_pid;
+}
+
 const char *cc_conn_last_error(const struct cc_conn *conn)
 {
 	return conn->last_error;
@@ -145,6 +150,10 @@ int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
 		err = -errno;
 		goto err_close;
 	}
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+		c->daemon_pid = cred.pid;
 	err = conn_hello(c, client_name);
 	if (err)
 		goto err_close;

@@ -61,6 +61,7 @@ struct cc_conn {
 	pthread_mutex_t lock; /* serialises control calls */
 	uint32_t seq;
 	char version[32];
+	int daemon_pid; /* SO_PEERCRED at connect */
 	char last_error[128];
 	uint8_t *rx; /* owned, CTL_MSG_MAX */
 

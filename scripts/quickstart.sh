@@ -12,14 +12,15 @@ scripts/deps.sh
 scripts/build.sh -DCRYPTOD_TESTS=OFF
 
 echo
-echo "== starting build/daemon/cryptod (defaults) =="
-build/daemon/cryptod &
+LOG=$(mktemp /tmp/cryptod-quickstart.XXXXXX.log)
+echo "== starting build/daemon/cryptod (defaults; its log: $LOG) =="
+build/daemon/cryptod 2>"$LOG" &
 DPID=$!
 stop() { kill -TERM "$DPID" 2>/dev/null && wait "$DPID" || true; }
 [ "$KEEP" = 1 ] || trap stop EXIT
 for _ in $(seq 100); do
 	build/cli/cryptoctl ping >/dev/null 2>&1 && break
-	kill -0 "$DPID" 2>/dev/null || { echo "cryptod exited early" >&2; exit 1; }
+	kill -0 "$DPID" 2>/dev/null || { echo "cryptod exited early:" >&2; cat "$LOG" >&2; exit 1; }
 	sleep 0.1
 done
 build/cli/cryptoctl ping

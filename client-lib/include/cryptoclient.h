@@ -136,6 +136,9 @@ void cc_disconnect(struct cc_conn *conn);
  * it gave none); owned by conn, valid until the next call. */
 const char *cc_conn_last_error(const struct cc_conn *conn);
 
+/* The daemon's process id, from the socket's peer credentials. */
+int cc_daemon_pid(const struct cc_conn *conn);
+
 /* Daemon version string after cc_connect(); owned by conn. */
 const char *cc_daemon_version(const struct cc_conn *conn);
 
