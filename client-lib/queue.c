@@ -186,7 +186,8 @@ static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	e->aad_off = aad;
 	e->aad_len = op->aad_len;
 	e->tag_off = tag;
-	e->reserved0 = e->reserved1 = 0;
+	e->src_nseg = e->dst_nseg = 0;
+	e->sl_off = 0;
 	memcpy(e->iv, op->iv ? op->iv : e->iv, op->iv_len);
 	return 0;
 }

@@ -9,7 +9,8 @@ static int desc_check(const struct crd_sqe *e, uint64_t arena_size,
 		return CRD_ST_BAD_DESC;
 	if (e->flags & ~CRD_SQE_FLAGS_KNOWN)
 		return CRD_ST_BAD_DESC;
-	if (e->reserved0 || e->reserved1)
+	if (e->flags || e->src_nseg || e->dst_nseg ||
+	    e->sl_off) /* not yet served */
 		return CRD_ST_BAD_DESC;
 	if (!s)
 		return CRD_ST_NO_SESSION;

@@ -35,8 +35,22 @@ struct cc_conn;
 struct cc_queue;
 
 enum cc_alg {
-	CC_ALG_AES_GCM = 1, /* key 16, 24 or 32 bytes; tag 4, 8, 12..16 */
-	CC_ALG_NULL = 2,    /* copies src to dst; no key, no tag */
+	CC_ALG_AES_GCM = 1,  /* AEAD: key 16/24/32; IV 12; tag 4, 8, 12..16 */
+	CC_ALG_NULL = 2,     /* copies src to dst; no key, no tag */
+	CC_ALG_AES_GMAC = 3, /* tag over src only (GCM with no plaintext) */
+	CC_ALG_AES_CBC = 4,  /* key 16/24/32; IV 16; length % 16 == 0 */
+	CC_ALG_AES_CTR = 5,  /* key 16/24/32; IV 16 (full counter block) */
+	CC_ALG_AES_ECB = 6,  /* key 16/24/32; no IV; length % 16 == 0 */
+	/* key 32/64 (two halves, not equal); IV 16 = tweak; length >= 16
+	 * (ciphertext stealing) */
+	CC_ALG_AES_XTS = 7,
+	/* IPsec ESP style, like the kernel's authenc(hmac(H),cbc(aes)):
+	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt.
+	 * auth_key is the HMAC key; tag 12 (SHA1) or 16 (SHA-256) bytes. */
+	CC_ALG_AES_CBC_HMAC_SHA1 = 8,
+	CC_ALG_AES_CBC_HMAC_SHA256 = 9,
+	CC_ALG_AES_CBC_NULL = 10, /* authenc with a null digest: CBC, no tag */
+	CC_ALG_AES_LRW = 11,	  /* kernel engine only */
 };
 
 enum cc_dir {
@@ -60,8 +74,41 @@ struct cc_session_params {
 	enum cc_alg alg;
 	const void *key; /* copied to the daemon, never kept by the library */
 	size_t key_len;
-	unsigned tag_len;   /* 0 = 16 for AES-GCM */
-	const char *engine; /* NULL = fastest available ("aesni", "null") */
+	const void *auth_key; /* authenc: the HMAC key; else NULL */
+	size_t auth_key_len;
+	unsigned tag_len; /* 0 = the algorithm's default (cc_alg_tag_len) */
+	/* NULL = fastest available ("aesni", "openssl", "null"); see
+	 * cc_capabilities_get() */
+	const char *engine;
+};
+
+/*
+ * A scatter-gather segment list lives in the arena (the daemon reads it
+ * there): allocate an array of n entries with cc_buf_alloc() and fill it
+ * with cc_sgl_set(). At most 64 entries. Segments of one list must not
+ * overlap; a destination list must be the source list itself (in place)
+ * or share no byte with it.
+ */
+struct cc_sgl_entry {
+	uint32_t off; /* arena offset: use cc_sgl_set() */
+	uint32_t len;
+};
+
+/*
+ * Session-less parameters, in the arena (cc_buf_alloc): algorithm and
+ * keys travel with the op. The daemon copies them, expands the key for
+ * that op alone and wipes its copy: every op pays a key expansion (and an
+ * HMAC precomputation for authenc) that a session pays once. Wipe the
+ * arena copy yourself when done.
+ */
+struct cc_sessionless {
+	uint8_t alg; /* enum cc_alg */
+	uint8_t key_len;
+	uint8_t auth_key_len;
+	uint8_t tag_len;   /* 0 = the algorithm's default */
+	uint32_t reserved; /* zero */
+	uint8_t key[64];
+	uint8_t auth_key[64];
 };
 
 struct cc_queue_params {
@@ -79,8 +126,8 @@ struct cc_queue_params {
  */
 struct cc_op {
 	uint64_t user_data; /* returned in the completion */
-	uint32_t session;
-	enum cc_dir dir;
+	uint32_t session;   /* 0 with sessionless */
+	enum cc_dir dir; /* GMAC: CC_ENCRYPT generates, CC_DECRYPT verifies */
 	const void *src;
 	void *dst;
 	uint32_t len;
@@ -88,7 +135,15 @@ struct cc_op {
 	uint32_t aad_len;
 	void *tag;
 	const void *iv;
-	unsigned iv_len; /* <= 16; AES-GCM: 12 */
+	unsigned iv_len; /* <= 16 */
+	/* Scatter-gather (optional): src/dst are ignored when a list is set;
+	 * len is the total. dst_sgl NULL with src_sgl set means in place. */
+	const struct cc_sgl_entry *src_sgl;
+	unsigned src_nseg;
+	const struct cc_sgl_entry *dst_sgl;
+	unsigned dst_nseg;
+	/* Session-less (optional): session must be 0. */
+	const struct cc_sessionless *sessionless;
 };
 
 struct cc_completion {
@@ -111,6 +166,31 @@ struct cc_queue_stats {
 	uint32_t client_id, queue_id, pid, uid, in_flight, sessions;
 	char client_name[65];
 	struct cc_counters c;
+};
+
+struct cc_range {
+	uint32_t min, max, increment; /* increment 0: min == max */
+};
+
+/* One algorithm on one engine (cc_capabilities_get). */
+struct cc_alg_caps {
+	enum cc_alg alg;
+	char alg_name[32];
+	char engine[16];
+	int available;
+	char reason[128];   /* why not, when !available */
+	int default_engine; /* chosen when a session names no engine */
+	int sgl, sessionless;
+	struct cc_range key_sizes[4];
+	unsigned n_key_sizes;
+	struct cc_range auth_key_sizes[2];
+	unsigned n_auth_key_sizes;
+	struct cc_range iv_sizes[4];
+	unsigned n_iv_sizes;
+	struct cc_range tag_sizes[4];
+	unsigned n_tag_sizes;
+	struct cc_range aad_sizes;
+	uint32_t min_len, max_len, block_size;
 };
 
 struct cc_stats {
@@ -147,6 +227,21 @@ int cc_session_create(struct cc_conn *conn, const struct cc_session_params *p,
 		      uint32_t *session_id);
 int cc_session_destroy(struct cc_conn *conn, uint32_t session_id);
 
+/* Every algorithm on every engine, available or not (with the reason).
+ * *caps is allocated; free it with cc_capabilities_free(). Returns 0 and
+ * the count in *n, or -errno. */
+int cc_capabilities_get(struct cc_conn *conn, struct cc_alg_caps **caps,
+			unsigned *n);
+void cc_capabilities_free(struct cc_alg_caps *caps);
+
+/* "aes-gcm", "aes-cbc-hmac-sha256", ...; NULL for unknown values. */
+const char *cc_alg_name(enum cc_alg alg);
+/* The inverse; -EINVAL for unknown names. */
+int cc_alg_from_name(const char *name);
+/* The algorithm's default tag length (GCM/GMAC 16, HMAC-SHA1 12,
+ * HMAC-SHA256 16, others 0). */
+unsigned cc_alg_tag_len(enum cc_alg alg);
+
 /* Fills *st (free it with cc_stats_free). */
 int cc_stats_get(struct cc_conn *conn, struct cc_stats *st);
 void cc_stats_free(struct cc_stats *st);
@@ -157,6 +252,11 @@ void cc_stats_free(struct cc_stats *st);
 int cc_queue_open(struct cc_conn *conn, const struct cc_queue_params *p,
 		  struct cc_queue **out);
 void cc_queue_close(struct cc_queue *q);
+
+/* Point entry i of an arena segment list at [buf, buf + len), which must
+ * lie in the arena. 0 or -EFAULT. */
+int cc_sgl_set(struct cc_queue *q, struct cc_sgl_entry *sgl, unsigned i,
+	       const void *buf, uint32_t len);
 
 /* Arena buffers, 64-byte aligned. NULL when the arena is exhausted. */
 void *cc_buf_alloc(struct cc_queue *q, size_t len);
@@ -186,8 +286,10 @@ unsigned cc_in_flight(const struct cc_queue *q);
 
 /*
  * Encrypt or decrypt one buffer: in -> out (len bytes; may alias), tag of
- * the session's tag length. Uses a small queue the connection opens on
- * first use. Returns 0, CC_ERR_AUTH_FAILED (out zeroed) or -errno.
+ * the session's tag length (NULL when it has none). Uses a small queue the
+ * connection opens on first use. Returns 0, CC_ERR_AUTH_FAILED (out
+ * zeroed) or another negative status / -errno. For GMAC, in is the data
+ * to authenticate and out is not written (may be NULL).
  */
 int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,

@@ -52,8 +52,62 @@ enum crd_op {
 	CRD_OP_DECRYPT = 2,
 };
 
-/* crd_sqe.flags: none defined in ABI version 1; non-zero is rejected. */
-#define CRD_SQE_FLAGS_KNOWN 0u
+/*
+ * Algorithms. The same numbers are the control protocol's Algorithm enum
+ * (proto/cryptod.proto) and libcryptoclient's enum cc_alg.
+ */
+enum crd_alg {
+	CRD_ALG_AES_GCM = 1,  /* AEAD; key 16/24/32 */
+	CRD_ALG_NULL = 2,     /* copies src to dst */
+	CRD_ALG_AES_GMAC = 3, /* authentication only: tag over the data */
+	CRD_ALG_AES_CBC = 4,
+	CRD_ALG_AES_CTR = 5,
+	CRD_ALG_AES_ECB = 6,
+	CRD_ALG_AES_XTS = 7,		 /* key = two halves: 32 or 64 bytes */
+	CRD_ALG_AES_CBC_HMAC_SHA1 = 8,	 /* ESP: encrypt-then-MAC, ICV 12 */
+	CRD_ALG_AES_CBC_HMAC_SHA256 = 9, /* ESP: encrypt-then-MAC, ICV 16 */
+	CRD_ALG_AES_CBC_NULL = 10,	 /* authenc with a null digest */
+	CRD_ALG_AES_LRW = 11,		 /* kernel engine only */
+	CRD_ALG_MAX_,
+};
+
+/* crd_sqe.flags */
+#define CRD_SQE_F_SRC_SGL 1u	 /* src_off: a struct crd_seg[src_nseg] */
+#define CRD_SQE_F_DST_SGL 2u	 /* dst_off: a struct crd_seg[dst_nseg] */
+#define CRD_SQE_F_SESSIONLESS 4u /* sl_off: a struct crd_sessionless */
+#define CRD_SQE_FLAGS_KNOWN                                                    \
+	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS)
+
+enum {
+	CRD_SEG_MAX = 64, /* segments per list */
+	CRD_KEY_MAX = 64, /* cipher key bytes (XTS-256: two 32-byte halves) */
+	CRD_AUTH_KEY_MAX = 64, /* HMAC key bytes */
+};
+
+/* One scatter-gather segment: [off, off + len) in the arena. Segments of
+ * one list must not overlap; a destination list must be identical to the
+ * source list (in place) or share no byte with it. */
+struct crd_seg {
+	uint32_t off;
+	uint32_t len;
+};
+_Static_assert(sizeof(struct crd_seg) == 8, "seg size");
+
+/*
+ * Parameters of a session-less op, in the arena at sqe.sl_off. The daemon
+ * copies the struct, expands the key for this op alone, and wipes its
+ * copy; the client owns (and should wipe) the arena bytes.
+ */
+struct crd_sessionless {
+	uint8_t alg; /* enum crd_alg */
+	uint8_t key_len;
+	uint8_t auth_key_len; /* authenc only */
+	uint8_t tag_len;      /* 0 = the algorithm's default */
+	uint32_t reserved;    /* must be zero */
+	uint8_t key[CRD_KEY_MAX];
+	uint8_t auth_key[CRD_AUTH_KEY_MAX];
+};
+_Static_assert(sizeof(struct crd_sessionless) == 136, "sessionless size");
 
 /* crd_cqe.status: 0 on success, else a negative errno or one of these. */
 enum crd_status {
@@ -70,25 +124,28 @@ enum crd_status {
 /*
  * Submission entry, 64 bytes, written by the client, copied once by the
  * daemon. All data references are (offset, length) into the arena.
- * dst_off == src_off means in place; otherwise source and destination must
- * not overlap. The tag is read from (decrypt) or written to (encrypt)
- * [tag_off, tag_off + tag_len).
+ * dst_off == src_off (and the same SGL flag) means in place; otherwise
+ * source and destination must not overlap. The tag is read from (decrypt,
+ * verify) or written to (encrypt, generate) [tag_off, tag_off + tag_len).
+ * For GMAC the data is authenticated only and nothing is written but the
+ * tag.
  */
 struct crd_sqe {
 	uint64_t user_data; /* returned untouched in the completion */
-	uint32_t session;   /* session id, per connection */
+	uint32_t session;   /* session id, per connection; 0 if sessionless */
 	uint8_t op;	    /* enum crd_op */
-	uint8_t flags;	    /* CRD_SQE_* */
+	uint8_t flags;	    /* CRD_SQE_F_* */
 	uint8_t iv_len;	    /* bytes of iv[] used */
-	uint8_t tag_len;    /* bytes of tag */
-	uint32_t src_off;
-	uint32_t len; /* payload length (src and dst) */
-	uint32_t dst_off;
+	uint8_t tag_len;    /* bytes of tag; 0 = the session's */
+	uint32_t src_off;   /* data, or its crd_seg list (CRD_SQE_F_SRC_SGL) */
+	uint32_t len;	    /* payload length (src and dst) */
+	uint32_t dst_off;   /* data, or its crd_seg list (CRD_SQE_F_DST_SGL) */
 	uint32_t aad_off;
 	uint32_t aad_len;
 	uint32_t tag_off;
-	uint32_t reserved0; /* must be zero */
-	uint32_t reserved1; /* must be zero */
+	uint16_t src_nseg; /* segments, with CRD_SQE_F_SRC_SGL; else 0 */
+	uint16_t dst_nseg; /* segments, with CRD_SQE_F_DST_SGL; else 0 */
+	uint32_t sl_off;   /* struct crd_sessionless, with the flag; else 0 */
 	uint8_t iv[CRD_IV_MAX];
 };
 _Static_assert(sizeof(struct crd_sqe) == 64, "sqe is one cache line");

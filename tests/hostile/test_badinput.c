@@ -492,7 +492,7 @@ static void sqe_break(struct crd_sqe *e, unsigned i, uint32_t arena,
 		e->flags = 0x80;
 		break;
 	case 11:
-		e->reserved1 = 1;
+		e->dst_nseg = 1;
 		break;
 	case 12: /* the direct GCM API takes 96-bit IVs only */
 		e->iv_len = 8;
