@@ -114,7 +114,8 @@ static int conn_hello(struct cc_conn *c, const char *name)
 	if (c->max_sessions == 0 || c->max_sessions > 65536)
 		return -EPROTO;
 	c->tag_len = calloc(c->max_sessions + 1, 1);
-	return c->tag_len ? 0 : -ENOMEM;
+	c->sess_alg = calloc(c->max_sessions + 1, 1);
+	return c->tag_len && c->sess_alg ? 0 : -ENOMEM;
 }
 
 int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
@@ -164,6 +165,7 @@ err_close:
 	close(c->fd);
 err_free:
 	free(c->tag_len);
+	free(c->sess_alg);
 	free(c->rx);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
@@ -179,6 +181,7 @@ void cc_disconnect(struct cc_conn *c)
 	c->sync_q = NULL;
 	close(c->fd); /* the daemon drops our sessions and queues */
 	free(c->tag_len);
+	free(c->sess_alg);
 	free(c->rx);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
@@ -188,12 +191,15 @@ void cc_disconnect(struct cc_conn *c)
 int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 		      uint32_t *session_id)
 {
-	if (!p || (p->key_len && !p->key) || p->key_len > CTL_KEY_MAX)
+	if (!p || (p->key_len && !p->key) || p->key_len > CTL_KEY_MAX ||
+	    (p->auth_key_len && !p->auth_key) || p->auth_key_len > CTL_KEY_MAX)
 		return -EINVAL;
 	Cryptod__CreateSession m = CRYPTOD__CREATE_SESSION__INIT;
 	m.alg = (Cryptod__Algorithm)p->alg;
 	m.key.data = (uint8_t *)p->key;
 	m.key.len = p->key_len;
+	m.auth_key.data = (uint8_t *)p->auth_key;
+	m.auth_key.len = p->auth_key_len;
 	m.tag_len = p->tag_len;
 	m.engine = (char *)(p->engine ? p->engine : "");
 	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
@@ -209,10 +215,10 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 		    rep->create_session_reply->session_id > 0 &&
 		    rep->create_session_reply->session_id <= c->max_sessions) {
 			uint32_t id = rep->create_session_reply->session_id;
-			unsigned t = p->alg == CC_ALG_AES_GCM
-					     ? (p->tag_len ? p->tag_len : 16)
-					     : 0;
+			unsigned t = p->tag_len ? p->tag_len
+						: cc_alg_tag_len(p->alg);
 			c->tag_len[id] = t;
+			c->sess_alg[id] = p->alg;
 			*session_id = id;
 		} else {
 			err = -EPROTO;
@@ -246,7 +252,7 @@ int cc_session_destroy(struct cc_conn *c, uint32_t session_id)
 	req.destroy_session = &m;
 	int err = conn_simple(c, &req);
 	if (!err && session_id <= c->max_sessions)
-		c->tag_len[session_id] = 0;
+		c->tag_len[session_id] = c->sess_alg[session_id] = 0;
 	return err;
 }
 

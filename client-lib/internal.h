@@ -65,7 +65,8 @@ struct cc_conn {
 	char last_error[128];
 	uint8_t *rx; /* owned, CTL_MSG_MAX */
 
-	uint8_t *tag_len; /* owned: per session id, from create */
+	uint8_t *tag_len;  /* owned: per session id, from create */
+	uint8_t *sess_alg; /* owned: per session id, from create */
 	uint32_t max_sessions;
 
 	/* Synchronous one-shot API (sync.c). */

@@ -157,17 +157,64 @@ static int64_t queue_off(const struct cc_queue *q, const void *p, uint64_t len)
 	return (int64_t)off;
 }
 
+/* An arena list of n segments -> its offset; -1 when outside. */
+static int64_t queue_list(const struct cc_queue *q,
+			  const struct cc_sgl_entry *l, unsigned n)
+{
+	if (!l || n == 0 || n > CRD_SEG_MAX)
+		return -1;
+	return queue_off(q, l, (uint64_t)n * sizeof(*l));
+}
+
+/* The tag length the daemon will use for op. */
+static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
+{
+	if (op->sessionless)
+		return op->sessionless->tag_len
+			       ? op->sessionless->tag_len
+			       : cc_alg_tag_len(op->sessionless->alg);
+	return op->session <= q->conn->max_sessions
+		       ? q->conn->tag_len[op->session]
+		       : 0;
+}
+
+/*
+ * Turn op's pointers into arena offsets in e. Only the library's own view
+ * of the arena is checked here (a pointer outside it is a caller bug,
+ * -EFAULT); lengths, overlaps and the algorithm's rules are the daemon's
+ * to check, per op.
+ */
 static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		      struct crd_sqe *e)
 {
-	unsigned tag_len = op->session <= q->conn->max_sessions
-				   ? q->conn->tag_len[op->session]
-				   : 0;
-	int64_t src = queue_off(q, op->src, op->len);
-	int64_t dst = op->dst ? queue_off(q, op->dst, op->len) : src;
+	unsigned tag_len = queue_tag_len(q, op);
+	int64_t src, dst, sl = 0;
+	uint8_t flags = 0;
+
+	if (op->src_sgl) {
+		src = queue_list(q, op->src_sgl, op->src_nseg);
+		flags |= CRD_SQE_F_SRC_SGL;
+	} else {
+		src = queue_off(q, op->src, op->len);
+	}
+	if (op->dst_sgl) {
+		dst = queue_list(q, op->dst_sgl, op->dst_nseg);
+		flags |= CRD_SQE_F_DST_SGL;
+	} else if (op->src_sgl && !op->dst) {
+		dst = src; /* in place: the same list */
+		flags |= CRD_SQE_F_DST_SGL;
+	} else {
+		dst = op->dst ? queue_off(q, op->dst, op->len) : src;
+	}
+	if (op->sessionless) {
+		if (op->session)
+			return -EINVAL;
+		sl = queue_off(q, op->sessionless, sizeof(*op->sessionless));
+		flags |= CRD_SQE_F_SESSIONLESS;
+	}
 	int64_t aad = queue_off(q, op->aad, op->aad_len);
 	int64_t tag = queue_off(q, op->tag, tag_len);
-	if (src < 0 || dst < 0 || aad < 0 || tag < 0)
+	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0)
 		return -EFAULT;
 	if (op->iv_len > CRD_IV_MAX || (op->iv_len && !op->iv))
 		return -EINVAL;
@@ -177,7 +224,7 @@ static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	e->user_data = op->user_data;
 	e->session = op->session;
 	e->op = op->dir == CC_ENCRYPT ? CRD_OP_ENCRYPT : CRD_OP_DECRYPT;
-	e->flags = 0;
+	e->flags = flags;
 	e->iv_len = op->iv_len;
 	e->tag_len = 0; /* the session's */
 	e->src_off = src;
@@ -186,9 +233,23 @@ static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	e->aad_off = aad;
 	e->aad_len = op->aad_len;
 	e->tag_off = tag;
-	e->src_nseg = e->dst_nseg = 0;
-	e->sl_off = 0;
+	e->src_nseg = op->src_sgl ? op->src_nseg : 0;
+	e->dst_nseg = op->dst_sgl		? op->dst_nseg
+		      : op->src_sgl && !op->dst ? op->src_nseg
+						: 0;
+	e->sl_off = sl;
 	memcpy(e->iv, op->iv ? op->iv : e->iv, op->iv_len);
+	return 0;
+}
+
+int cc_sgl_set(struct cc_queue *q, struct cc_sgl_entry *sgl, unsigned i,
+	       const void *buf, uint32_t len)
+{
+	int64_t off = queue_off(q, buf, len);
+	if (off < 0 || queue_off(q, &sgl[i], sizeof(sgl[i])) < 0)
+		return -EFAULT;
+	sgl[i].off = (uint32_t)off;
+	sgl[i].len = len;
 	return 0;
 }
 

@@ -69,10 +69,13 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	if (session == 0 || session > c->max_sessions)
 		return CC_ERR_NO_SESSION;
 	unsigned tag_len = c->tag_len[session];
+	/* GMAC authenticates in and writes nothing but the tag. */
+	int writes = c->sess_alg[session] != CC_ALG_AES_GMAC;
 	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX ||
 	    iv_len > CRD_IV_MAX)
 		return -EINVAL;
-	if ((len && (!in || !out)) || (aad_len && !aad) || (tag_len && !tag))
+	if ((len && (!in || (writes && !out))) || (aad_len && !aad) ||
+	    (tag_len && !tag))
 		return -EINVAL;
 
 	/* Layout: data | aad | tag, each 64-byte aligned. */
@@ -110,11 +113,11 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	};
 	err = sync_run(c, &op);
 	if (err == CC_OK) {
-		if (len)
+		if (len && writes)
 			memcpy(out, base, len);
 		if (tag_len && dir == CC_ENCRYPT)
 			memcpy(tag, base + tag_off, tag_len);
-	} else if (err == CC_ERR_AUTH_FAILED && len) {
+	} else if (err == CC_ERR_AUTH_FAILED && len && writes) {
 		memset(out, 0, len); /* forged: release no plaintext */
 	}
 	if (err < 0 && err > -1000) {

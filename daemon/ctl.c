@@ -125,31 +125,40 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 static int ctl_create_session(struct client *c, uint32_t seq,
 			      const Cryptod__CreateSession *m)
 {
-	if (m->key.len > CTL_KEY_MAX)
+	if (m->key.len > CTL_KEY_MAX || m->auth_key.len > CTL_KEY_MAX)
 		return ctl_send_error(c, seq, -EINVAL, "key too long");
 	if (c->n_sessions >= MAX_SESSIONS_PER_CLIENT)
 		return ctl_send_error(c, seq, -ENOSPC, "too many sessions");
 
+	struct session_params p = {
+		.alg = m->alg,
+		.key = m->key.data,
+		.key_len = m->key.len,
+		.auth_key = m->auth_key.data,
+		.auth_key_len = m->auth_key.len,
+		.tag_len = m->tag_len,
+		.engine = m->engine,
+	};
 	struct session *s;
-	int err = session_create((enum alg)m->alg, m->key.data, m->key.len,
-				 m->tag_len, m->engine, &s);
+	int err = session_create(&p, &s);
 	switch (err) {
 	case 0:
 		break;
 	case -EINVAL:
 		return ctl_send_error(
 			c, seq, err,
-			"bad key or tag length for this algorithm");
+			"bad key, auth key or tag length for this algorithm "
+			"(see cryptoctl engines)");
 	case -EOPNOTSUPP:
-		return ctl_send_error(
-			c, seq, err,
-			"algorithm not supported by the chosen engine");
+		return ctl_send_error(c, seq, err,
+				      "algorithm not supported by the chosen "
+				      "engine (see cryptoctl engines)");
 	case -ENOENT:
 		return ctl_send_error(c, seq, err, "no such engine");
 	case -ENODEV:
 		return ctl_send_error(c, seq, err,
-				      "engine unavailable on this host (see "
-				      "cryptoctl stats)");
+				      "no available engine provides this "
+				      "algorithm (see cryptoctl engines)");
 	case -ENOSPC:
 		return ctl_send_error(c, seq, err, "key store full");
 	default:
@@ -196,6 +205,8 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 		return ctl_send_ack(c, seq);
 	case CRYPTOD__ENVELOPE__BODY_STATS_REQUEST:
 		return stats_reply(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_CAPABILITIES_REQUEST:
+		return caps_reply(c, seq);
 	default:
 		return ctl_send_error(c, seq, -EOPNOTSUPP,
 				      "not a request the daemon serves");

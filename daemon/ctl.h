@@ -20,6 +20,8 @@ void ctl_close_all(void);
 /* Build and send a StatsReply (stats.c). 0 or -errno. */
 struct client;
 void stats_init(void);
+/* Build and send a CapabilitiesReply (caps.c). 0 or -errno. */
+int caps_reply(struct client *c, uint32_t seq);
 int stats_reply(struct client *c, uint32_t seq);
 
 #endif

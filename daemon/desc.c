@@ -2,15 +2,54 @@
 #include "desc.h"
 #include "session.h"
 
-static int desc_check(const struct crd_sqe *e, uint64_t arena_size,
-		      const struct session *s, unsigned *tag_len)
+#include <string.h>
+
+/* Copy a segment list out of the arena and check it: n in 1..CRD_SEG_MAX,
+ * the list and every segment inside the arena, segments pairwise
+ * disjoint, lengths summing to len. */
+static int desc_list(const uint8_t *arena, uint64_t arena_size, uint32_t off,
+		     unsigned n, uint32_t len, struct crd_seg *out)
+{
+	if (n == 0 || n > CRD_SEG_MAX)
+		return CRD_ST_BAD_PARAM;
+	if (!desc_range_ok(off, n * sizeof(struct crd_seg), arena_size))
+		return CRD_ST_BAD_RANGE;
+	memcpy(out, arena + off, n * sizeof(struct crd_seg));
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!desc_range_ok(out[i].off, out[i].len, arena_size))
+			return CRD_ST_BAD_RANGE;
+		sum += out[i].len;
+		for (unsigned j = 0; j < i; j++)
+			if (desc_overlap(out[i].off, out[i].len, out[j].off,
+					 out[j].len))
+				return CRD_ST_BAD_RANGE;
+	}
+	return sum == len ? CRD_ST_OK : CRD_ST_BAD_PARAM;
+}
+
+/* Does [off, off + len) overlap any segment of the list? */
+static int desc_hits(uint32_t off, uint32_t len, const struct crd_seg *l,
+		     unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (desc_overlap(off, len, l[i].off, l[i].len))
+			return 1;
+	return 0;
+}
+
+static int desc_fields(const struct crd_sqe *e, const struct session *s,
+		       unsigned *tag_len)
 {
 	if (e->op != CRD_OP_ENCRYPT && e->op != CRD_OP_DECRYPT)
 		return CRD_ST_BAD_DESC;
 	if (e->flags & ~CRD_SQE_FLAGS_KNOWN)
 		return CRD_ST_BAD_DESC;
-	if (e->flags || e->src_nseg || e->dst_nseg ||
-	    e->sl_off) /* not yet served */
+	/* Fields a flag does not enable must be zero. */
+	if ((!(e->flags & CRD_SQE_F_SRC_SGL) && e->src_nseg) ||
+	    (!(e->flags & CRD_SQE_F_DST_SGL) && e->dst_nseg) ||
+	    (!(e->flags & CRD_SQE_F_SESSIONLESS) && e->sl_off) ||
+	    ((e->flags & CRD_SQE_F_SESSIONLESS) && e->session))
 		return CRD_ST_BAD_DESC;
 	if (!s)
 		return CRD_ST_NO_SESSION;
@@ -19,45 +58,97 @@ static int desc_check(const struct crd_sqe *e, uint64_t arena_size,
 	unsigned t = e->tag_len ? e->tag_len : s->tag_len;
 	if (t != s->tag_len)
 		return CRD_ST_BAD_PARAM;
-	if (e->iv_len > CRD_IV_MAX || e->aad_len > CRD_AAD_MAX ||
-	    e->len > CRD_OP_MAX_LEN)
+	const struct alg_cap *cap = s->cap;
+	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
+	    !range_has(cap->iv, cap->n_iv, e->iv_len) ||
+	    e->aad_len < cap->aad.min || e->aad_len > cap->aad.max ||
+	    e->len < cap->min_len || e->len > cap->max_len ||
+	    (cap->block > 1 && e->len % cap->block))
 		return CRD_ST_BAD_PARAM;
-
-	if (!desc_range_ok(e->src_off, e->len, arena_size) ||
-	    !desc_range_ok(e->dst_off, e->len, arena_size) ||
-	    !desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
-	    !desc_range_ok(e->tag_off, t, arena_size))
-		return CRD_ST_BAD_RANGE;
-
-	/* In place, or source and destination disjoint. What the daemon
-	 * writes (dst, and the tag on encrypt) must not overlap what it
-	 * reads besides that, or the result would depend on engine
-	 * internals. */
-	if (e->dst_off != e->src_off &&
-	    desc_overlap(e->src_off, e->len, e->dst_off, e->len))
-		return CRD_ST_BAD_RANGE;
-	if (desc_overlap(e->tag_off, t, e->dst_off, e->len) ||
-	    desc_overlap(e->tag_off, t, e->src_off, e->len) ||
-	    desc_overlap(e->aad_off, e->aad_len, e->dst_off, e->len) ||
-	    desc_overlap(e->aad_off, e->aad_len, e->tag_off, t))
-		return CRD_ST_BAD_RANGE;
-
 	*tag_len = t;
-	return s->eng->op_check(s, e->iv_len, e->aad_len);
+	return CRD_ST_OK;
+}
+
+/* Build and check the source and destination lists. */
+static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
+		      uint64_t arena_size, int gmac, struct desc_sgl *sg)
+{
+	int st;
+	int src_sgl = e->flags & CRD_SQE_F_SRC_SGL;
+	int dst_sgl = e->flags & CRD_SQE_F_DST_SGL;
+
+	if (src_sgl) {
+		st = desc_list(arena, arena_size, e->src_off, e->src_nseg,
+			       e->len, sg->src);
+		if (st)
+			return st;
+		sg->nsrc = e->src_nseg;
+	} else {
+		if (!desc_range_ok(e->src_off, e->len, arena_size))
+			return CRD_ST_BAD_RANGE;
+		sg->src[0] = (struct crd_seg){ e->src_off, e->len };
+		sg->nsrc = 1;
+	}
+
+	sg->in_place = 0;
+	sg->ndst = 0;
+	if (gmac) /* authentication only: the destination is not used */
+		return CRD_ST_OK;
+
+	if (e->dst_off == e->src_off && !src_sgl == !dst_sgl &&
+	    e->dst_nseg == e->src_nseg) {
+		memcpy(sg->dst, sg->src, sg->nsrc * sizeof(sg->src[0]));
+		sg->ndst = sg->nsrc;
+		sg->in_place = 1;
+		return CRD_ST_OK;
+	}
+	if (dst_sgl) {
+		st = desc_list(arena, arena_size, e->dst_off, e->dst_nseg,
+			       e->len, sg->dst);
+		if (st)
+			return st;
+		sg->ndst = e->dst_nseg;
+	} else {
+		if (!desc_range_ok(e->dst_off, e->len, arena_size))
+			return CRD_ST_BAD_RANGE;
+		sg->dst[0] = (struct crd_seg){ e->dst_off, e->len };
+		sg->ndst = 1;
+	}
+	/* Out of place: no destination byte may be a source byte. */
+	for (unsigned i = 0; i < sg->ndst; i++)
+		if (desc_hits(sg->dst[i].off, sg->dst[i].len, sg->src,
+			      sg->nsrc))
+			return CRD_ST_BAD_RANGE;
+	return CRD_ST_OK;
 }
 
 int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
-		 const struct session *s, struct engine_op *op)
+		 const struct session *s, struct engine_op *op,
+		 struct desc_sgl *sg)
 {
 	unsigned tag_len = 0;
-	int st = desc_check(e, arena_size, s, &tag_len);
+	int st = desc_fields(e, s, &tag_len);
+	if (st == CRD_ST_OK)
+		st = desc_lists(e, arena, arena_size,
+				s->alg == CRD_ALG_AES_GMAC, sg);
+	if (st == CRD_ST_OK &&
+	    (!desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
+	     !desc_range_ok(e->tag_off, tag_len, arena_size)))
+		st = CRD_ST_BAD_RANGE;
+	/* What the daemon writes (destination; the tag on encrypt) must not
+	 * overlap what it reads besides, or the result would depend on
+	 * engine internals. */
+	if (st == CRD_ST_OK &&
+	    (desc_hits(e->tag_off, tag_len, sg->dst, sg->ndst) ||
+	     desc_hits(e->tag_off, tag_len, sg->src, sg->nsrc) ||
+	     desc_hits(e->aad_off, e->aad_len, sg->dst, sg->ndst) ||
+	     desc_overlap(e->aad_off, e->aad_len, e->tag_off, tag_len)))
+		st = CRD_ST_BAD_RANGE;
 	op->status = st;
 	if (st != CRD_ST_OK)
 		return st;
 
 	op->sess = s;
-	op->src = arena + e->src_off;
-	op->dst = arena + e->dst_off;
 	op->aad = arena + e->aad_off;
 	op->tag = arena + e->tag_off;
 	op->iv = e->iv;
@@ -66,5 +157,18 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	op->iv_len = e->iv_len;
 	op->tag_len = tag_len;
 	op->op = e->op;
+	op->done = 0;
+
+	/* Flat pointers when the engine can use the arena directly. */
+	int flat = sg->nsrc == 1 && sg->ndst <= 1;
+	if (flat && desc_is_authenc(s->alg))
+		flat = sg->in_place &&
+		       (!e->aad_len ||
+			(uint64_t)e->aad_off + e->aad_len == e->src_off);
+	op->sgl = !flat;
+	op->src = flat ? arena + sg->src[0].off : NULL;
+	op->dst = flat && sg->ndst ? arena + sg->dst[0].off : NULL;
+	if (flat && !sg->ndst)
+		op->dst = (uint8_t *)op->src; /* GMAC: never written */
 	return CRD_ST_OK;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Descriptor validation. The worker copies each submission entry out of
- * shared memory once; everything here works on that private copy and
- * never looks at the shared entry again (no double fetch).
+ * shared memory once; everything here works on that private copy, and
+ * copies segment lists out of shared memory once too. Nothing is read
+ * from shared memory twice.
  */
 #ifndef CRYPTOD_DESC_H
 #define CRYPTOD_DESC_H
@@ -30,13 +31,35 @@ static inline int desc_overlap(uint32_t a, uint32_t alen, uint32_t b,
 	       (uint64_t)b < (uint64_t)a + alen;
 }
 
+/* An op's source and destination as private segment lists (a flat
+ * buffer is a list of one). Filled by desc_resolve for the op at hand. */
+struct desc_sgl {
+	struct crd_seg src[CRD_SEG_MAX];
+	struct crd_seg dst[CRD_SEG_MAX];
+	unsigned nsrc, ndst; /* ndst 0: no destination (GMAC) */
+	int in_place;
+};
+
+/* Does the algorithm write a MAC over aad || data in one pass (authenc)? */
+static inline int desc_is_authenc(unsigned alg)
+{
+	return alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
+	       alg == CRD_ALG_AES_CBC_HMAC_SHA256;
+}
+
 /*
- * Check the private copy e against the arena and the session (NULL when
+ * Check the private copy e against the arena and the session s (NULL when
  * the id is unknown to this client) and fill op. Returns CRD_ST_OK or the
  * error status, which is also stored in op->status; on error only
  * op->status is meaningful. op->iv points into e, so e must outlive op.
+ *
+ * When the op cannot run on flat arena pointers (scatter-gather, or
+ * authenc whose AAD and data are not contiguous and in place), op->sgl is
+ * set, op->src/dst are NULL and sg holds the validated lists: the worker
+ * stages the data in private memory.
  */
 int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
-		 const struct session *sess, struct engine_op *op);
+		 const struct session *s, struct engine_op *op,
+		 struct desc_sgl *sg);
 
 #endif

@@ -8,6 +8,7 @@
 /* Fastest first: engine_select() takes the first available that fits. */
 static const struct engine *const engines[] = {
 	&engine_aesni,
+	&engine_openssl,
 	&engine_null,
 };
 _Static_assert(sizeof(engines) / sizeof(engines[0]) <= ENGINE_MAX,
@@ -17,6 +18,25 @@ static struct {
 	int err; /* 0 = available, else -errno from probe */
 	char why[128];
 } probe_state[ENGINE_MAX];
+
+static const char *const alg_names[CRD_ALG_MAX_] = {
+	[CRD_ALG_AES_GCM] = "aes-gcm",
+	[CRD_ALG_NULL] = "null",
+	[CRD_ALG_AES_GMAC] = "aes-gmac",
+	[CRD_ALG_AES_CBC] = "aes-cbc",
+	[CRD_ALG_AES_CTR] = "aes-ctr",
+	[CRD_ALG_AES_ECB] = "aes-ecb",
+	[CRD_ALG_AES_XTS] = "aes-xts",
+	[CRD_ALG_AES_CBC_HMAC_SHA1] = "aes-cbc-hmac-sha1",
+	[CRD_ALG_AES_CBC_HMAC_SHA256] = "aes-cbc-hmac-sha256",
+	[CRD_ALG_AES_CBC_NULL] = "aes-cbc-null",
+	[CRD_ALG_AES_LRW] = "aes-lrw",
+};
+
+const char *alg_name(unsigned alg)
+{
+	return alg < CRD_ALG_MAX_ ? alg_names[alg] : NULL;
+}
 
 unsigned engine_count(void)
 {
@@ -40,7 +60,8 @@ int engine_probe_all(void)
 				 probe_state[i].why);
 			continue;
 		}
-		log_info("engine %s available", engines[i]->name);
+		log_info("engine %s available (%s)", engines[i]->name,
+			 probe_state[i].why);
 		n++;
 	}
 	return n;
@@ -63,15 +84,25 @@ const char *engine_unavailable_why(unsigned idx)
 	return idx < engine_count() ? probe_state[idx].why : "no such engine";
 }
 
-int engine_select(enum alg alg, const char *name)
+const struct alg_cap *engine_cap(unsigned idx, unsigned alg)
+{
+	const struct engine *e = engine_get(idx);
+	if (!e)
+		return NULL;
+	for (unsigned i = 0; i < e->n_caps; i++)
+		if (e->caps[i].alg == alg)
+			return &e->caps[i];
+	return NULL;
+}
+
+int engine_select(unsigned alg, const char *name)
 {
 	int named = name && *name;
 	int err = named ? -ENOENT : -EOPNOTSUPP;
 	for (unsigned i = 0; i < engine_count(); i++) {
-		const struct engine *e = engines[i];
-		if (named && strcmp(name, e->name))
+		if (named && strcmp(name, engines[i]->name))
 			continue;
-		if (!e->supports(alg)) {
+		if (!engine_cap(i, alg)) {
 			err = -EOPNOTSUPP;
 			continue;
 		}
@@ -82,6 +113,18 @@ int engine_select(enum alg alg, const char *name)
 		return i;
 	}
 	return err;
+}
+
+int range_has(const struct range *r, unsigned n, uint32_t v)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v < r[i].min || v > r[i].max)
+			continue;
+		if (v == r[i].min ||
+		    (r[i].inc && (v - r[i].min) % r[i].inc == 0))
+			return 1;
+	}
+	return 0;
 }
 
 int engine_ct_memcmp(const void *a, const void *b, size_t n)

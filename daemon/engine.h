@@ -3,7 +3,8 @@
  * Engine ops table. One file per backend (engine_<name>.c) fills a
  * struct engine with designated initialisers. Engines never see the
  * shared memory's descriptors: the worker hands them engine_ops built from
- * validated private copies, with pointers already bounds-checked.
+ * validated private copies, with pointers already bounds-checked and
+ * scatter-gather already flattened.
  */
 #ifndef CRYPTOD_ENGINE_H
 #define CRYPTOD_ENGINE_H
@@ -11,20 +12,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cryptod/ring_abi.h>
+
 struct session;
 
-/* Algorithms, as in the control protocol (cryptod.proto Algorithm). */
-enum alg {
-	ALG_AES_GCM = 1,
-	ALG_NULL = 2,
-	ALG_MAX_,
-};
-
-/* One validated operation. Pointers point into the queue's arena. */
+/* One validated operation. Pointers point into the queue's arena or the
+ * worker's bounce buffer. */
 struct engine_op {
 	const struct session *sess;
 	const uint8_t *src;
-	uint8_t *dst; /* == src for in place */
+	uint8_t *dst; /* == src for in place; unused for GMAC */
 	const uint8_t *aad;
 	uint8_t *tag;
 	const uint8_t *iv; /* private copy, not shared memory */
@@ -33,23 +30,49 @@ struct engine_op {
 	uint8_t iv_len;
 	uint8_t tag_len;
 	uint8_t op;	/* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
+	uint8_t done;	/* worker: already run (scatter-gather path) */
+	uint8_t sgl;	/* worker: needs gather/scatter */
 	int32_t status; /* out: CRD_ST_OK or an error */
+};
+
+/* {min, max, increment} as DPDK users know it; inc 0 means min only. */
+struct range {
+	uint32_t min, max, inc;
+};
+
+enum { CAP_RANGES = 4 };
+
+/* What one engine does for one algorithm. */
+struct alg_cap {
+	uint8_t alg; /* enum crd_alg */
+	uint8_t n_key, n_auth_key, n_iv, n_tag;
+	uint8_t default_tag;
+	struct range key[CAP_RANGES];
+	struct range auth_key[CAP_RANGES];
+	struct range iv[CAP_RANGES];
+	struct range tag[CAP_RANGES];
+	struct range aad;
+	uint32_t min_len, max_len;
+	uint32_t block; /* data length must be a multiple; 1 = any */
 };
 
 enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 4 };
 
 struct engine {
 	const char *name;
+	const struct alg_cap *caps;
+	unsigned n_caps;
 	/* Is the engine usable on this host? 0, or -errno with a reason. */
 	int (*probe)(char *why, size_t why_len);
-	/* Does it implement alg at all? */
-	int (*supports)(enum alg alg);
-	/* Expand key into sess->key (<= sizeof sess->key). 0 or -EINVAL. */
-	int (*session_init)(struct session *sess, const uint8_t *key,
-			    size_t key_len);
-	/* Per-op parameter check beyond bounds (IV length, ...): CRD_ST_*. */
-	int (*op_check)(const struct session *sess, uint8_t iv_len,
-			uint32_t aad_len);
+	/*
+	 * Expand the key material into s->key (the session's locked slot).
+	 * Parameters are already checked against the capability table.
+	 * wctx is the calling worker's context (session-less ops), or NULL
+	 * on the control thread. 0 or -EINVAL.
+	 */
+	int (*session_init)(struct session *s, void *wctx, const uint8_t *key,
+			    size_t key_len, const uint8_t *auth_key,
+			    size_t auth_key_len);
 	/* Per-worker state (an IMB_MGR for aesni); NULL on failure. */
 	void *(*worker_init)(void);
 	void (*worker_fini)(void *wctx);
@@ -60,21 +83,43 @@ struct engine {
 };
 
 extern const struct engine engine_aesni;
+extern const struct engine engine_openssl;
 extern const struct engine engine_null;
 
 /* Registry (engine.c). Index is stable for the process lifetime. */
 unsigned engine_count(void);
 const struct engine *engine_get(unsigned idx);
-/* Available engines probed at start-up; returns the count usable. */
+/* Probe every engine at start-up; returns the count usable. */
 int engine_probe_all(void);
 void engine_fini_all(void);
 int engine_available(unsigned idx);
 const char *engine_unavailable_why(unsigned idx);
-/* name NULL or "" = fastest available for alg. Returns index or -errno
- * (-ENOENT unknown name, -EOPNOTSUPP alg not supported, -ENODEV down). */
-int engine_select(enum alg alg, const char *name);
+/* The capability of engine idx for alg, or NULL. */
+const struct alg_cap *engine_cap(unsigned idx, unsigned alg);
+/* name NULL or "" = the first (fastest) available engine for alg.
+ * Returns index or -errno (-ENOENT unknown name, -EOPNOTSUPP alg not
+ * supported, -ENODEV engine unavailable). */
+int engine_select(unsigned alg, const char *name);
+
+/* Is v in one of the n ranges? */
+int range_has(const struct range *r, unsigned n, uint32_t v);
+
+/* Algorithm names as users see them ("aes-gcm", ...); NULL if unknown. */
+const char *alg_name(unsigned alg);
 
 /* Constant-time comparison: 0 when equal. */
 int engine_ct_memcmp(const void *a, const void *b, size_t n);
+
+/* Capability-table shorthands for engine files. */
+#define RANGE1(v)                                                              \
+	{                                                                      \
+		(v), (v), 0                                                    \
+	}
+#define KEYS_AES .n_key = 1, .key = { { 16, 32, 8 } }
+#define NO_IV .n_iv = 1, .iv = { RANGE1(0) }
+#define NO_TAG .n_tag = 1, .tag = { RANGE1(0) }
+#define GCM_TAGS                                                               \
+	.n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } },            \
+	.default_tag = 16
 
 #endif

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aesni: intel-ipsec-mb. AES-GCM through the direct API, which is the
- * fastest path for single buffers (DESIGN.md: 23.9 Mops at 64 B vs 8.4 for
- * the job API). One IMB_MGR per worker: managers are not thread-safe.
+ * aesni: intel-ipsec-mb. One IMB_MGR per worker (managers are not
+ * thread-safe).
+ *
+ * - GCM and GMAC through the direct API, the fastest single-buffer path
+ *   (DESIGN.md: 23.9 Mops at 64 B vs 8.4 for the job API).
+ * - CBC, CTR, ECB and CBC+HMAC through the job API: a burst's jobs are all
+ *   submitted before any is flushed, so CBC encryption runs multi-buffer
+ *   (several independent buffers in the lanes of one vector unit).
+ *
+ * ipsec-mb returns computed tags; checking them is ours to do, in
+ * constant time, and a forged message releases no plaintext.
  */
 #include "engine.h"
 #include "session.h"
@@ -15,11 +23,70 @@
 
 #include <cryptod/ring_abi.h>
 
+/* Session key material, in the session's locked slot. */
 struct aesni_key {
-	struct gcm_key_data kd; /* expanded keys + GHASH tables */
+	union {
+		struct gcm_key_data gcm; /* expanded keys + GHASH tables */
+		struct {
+			DECLARE_ALIGNED(uint8_t enc[16 * 15], 16);
+			DECLARE_ALIGNED(uint8_t dec[16 * 15], 16);
+			DECLARE_ALIGNED(uint8_t ipad[32], 16); /* HMAC states */
+			DECLARE_ALIGNED(uint8_t opad[32], 16);
+		} blk;
+	};
 };
 _Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
 	       "expanded key fits the session");
+
+#define CAP_AES_MODE(a, iv_, blk_)                                             \
+	{                                                                      \
+		.alg = (a), KEYS_AES, .n_iv = 1, .iv = { RANGE1(iv_) },        \
+		NO_TAG, .aad = RANGE1(0), .min_len = 0,                        \
+		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
+	}
+#define CAP_AUTHENC(a, tag_)                                                   \
+	{                                                                      \
+		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
+		.auth_key = { { 1, 64, 1 } }, .n_iv = 1, .iv = { RANGE1(16) }, \
+		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
+		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
+		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
+	}
+
+static const struct alg_cap aesni_caps[] = {
+	{ .alg = CRD_ALG_AES_GCM,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { RANGE1(12) },
+	  GCM_TAGS,
+	  .aad = { 0, CRD_AAD_MAX, 1 },
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+	{ .alg = CRD_ALG_AES_GMAC,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { RANGE1(12) },
+	  GCM_TAGS,
+	  .aad = RANGE1(0),
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
+	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
+	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
+	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
+	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
+	{ .alg = CRD_ALG_AES_CBC_NULL,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { RANGE1(16) },
+	  NO_TAG,
+	  .aad = { 0, CRD_AAD_MAX, 1 },
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 16 },
+};
 
 /* Manager for key expansion on the control thread (session_init). */
 static IMB_MGR *ctl_mgr;
@@ -58,37 +125,57 @@ static void aesni_fini(void)
 	ctl_mgr = NULL;
 }
 
-static int aesni_supports(enum alg alg)
+/* HMAC inner and outer states: one compression of key ^ ipad / opad.
+ * Keys are at most one block (64 bytes for SHA-1 and SHA-256). */
+static void aesni_hmac_pads(IMB_MGR *m, int sha256, const uint8_t *key,
+			    size_t len, uint8_t *ipad, uint8_t *opad)
 {
-	return alg == ALG_AES_GCM;
+	uint8_t block[64] = { 0 }, b[64];
+	memcpy(block, key, len);
+	for (int i = 0; i < 64; i++)
+		b[i] = block[i] ^ 0x36;
+	if (sha256)
+		IMB_SHA256_ONE_BLOCK(m, b, ipad);
+	else
+		IMB_SHA1_ONE_BLOCK(m, b, ipad);
+	for (int i = 0; i < 64; i++)
+		b[i] = block[i] ^ 0x5c;
+	if (sha256)
+		IMB_SHA256_ONE_BLOCK(m, b, opad);
+	else
+		IMB_SHA1_ONE_BLOCK(m, b, opad);
+	explicit_bzero(block, sizeof(block));
+	explicit_bzero(b, sizeof(b));
 }
 
-static int aesni_session_init(struct session *s, const uint8_t *key,
-			      size_t key_len)
+static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
+			      size_t key_len, const uint8_t *auth_key,
+			      size_t auth_key_len)
 {
+	IMB_MGR *m = wctx ? wctx : ctl_mgr;
 	struct aesni_key *k = (struct aesni_key *)s->key;
-	switch (key_len) {
-	case 16:
-		IMB_AES128_GCM_PRE(ctl_mgr, key, &k->kd);
-		return 0;
-	case 24:
-		IMB_AES192_GCM_PRE(ctl_mgr, key, &k->kd);
-		return 0;
-	case 32:
-		IMB_AES256_GCM_PRE(ctl_mgr, key, &k->kd);
+
+	if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
+		if (key_len == 16)
+			IMB_AES128_GCM_PRE(m, key, &k->gcm);
+		else if (key_len == 24)
+			IMB_AES192_GCM_PRE(m, key, &k->gcm);
+		else
+			IMB_AES256_GCM_PRE(m, key, &k->gcm);
 		return 0;
 	}
-	return -EINVAL;
-}
-
-static int aesni_op_check(const struct session *s, uint8_t iv_len,
-			  uint32_t aad_len)
-{
-	/* The direct GCM API takes 96-bit IVs, the length SP 800-38D
-	 * recommends and every protocol of interest uses. */
-	if (iv_len != 12)
-		return CRD_ST_BAD_PARAM;
-	return CRD_ST_OK;
+	if (key_len == 16)
+		IMB_AES_KEYEXP_128(m, key, k->blk.enc, k->blk.dec);
+	else if (key_len == 24)
+		IMB_AES_KEYEXP_192(m, key, k->blk.enc, k->blk.dec);
+	else
+		IMB_AES_KEYEXP_256(m, key, k->blk.enc, k->blk.dec);
+	if (s->alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
+	    s->alg == CRD_ALG_AES_CBC_HMAC_SHA256)
+		aesni_hmac_pads(m, s->alg == CRD_ALG_AES_CBC_HMAC_SHA256,
+				auth_key, auth_key_len, k->blk.ipad,
+				k->blk.opad);
+	return 0;
 }
 
 static void *aesni_worker_init(void)
@@ -102,12 +189,15 @@ static void aesni_worker_fini(void *wctx)
 		free_mb_mgr(wctx);
 }
 
+/* ---- GCM / GMAC: direct API ---- */
+
 static void aesni_gcm_one(IMB_MGR *m, struct engine_op *op)
 {
 	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
 	struct gcm_context_data ctx;
+	int gmac = op->sess->alg == CRD_ALG_AES_GMAC;
+	int enc = op->op == CRD_OP_ENCRYPT || gmac;
 	aes_gcm_enc_dec_t fn;
-	int enc = op->op == CRD_OP_ENCRYPT;
 
 	switch (op->sess->key_len) {
 	case 16:
@@ -121,24 +211,158 @@ static void aesni_gcm_one(IMB_MGR *m, struct engine_op *op)
 		break;
 	}
 
-	if (enc) {
-		fn(&k->kd, &ctx, op->dst, op->src, op->len, op->iv, op->aad,
-		   op->aad_len, op->tag, op->tag_len);
+	/* GMAC is GCM with no plaintext and the data as AAD. */
+	const uint8_t *aad = gmac ? op->src : op->aad;
+	uint64_t aad_len = gmac ? op->len : op->aad_len;
+	uint64_t len = gmac ? 0 : op->len;
+
+	if (op->op == CRD_OP_ENCRYPT) {
+		fn(&k->gcm, &ctx, op->dst, op->src, len, op->iv, aad, aad_len,
+		   op->tag, op->tag_len);
 		op->status = CRD_ST_OK;
 		return;
 	}
-
-	/* ipsec-mb returns the computed tag; checking it is ours to do, in
-	 * constant time, and a forged message must not leak plaintext. */
 	uint8_t tag[CRD_TAG_MAX];
-	fn(&k->kd, &ctx, op->dst, op->src, op->len, op->iv, op->aad,
-	   op->aad_len, tag, op->tag_len);
+	fn(&k->gcm, &ctx, op->dst, op->src, len, op->iv, aad, aad_len, tag,
+	   op->tag_len);
 	if (engine_ct_memcmp(tag, op->tag, op->tag_len)) {
+		if (len)
+			memset(op->dst, 0, len);
+		op->status = CRD_ST_AUTH_FAILED;
+		return;
+	}
+	op->status = CRD_ST_OK;
+}
+
+/* ---- CBC / CTR / ECB / CBC+HMAC: job API ---- */
+
+/* Per-burst scratch: computed tags for authenc decrypt. */
+struct aesni_burst {
+	uint8_t tag[64][32];
+};
+
+static void aesni_job_done(IMB_JOB *job)
+{
+	struct engine_op *op = job->user_data;
+	if (job->status != IMB_STATUS_COMPLETED) {
+		op->status = CRD_ST_ENGINE;
+		return;
+	}
+	if (op->op == CRD_OP_DECRYPT && job->hash_alg != IMB_AUTH_NULL &&
+	    engine_ct_memcmp(job->auth_tag_output, op->tag, op->tag_len)) {
 		memset(op->dst, 0, op->len);
 		op->status = CRD_ST_AUTH_FAILED;
 		return;
 	}
 	op->status = CRD_ST_OK;
+}
+
+static void aesni_reap(IMB_MGR *m, IMB_JOB *job)
+{
+	while (job) {
+		aesni_job_done(job);
+		job = IMB_GET_COMPLETED_JOB(m);
+	}
+}
+
+static void aesni_flush(IMB_MGR *m)
+{
+	IMB_JOB *job;
+	while ((job = IMB_FLUSH_JOB(m)))
+		aesni_job_done(job);
+}
+
+/* Fill and submit one job. src/dst/len/iv may differ from the op's
+ * (a CTR op split at a counter wrap). */
+static void aesni_submit(IMB_MGR *m, struct engine_op *op, const uint8_t *src,
+			 uint8_t *dst, uint32_t len, const uint8_t *iv,
+			 uint8_t *tag_scratch)
+{
+	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
+	IMB_JOB *job = IMB_GET_NEXT_JOB(m);
+	int enc = op->op == CRD_OP_ENCRYPT;
+
+	job->cipher_direction = enc ? IMB_DIR_ENCRYPT : IMB_DIR_DECRYPT;
+	job->chain_order = enc ? IMB_ORDER_CIPHER_HASH : IMB_ORDER_HASH_CIPHER;
+	job->key_len_in_bytes = op->sess->key_len;
+	job->enc_keys = k->blk.enc;
+	job->dec_keys = k->blk.dec;
+	job->src = src;
+	job->dst = dst;
+	job->cipher_start_src_offset_in_bytes = 0;
+	job->msg_len_to_cipher_in_bytes = len;
+	job->iv = iv;
+	job->iv_len_in_bytes = op->iv_len;
+	job->hash_alg = IMB_AUTH_NULL;
+	job->user_data = op;
+
+	switch (op->sess->alg) {
+	case CRD_ALG_AES_CTR:
+		job->cipher_mode = IMB_CIPHER_CNTR;
+		break;
+	case CRD_ALG_AES_ECB:
+		job->cipher_mode = IMB_CIPHER_ECB;
+		job->iv = NULL;
+		job->iv_len_in_bytes = 0;
+		break;
+	case CRD_ALG_AES_CBC_HMAC_SHA1:
+	case CRD_ALG_AES_CBC_HMAC_SHA256:
+		/* The worker staged AAD and data contiguously, in place:
+		 * the MAC covers [aad, aad + aad_len + len). */
+		job->cipher_mode = IMB_CIPHER_CBC;
+		job->hash_alg = op->sess->alg == CRD_ALG_AES_CBC_HMAC_SHA1
+					? IMB_AUTH_HMAC_SHA_1
+					: IMB_AUTH_HMAC_SHA_256;
+		job->src = op->aad_len ? op->aad : op->src;
+		job->dst = op->dst;
+		job->cipher_start_src_offset_in_bytes = op->aad_len;
+		job->hash_start_src_offset_in_bytes = 0;
+		job->msg_len_to_hash_in_bytes = (uint64_t)op->aad_len + len;
+		job->u.HMAC._hashed_auth_key_xor_ipad = k->blk.ipad;
+		job->u.HMAC._hashed_auth_key_xor_opad = k->blk.opad;
+		job->auth_tag_output = enc ? op->tag : tag_scratch;
+		job->auth_tag_output_len_in_bytes = op->tag_len;
+		break;
+	default: /* CBC, CBC with a null digest */
+		job->cipher_mode = IMB_CIPHER_CBC;
+		break;
+	}
+	aesni_reap(m, IMB_SUBMIT_JOB(m));
+}
+
+/*
+ * ipsec-mb increments only the low 32 bits of a 16-byte counter block; we
+ * promise a 128-bit increment (OpenSSL, the kernel's ctr(aes)). An op
+ * whose low word would wrap runs as two jobs, the second from the counter
+ * block after the wrap.
+ */
+static void aesni_ctr(IMB_MGR *m, struct engine_op *op)
+{
+	uint32_t lo = (uint32_t)op->iv[12] << 24 | (uint32_t)op->iv[13] << 16 |
+		      (uint32_t)op->iv[14] << 8 | op->iv[15];
+	uint64_t blocks = ((uint64_t)op->len + 15) / 16;
+	uint64_t to_wrap = (uint64_t)UINT32_MAX - lo + 1;
+	if (blocks <= to_wrap) {
+		aesni_submit(m, op, op->src, op->dst, op->len, op->iv, NULL);
+		return;
+	}
+	/* Block counts fit: len <= 16 MiB. */
+	uint32_t first = (uint32_t)to_wrap * 16;
+	uint8_t iv2[16];
+	memcpy(iv2, op->iv, 16);
+	memset(iv2 + 12, 0, 4);
+	for (int i = 11; i >= 0 && ++iv2[i] == 0; i--)
+		; /* carry into the upper 96 bits */
+	struct engine_op part = *op;
+	aesni_submit(m, &part, op->src, op->dst, first, op->iv, NULL);
+	aesni_flush(m); /* part (and its iv) must not outlive this frame */
+	if (part.status != CRD_ST_OK) {
+		op->status = part.status;
+		return;
+	}
+	aesni_submit(m, op, op->src + first, op->dst + first, op->len - first,
+		     iv2, NULL);
+	aesni_flush(m);
 }
 
 enum { AESNI_PREFETCH = 2048 };
@@ -157,21 +381,42 @@ static void aesni_prefetch(const struct engine_op *op)
 static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 {
 	IMB_MGR *m = wctx;
+	struct aesni_burst scratch;
+	int jobs = 0;
+
 	for (unsigned i = 0; i < n; i++) {
+		struct engine_op *op = &ops[i];
 		/* The next op's data travels from the client's core while
-		 * this one computes (up to AESNI_PREFETCH bytes of it). */
+		 * this one computes. */
 		if (i + 1 < n)
 			aesni_prefetch(&ops[i + 1]);
-		aesni_gcm_one(m, &ops[i]);
+		switch (op->sess->alg) {
+		case CRD_ALG_AES_GCM:
+		case CRD_ALG_AES_GMAC:
+			aesni_gcm_one(m, op);
+			break;
+		case CRD_ALG_AES_CTR:
+			aesni_ctr(m, op);
+			jobs = 1;
+			break;
+		default:
+			aesni_submit(m, op, op->src, op->dst, op->len, op->iv,
+				     scratch.tag[i % 64]);
+			jobs = 1;
+			break;
+		}
 	}
+	/* Jobs complete out of order; each sets its own op's status. */
+	if (jobs)
+		aesni_flush(m);
 }
 
 const struct engine engine_aesni = {
 	.name = "aesni",
+	.caps = aesni_caps,
+	.n_caps = sizeof(aesni_caps) / sizeof(aesni_caps[0]),
 	.probe = aesni_probe,
-	.supports = aesni_supports,
 	.session_init = aesni_session_init,
-	.op_check = aesni_op_check,
 	.worker_init = aesni_worker_init,
 	.worker_fini = aesni_worker_fini,
 	.process = aesni_process,

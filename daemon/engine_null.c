@@ -10,27 +10,30 @@
 
 #include <cryptod/ring_abi.h>
 
+static const struct alg_cap null_caps[] = {
+	{ .alg = CRD_ALG_NULL,
+	  .n_key = 1,
+	  .key = { RANGE1(0) },
+	  .n_iv = 1,
+	  .iv = { { 0, CRD_IV_MAX, 1 } },
+	  NO_TAG,
+	  .aad = { 0, CRD_AAD_MAX, 1 },
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+};
+
 static int null_probe(char *why, size_t len)
 {
 	why[0] = '\0';
 	return 0;
 }
 
-static int null_supports(enum alg alg)
-{
-	return alg == ALG_NULL;
-}
-
-static int null_session_init(struct session *s, const uint8_t *key,
-			     size_t key_len)
+static int null_session_init(struct session *s, void *wctx, const uint8_t *key,
+			     size_t key_len, const uint8_t *auth_key,
+			     size_t auth_key_len)
 {
 	return 0;
-}
-
-static int null_op_check(const struct session *s, uint8_t iv_len,
-			 uint32_t aad_len)
-{
-	return CRD_ST_OK;
 }
 
 static void *null_worker_init(void)
@@ -55,10 +58,10 @@ static void null_process(void *wctx, struct engine_op *ops, unsigned n)
 
 const struct engine engine_null = {
 	.name = "null",
+	.caps = null_caps,
+	.n_caps = sizeof(null_caps) / sizeof(null_caps[0]),
 	.probe = null_probe,
-	.supports = null_supports,
 	.session_init = null_session_init,
-	.op_check = null_op_check,
 	.worker_init = null_worker_init,
 	.worker_fini = null_worker_fini,
 	.process = null_process,

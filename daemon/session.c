@@ -6,45 +6,43 @@
 
 #include <cryptod/ring_abi.h>
 
-/* GCM tag lengths allowed by NIST SP 800-38D. */
-static int gcm_tag_len_ok(unsigned t)
+int session_setup(struct session *s, const struct session_params *p,
+		  void *const *wctx)
 {
-	return t == 4 || t == 8 || (t >= 12 && t <= 16);
-}
-
-int session_create(enum alg alg, const uint8_t *key, size_t key_len,
-		   unsigned tag_len, const char *engine, struct session **out)
-{
-	switch (alg) {
-	case ALG_AES_GCM:
-		if (key_len != 16 && key_len != 24 && key_len != 32)
-			return -EINVAL;
-		if (tag_len == 0)
-			tag_len = 16;
-		if (!gcm_tag_len_ok(tag_len))
-			return -EINVAL;
-		break;
-	case ALG_NULL:
-		if (key_len != 0 || tag_len != 0)
-			return -EINVAL;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-
-	int idx = engine_select(alg, engine);
+	int idx = engine_select(p->alg, p->engine);
 	if (idx < 0)
 		return idx;
+	const struct alg_cap *cap = engine_cap(idx, p->alg);
 
+	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
+	if (p->key_len > CRD_KEY_MAX || p->auth_key_len > CRD_AUTH_KEY_MAX ||
+	    !range_has(cap->key, cap->n_key, p->key_len) ||
+	    !range_has(cap->tag, cap->n_tag, tag))
+		return -EINVAL;
+	if (cap->n_auth_key ? !range_has(cap->auth_key, cap->n_auth_key,
+					 p->auth_key_len)
+			    : p->auth_key_len != 0)
+		return -EINVAL;
+
+	s->alg = p->alg;
+	s->tag_len = tag;
+	s->key_len = p->key_len;
+	s->eng_idx = idx;
+	s->eng = engine_get(idx);
+	s->cap = cap;
+	return s->eng->session_init(s, wctx ? wctx[idx] : NULL, p->key,
+				    p->key_len, p->auth_key, p->auth_key_len);
+}
+
+int session_create(const struct session_params *p, struct session **out)
+{
+	/* Refuse what no engine could take before spending a slot. */
+	if (p->alg == 0 || p->alg >= CRD_ALG_MAX_)
+		return -EOPNOTSUPP;
 	struct session *s = ks_alloc();
 	if (!s)
 		return -ENOSPC;
-	s->alg = alg;
-	s->tag_len = tag_len;
-	s->key_len = key_len;
-	s->eng_idx = idx;
-	s->eng = engine_get(idx);
-	int err = s->eng->session_init(s, key, key_len);
+	int err = session_setup(s, p, NULL);
 	if (err) {
 		ks_free(s);
 		return err;

@@ -4,7 +4,8 @@
  * in one locked keystore slot and belongs to one client connection.
  * Workers read sessions through the client's table (acquire loads);
  * the control thread unpublishes, waits for a grace period
- * (worker_synchronize), then wipes.
+ * (worker_synchronize), then wipes. Session-less ops build a session in a
+ * worker's own locked scratch slot for one pass.
  */
 #ifndef CRYPTOD_SESSION_H
 #define CRYPTOD_SESSION_H
@@ -16,24 +17,41 @@
 
 struct session {
 	uint32_t id;
-	uint8_t alg;	 /* enum alg */
-	uint8_t tag_len; /* bytes; 0 for ALG_NULL */
-	uint8_t key_len; /* bytes of the raw key (the raw key is not kept) */
+	uint8_t alg;	 /* enum crd_alg */
+	uint8_t tag_len; /* bytes; 0 when the algorithm has no tag */
+	uint8_t key_len; /* bytes of the raw key */
 	uint8_t eng_idx; /* engine registry index */
 	const struct engine *eng;
-	/* Engine-private expanded key (ipsec-mb gcm_key_data, ...). Wiped
-	 * together with the slot. */
+	const struct alg_cap *cap; /* the engine's limits for alg */
+	/* Engine-private key material (expanded keys, GHASH tables, HMAC
+	 * pads, or the raw key for OpenSSL). Wiped with the slot. */
 	_Alignas(64) uint8_t key[KS_SLOT_SIZE - 64];
 };
 _Static_assert(sizeof(struct session) <= KS_SLOT_SIZE, "session fits a slot");
 
+struct session_params {
+	unsigned alg; /* enum crd_alg */
+	const uint8_t *key;
+	size_t key_len;
+	const uint8_t *auth_key;
+	size_t auth_key_len;
+	unsigned tag_len;   /* 0 = the algorithm's default */
+	const char *engine; /* NULL or "" = fastest available */
+};
+
 /*
- * Create a session from a raw key; the caller wipes its own copy of the
- * key. Returns 0 and *out, or -errno: -EINVAL bad key/tag length,
- * -ENOSPC key store full, -ENOENT/-EOPNOTSUPP/-ENODEV engine choice.
+ * Validate p against the chosen engine's capabilities and expand the key
+ * into s (zeroed, locked memory the caller owns). wctx: the calling
+ * worker's engine context for that engine, NULL on the control thread.
+ * Returns 0, or -EINVAL (bad key/tag length), -ENOENT/-EOPNOTSUPP/-ENODEV
+ * (engine choice).
  */
-int session_create(enum alg alg, const uint8_t *key, size_t key_len,
-		   unsigned tag_len, const char *engine, struct session **out);
+int session_setup(struct session *s, const struct session_params *p,
+		  void *const *wctx);
+
+/* session_setup() into a fresh keystore slot. The caller wipes its own
+ * copy of the key. Also -ENOSPC when the key store is full. */
+int session_create(const struct session_params *p, struct session **out);
 /* Wipe and free; the caller has ensured no worker can still see it. */
 void session_destroy(struct session *s);
 

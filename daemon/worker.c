@@ -20,6 +20,7 @@
 #include "log.h"
 #include "queue.h"
 #include "session.h"
+#include "stage.h"
 
 struct eng_counters {
 	_Atomic uint64_t ops, bytes, errors, auth_failures;
@@ -49,6 +50,7 @@ struct worker {
 	unsigned nlocal;
 	unsigned seen_gen;
 	void *eng_ctx[ENGINE_MAX];
+	struct stage stage; /* bounce buffer, session-less scratch */
 	struct eng_counters est[ENGINE_MAX];
 };
 
@@ -98,12 +100,12 @@ static void worker_run(struct worker *w, struct engine_op *ops, unsigned n)
 {
 	unsigned i = 0;
 	while (i < n) {
-		if (ops[i].status != CRD_ST_OK) {
+		if (ops[i].status != CRD_ST_OK || ops[i].done) {
 			i++;
 			continue;
 		}
 		unsigned eng = ops[i].sess->eng_idx, j = i + 1;
-		while (j < n && ops[j].status == CRD_ST_OK &&
+		while (j < n && ops[j].status == CRD_ST_OK && !ops[j].done &&
 		       ops[j].sess->eng_idx == eng)
 			j++;
 		ops[i].sess->eng->process(w->eng_ctx[eng], ops + i, j - i);
@@ -209,13 +211,30 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	const struct session *s = NULL;
 	uint32_t sid = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!s || sqe[i].session != sid) {
-			sid = sqe[i].session;
-			s = client_session_get(q->owner, sid);
+		const struct session *os;
+		if (sqe[i].flags & CRD_SQE_F_SESSIONLESS) {
+			int st = stage_sessionless(&w->stage, q->arena,
+						   q->arena_size, &sqe[i],
+						   w->eng_ctx, &os);
+			if (st != CRD_ST_OK) {
+				ops[i].status = st;
+				ops[i].sess = NULL;
+				continue;
+			}
+		} else {
+			if (!s || sqe[i].session != sid) {
+				sid = sqe[i].session;
+				s = client_session_get(q->owner, sid);
+			}
+			os = s;
 		}
-		desc_resolve(&sqe[i], q->arena, q->arena_size, s, &ops[i]);
+		desc_resolve(&sqe[i], q->arena, q->arena_size, os, &ops[i],
+			     &w->stage.sg);
 		if (ops[i].status != CRD_ST_OK)
-			ops[i].sess = s;
+			ops[i].sess = os;
+		else if (ops[i].sgl) /* run now, while its lists are at hand */
+			stage_run(&w->stage, q->arena, &ops[i],
+				  w->eng_ctx[os->eng_idx]);
 	}
 
 	worker_run(w, ops, n);
@@ -241,6 +260,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	}
 
 	worker_account(w, q, ops, n);
+	stage_pass_end(&w->stage); /* session-less sessions: wiped */
 	return n;
 }
 
@@ -364,6 +384,7 @@ static void worker_engines_fini(struct worker *w)
 			engine_get(e)->worker_fini(w->eng_ctx[e]);
 		w->eng_ctx[e] = NULL;
 	}
+	stage_fini(&w->stage);
 }
 
 static int worker_init_one(struct worker *w, unsigned idx)
@@ -373,6 +394,8 @@ static int worker_init_one(struct worker *w, unsigned idx)
 	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w->efd < 0)
 		goto err_mutex;
+	if (stage_init(&w->stage))
+		goto err_efd;
 	for (unsigned e = 0; e < engine_count(); e++) {
 		if (!engine_available(e))
 			continue;
@@ -391,7 +414,8 @@ static int worker_init_one(struct worker *w, unsigned idx)
 	return 0;
 
 err_engines:
-	worker_engines_fini(w);
+	worker_engines_fini(w); /* and the stage */
+err_efd:
 	close(w->efd);
 err_mutex:
 	pthread_mutex_destroy(&w->lock);

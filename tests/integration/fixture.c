@@ -431,3 +431,31 @@ int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 	cc_stats_free(&st);
 	return (int)n;
 }
+
+int fx_iv_ok(struct cc_conn *conn, enum cc_alg alg, const char *engine,
+	     unsigned iv_len)
+{
+	struct cc_alg_caps *caps;
+	unsigned n;
+	int r = cc_capabilities_get(conn, &caps, &n);
+	if (r)
+		return r;
+	int ok = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_alg_caps *c = &caps[i];
+		if (c->alg != alg || !c->available ||
+		    (engine ? strcmp(engine, c->engine) : !c->default_engine))
+			continue;
+		for (unsigned k = 0; k < c->n_iv_sizes; k++) {
+			const struct cc_range *rg = &c->iv_sizes[k];
+			if (iv_len < rg->min || iv_len > rg->max)
+				continue;
+			if (iv_len == rg->min ||
+			    (rg->increment &&
+			     (iv_len - rg->min) % rg->increment == 0))
+				ok = 1;
+		}
+	}
+	cc_capabilities_free(caps);
+	return ok;
+}

@@ -64,6 +64,13 @@ int fx_daemon_stop(struct fx_daemon *d);
 int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 		   char names[][FX_ENGINE_NAME_MAX], unsigned max);
 
+/*
+ * Does engine (NULL: the default one) take IVs of iv_len bytes for alg,
+ * according to the daemon's capability table? 1 yes, 0 no, -errno.
+ */
+int fx_iv_ok(struct cc_conn *conn, enum cc_alg alg, const char *engine,
+	     unsigned iv_len);
+
 /* Monotonic milliseconds. */
 uint64_t fx_now_ms(void);
 

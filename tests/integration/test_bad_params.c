@@ -203,6 +203,22 @@ static void run_bad_ops(struct t *t)
 		goto out;
 	}
 	for (i = 0; i < 6; i++) {
+		/* IV lengths the engine lists in its capabilities are
+		 * served (a decrypt of these made-up tags then fails its
+		 * tag check); every other length must be refused. */
+		if (iv_len[i] != 12 && fx_iv_ok(t->conn, CC_ALG_AES_GCM,
+						t->engine, iv_len[i]) == 1) {
+			snprintf(what, sizeof(what),
+				 "op %u with a %u-byte IV the engine lists: "
+				 "want it served",
+				 i, iv_len[i]);
+			expect(t,
+			       comps[i].status == CC_OK ||
+				       (dir[i] == CC_DECRYPT &&
+					comps[i].status == CC_ERR_AUTH_FAILED),
+			       what, comps[i].status);
+			continue;
+		}
 		if (iv_len[i] == 12) {
 			snprintf(what, sizeof(what),
 				 "good op %u between bad ones: want CC_OK", i);
@@ -222,11 +238,10 @@ static void run_bad_ops(struct t *t)
 
 	/* The copying API refuses a bad IV as well; the library may fold
 	 * the status into -EINVAL. */
-	r = fx_crypt(t->conn, sid, CC_ENCRYPT, test_iv, 8, NULL, 0, stack_buf,
+	r = fx_crypt(t->conn, sid, CC_ENCRYPT, test_iv, 0, NULL, 0, stack_buf,
 		     out, LEN, tag);
 	expect(t, r == CC_ERR_BAD_PARAM || r == -EINVAL,
-	       "cc_crypt with an 8-byte IV: want CC_ERR_BAD_PARAM or -EINVAL",
-	       r);
+	       "cc_crypt with no IV: want CC_ERR_BAD_PARAM or -EINVAL", r);
 
 	/* Documented enqueue refusals: nothing may be left in flight. */
 	op = ops[0];

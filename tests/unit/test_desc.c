@@ -27,7 +27,8 @@
 
 /*
  * Large enough for an op of CRD_OP_MAX_LEN with a separate destination;
- * reserved, not touched (desc_resolve never dereferences the arena).
+ * reserved, not touched (desc_resolve reads the arena only for
+ * scatter-gather lists, which these descriptors do not use).
  */
 #define ARENA_SIZE (64ull << 20)
 
@@ -52,11 +53,22 @@ static int group_setup(void **state)
 	if (t.arena == MAP_FAILED)
 		return -1;
 	/* The aesni engine needs AES-NI; without it the GCM cases skip. */
-	if (session_create(ALG_AES_GCM, key, 16, 0, "aesni", &t.gcm))
+	struct session_params gcm = { .alg = CRD_ALG_AES_GCM,
+				      .key = key,
+				      .key_len = 16,
+				      .engine = "aesni" };
+	struct session_params gcm12 = { .alg = CRD_ALG_AES_GCM,
+					.key = key,
+					.key_len = 32,
+					.tag_len = 12,
+					.engine = "aesni" };
+	struct session_params null_p = { .alg = CRD_ALG_NULL,
+					 .engine = "null" };
+	if (session_create(&gcm, &t.gcm))
 		t.gcm = NULL;
-	if (session_create(ALG_AES_GCM, key, 32, 12, "aesni", &t.gcm12))
+	if (session_create(&gcm12, &t.gcm12))
 		t.gcm12 = NULL;
-	if (session_create(ALG_NULL, NULL, 0, 0, "null", &t.null_s))
+	if (session_create(&null_p, &t.null_s))
 		return -1;
 	return 0;
 }
@@ -103,11 +115,13 @@ static struct crd_sqe base_desc(void)
 	return e;
 }
 
+static struct desc_sgl sg; /* desc_resolve's list scratch */
+
 static int resolve(const struct crd_sqe *e, const struct session *s,
 		   struct engine_op *op)
 {
 	memset(op, 0xee, sizeof(*op)); /* catch fields left unset */
-	int st = desc_resolve(e, t.arena, ARENA_SIZE, s, op);
+	int st = desc_resolve(e, t.arena, ARENA_SIZE, s, op, &sg);
 	assert_int_equal(op->status, st);
 	return st;
 }
@@ -248,10 +262,10 @@ struct bad_case {
 BAD(op_zero, e->op = 0)
 BAD(op_three, e->op = 3)
 BAD(op_ff, e->op = 0xff)
-BAD(flags_low, e->flags = 1)
+BAD(flags_low, e->flags = 8) /* first bit no flag defines */
 BAD(flags_high, e->flags = 0x80)
-BAD(reserved0, e->src_nseg = 1)
-BAD(reserved1, e->sl_off = 0x80000000u)
+BAD(nseg_no_flag, e->src_nseg = 1)
+BAD(sl_off_no_flag, e->sl_off = 0x80000000u)
 /* Parameters. */
 BAD(tag_len_12, e->tag_len = 12)
 BAD(tag_len_17, e->tag_len = 17)
@@ -298,8 +312,8 @@ static const struct bad_case bad_cases[] = {
 	CASE(op_ff, CRD_ST_BAD_DESC),
 	CASE(flags_low, CRD_ST_BAD_DESC),
 	CASE(flags_high, CRD_ST_BAD_DESC),
-	CASE(reserved0, CRD_ST_BAD_DESC),
-	CASE(reserved1, CRD_ST_BAD_DESC),
+	CASE(nseg_no_flag, CRD_ST_BAD_DESC),
+	CASE(sl_off_no_flag, CRD_ST_BAD_DESC),
 	CASE(tag_len_12, CRD_ST_BAD_PARAM),
 	CASE(tag_len_17, CRD_ST_BAD_PARAM),
 	CASE(tag_len_255, CRD_ST_BAD_PARAM),
@@ -392,8 +406,13 @@ static void test_rejections_null(void **state)
 	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_RANGE);
 	e = base_desc();
 	e.tag_len = 0;
-	e.flags = 2;
+	e.flags = 8; /* no such flag */
 	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_DESC);
+	/* A destination list flagged with no segments. */
+	e = base_desc();
+	e.tag_len = 0;
+	e.flags = CRD_SQE_F_DST_SGL;
+	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_PARAM);
 }
 
 static void test_no_session(void **state)
@@ -414,12 +433,14 @@ static void test_tiny_arena(void **state)
 
 	/* The same descriptor against a smaller arena. */
 	e.tag_len = 0;
-	assert_int_equal(desc_resolve(&e, t.arena, 12288 + 16, t.null_s, &op),
-			 CRD_ST_OK);
-	assert_int_equal(desc_resolve(&e, t.arena, 8192 + 16, t.null_s, &op),
-			 CRD_ST_BAD_RANGE);
+	assert_int_equal(
+		desc_resolve(&e, t.arena, 12288 + 16, t.null_s, &op, &sg),
+		CRD_ST_OK);
+	assert_int_equal(
+		desc_resolve(&e, t.arena, 8192 + 16, t.null_s, &op, &sg),
+		CRD_ST_BAD_RANGE);
 	assert_int_equal(op.status, CRD_ST_BAD_RANGE);
-	assert_int_equal(desc_resolve(&e, t.arena, 0, t.null_s, &op),
+	assert_int_equal(desc_resolve(&e, t.arena, 0, t.null_s, &op, &sg),
 			 CRD_ST_BAD_RANGE);
 }
 

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* The CapabilitiesReply: every algorithm on every engine, in DPDK's
+ * {min, max, increment} style, with the reason when unavailable. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "client.h"
+#include "ctl.h"
+#include "engine.h"
+#include "wire.h"
+
+/* Algorithms that no engine of this build provides, and why. */
+static const struct {
+	unsigned alg;
+	const char *engine, *reason;
+} caps_missing[] = {
+	{ CRD_ALG_AES_LRW, "kernel",
+	  "only the kernel's lrw(aes) provides it, through the kernel (AF_ALG) "
+	  "engine, which is not part of this build" },
+};
+
+enum {
+	CAPS_MAX = CRD_ALG_MAX_ * ENGINE_MAX + 4,
+	CAPS_RANGES_MAX = CAPS_MAX * 5
+};
+
+struct caps_buf {
+	Cryptod__AlgCaps caps[CAPS_MAX];
+	Cryptod__AlgCaps *capp[CAPS_MAX];
+	Cryptod__Range ranges[CAPS_RANGES_MAX * CAP_RANGES];
+	Cryptod__Range *rangep[CAPS_RANGES_MAX * CAP_RANGES];
+	unsigned nc, nr;
+};
+
+/* Append n ranges; returns the pointer array for the message. */
+static Cryptod__Range **caps_ranges(struct caps_buf *b, const struct range *r,
+				    unsigned n)
+{
+	Cryptod__Range **first = &b->rangep[b->nr];
+	for (unsigned i = 0; i < n; i++) {
+		Cryptod__Range *d = &b->ranges[b->nr];
+		cryptod__range__init(d);
+		d->min = r[i].min;
+		d->max = r[i].max;
+		d->increment = r[i].inc;
+		b->rangep[b->nr++] = d;
+	}
+	return first;
+}
+
+static void caps_one(struct caps_buf *b, unsigned alg, unsigned eng)
+{
+	const struct alg_cap *cap = engine_cap(eng, alg);
+	Cryptod__AlgCaps *c = &b->caps[b->nc];
+	cryptod__alg_caps__init(c);
+	c->alg = alg;
+	c->alg_name = (char *)alg_name(alg);
+	c->engine = (char *)engine_get(eng)->name;
+	c->available = engine_available(eng);
+	c->reason = c->available ? "" : (char *)engine_unavailable_why(eng);
+	c->default_engine = engine_select(alg, NULL) == (int)eng;
+	c->key_sizes = caps_ranges(b, cap->key, cap->n_key);
+	c->n_key_sizes = cap->n_key;
+	c->auth_key_sizes = caps_ranges(b, cap->auth_key, cap->n_auth_key);
+	c->n_auth_key_sizes = cap->n_auth_key;
+	c->iv_sizes = caps_ranges(b, cap->iv, cap->n_iv);
+	c->n_iv_sizes = cap->n_iv;
+	c->tag_sizes = caps_ranges(b, cap->tag, cap->n_tag);
+	c->n_tag_sizes = cap->n_tag;
+	c->aad_sizes = *caps_ranges(b, &cap->aad, 1);
+	c->max_len = cap->max_len;
+	c->min_len = cap->min_len;
+	c->block_size = cap->block;
+	c->sgl = 1;
+	c->sessionless = 1;
+	b->capp[b->nc++] = c;
+}
+
+int caps_reply(struct client *cl, uint32_t seq)
+{
+	struct caps_buf *b = calloc(1, sizeof(*b)); /* control plane only */
+	if (!b)
+		return -ENOMEM;
+	for (unsigned alg = 1; alg < CRD_ALG_MAX_; alg++)
+		for (unsigned e = 0; e < engine_count(); e++)
+			if (engine_cap(e, alg))
+				caps_one(b, alg, e);
+	for (size_t i = 0; i < sizeof(caps_missing) / sizeof(caps_missing[0]);
+	     i++) {
+		Cryptod__AlgCaps *c = &b->caps[b->nc];
+		cryptod__alg_caps__init(c);
+		c->alg = caps_missing[i].alg;
+		c->alg_name = (char *)alg_name(caps_missing[i].alg);
+		c->engine = (char *)caps_missing[i].engine;
+		c->reason = (char *)caps_missing[i].reason;
+		b->capp[b->nc++] = c;
+	}
+
+	Cryptod__CapabilitiesReply r = CRYPTOD__CAPABILITIES_REPLY__INIT;
+	r.n_caps = b->nc;
+	r.caps = b->capp;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_CAPABILITIES_REPLY;
+	env.capabilities_reply = &r;
+	int err = wire_send(cl->fd, &env, NULL, 0);
+	free(b);
+	return err;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * openssl: OpenSSL libcrypto's EVP interface. It serves what ipsec-mb 1.3
+ * lacks (AES-XTS) and is a second, independent engine for the other
+ * block modes and GCM, selectable per session.
+ *
+ * The session keeps the raw key in its locked slot; every op initialises
+ * the worker's context with it (a key schedule per op: fine for
+ * sector-sized XTS work, and the cost of having no OpenSSL state shared
+ * between workers). Ciphers are fetched once per worker, not per op.
+ */
+#include "engine.h"
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/opensslv.h>
+
+#include <cryptod/ring_abi.h>
+
+#define CAP_OSSL_MODE(a, iv_, blk_)                                            \
+	{                                                                      \
+		.alg = (a), KEYS_AES, .n_iv = 1, .iv = { RANGE1(iv_) },        \
+		NO_TAG, .aad = RANGE1(0), .min_len = 0,                        \
+		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
+	}
+
+static const struct alg_cap ossl_caps[] = {
+	{ .alg = CRD_ALG_AES_GCM,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { { 1, CRD_IV_MAX, 1 } },
+	  GCM_TAGS,
+	  .aad = { 0, CRD_AAD_MAX, 1 },
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+	{ .alg = CRD_ALG_AES_GMAC,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { { 1, CRD_IV_MAX, 1 } },
+	  GCM_TAGS,
+	  .aad = RANGE1(0),
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+	CAP_OSSL_MODE(CRD_ALG_AES_CBC, 16, 16),
+	CAP_OSSL_MODE(CRD_ALG_AES_CTR, 16, 1),
+	CAP_OSSL_MODE(CRD_ALG_AES_ECB, 0, 16),
+	{ .alg = CRD_ALG_AES_XTS,
+	  .n_key = 2,
+	  .key = { RANGE1(32), RANGE1(64) },
+	  .n_iv = 1,
+	  .iv = { RANGE1(16) },
+	  NO_TAG,
+	  .aad = RANGE1(0),
+	  .min_len = 16,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
+	{ .alg = CRD_ALG_AES_CBC_NULL,
+	  KEYS_AES,
+	  .n_iv = 1,
+	  .iv = { RANGE1(16) },
+	  NO_TAG,
+	  .aad = { 0, CRD_AAD_MAX, 1 },
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 16 },
+};
+
+/* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
+static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
+{
+	static const char *const names[][3] = {
+		[CRD_ALG_AES_GCM] = { "AES-128-GCM", "AES-192-GCM",
+				      "AES-256-GCM" },
+		[CRD_ALG_AES_GMAC] = { "AES-128-GCM", "AES-192-GCM",
+				       "AES-256-GCM" },
+		[CRD_ALG_AES_CBC] = { "AES-128-CBC", "AES-192-CBC",
+				      "AES-256-CBC" },
+		[CRD_ALG_AES_CBC_NULL] = { "AES-128-CBC", "AES-192-CBC",
+					   "AES-256-CBC" },
+		[CRD_ALG_AES_CTR] = { "AES-128-CTR", "AES-192-CTR",
+				      "AES-256-CTR" },
+		[CRD_ALG_AES_ECB] = { "AES-128-ECB", "AES-192-ECB",
+				      "AES-256-ECB" },
+	};
+	if (alg == CRD_ALG_AES_XTS)
+		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
+	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][0])
+		return NULL;
+	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
+}
+
+struct ossl_key {
+	uint8_t raw[CRD_KEY_MAX]; /* the raw key: EVP expands it per op */
+};
+
+/* Per-worker state. */
+struct ossl_worker {
+	EVP_CIPHER_CTX *ctx;
+	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
+};
+
+static int ossl_key_idx(unsigned alg, unsigned key_len)
+{
+	if (alg == CRD_ALG_AES_XTS)
+		return key_len == 32 ? 0 : 1;
+	return key_len == 16 ? 0 : key_len == 24 ? 1 : 2;
+}
+
+static int ossl_probe(char *why, size_t len)
+{
+	EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, "AES-256-XTS", NULL);
+	if (!c) {
+		snprintf(why, len, "OpenSSL has no AES-XTS provider");
+		return -ENODEV;
+	}
+	EVP_CIPHER_free(c);
+	snprintf(why, len, "%s", OpenSSL_version(OPENSSL_VERSION));
+	return 0;
+}
+
+static int ossl_session_init(struct session *s, void *wctx, const uint8_t *key,
+			     size_t key_len, const uint8_t *auth_key,
+			     size_t auth_key_len)
+{
+	/* IEEE 1619 / SP 800-38E: the two halves must differ. */
+	if (s->alg == CRD_ALG_AES_XTS &&
+	    !CRYPTO_memcmp(key, key + key_len / 2, key_len / 2))
+		return -EINVAL;
+	struct ossl_key *k = (struct ossl_key *)s->key;
+	memcpy(k->raw, key, key_len);
+	return 0;
+}
+
+static void ossl_worker_fini(void *wctx)
+{
+	struct ossl_worker *w = wctx;
+	if (!w)
+		return;
+	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
+	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
+		for (unsigned i = 0; i < 4; i++)
+			EVP_CIPHER_free(w->cipher[a][i]);
+	OPENSSL_free(w);
+}
+
+static void *ossl_worker_init(void)
+{
+	struct ossl_worker *w = OPENSSL_zalloc(sizeof(*w));
+	if (!w)
+		return NULL;
+	w->ctx = EVP_CIPHER_CTX_new();
+	if (!w->ctx)
+		goto err;
+	static const unsigned key_lens[] = { 16, 24, 32, 64 };
+	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
+	     i++) {
+		unsigned alg = ossl_caps[i].alg;
+		for (unsigned k = 0; k < 4; k++) {
+			if (!range_has(ossl_caps[i].key, ossl_caps[i].n_key,
+				       key_lens[k]))
+				continue;
+			int idx = ossl_key_idx(alg, key_lens[k]);
+			if (w->cipher[alg][idx])
+				continue;
+			w->cipher[alg][idx] = EVP_CIPHER_fetch(
+				NULL, ossl_cipher_name(alg, key_lens[k]), NULL);
+			if (!w->cipher[alg][idx])
+				goto err;
+		}
+	}
+	return w;
+err:
+	ossl_worker_fini(w);
+	return NULL;
+}
+
+/* GCM and GMAC. Returns CRD_ST_*. */
+static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		    struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int gmac = op->sess->alg == CRD_ALG_AES_GMAC;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	int n;
+
+	OSSL_PARAM ivp[] = {
+		OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN,
+					    &(size_t){ op->iv_len }),
+		OSSL_PARAM_construct_end(),
+	};
+	if (!EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, ivp) ||
+	    !EVP_CipherInit_ex2(ctx, NULL, key, op->iv, enc, NULL))
+		return CRD_ST_ENGINE;
+	const uint8_t *aad = gmac ? op->src : op->aad;
+	uint32_t aad_len = gmac ? op->len : op->aad_len;
+	if (aad_len && !EVP_CipherUpdate(ctx, NULL, &n, aad, aad_len))
+		return CRD_ST_ENGINE;
+	if (!gmac && op->len &&
+	    !EVP_CipherUpdate(ctx, op->dst, &n, op->src, op->len))
+		return CRD_ST_ENGINE;
+	if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, op->tag_len,
+					 op->tag))
+		return CRD_ST_ENGINE;
+	uint8_t end[16];
+	if (!EVP_CipherFinal_ex(ctx, end, &n)) {
+		if (enc)
+			return CRD_ST_ENGINE;
+		/* Tag mismatch (OpenSSL compares in constant time). */
+		if (!gmac && op->len)
+			memset(op->dst, 0, op->len);
+		return CRD_ST_AUTH_FAILED;
+	}
+	if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, op->tag_len,
+					op->tag))
+		return CRD_ST_ENGINE;
+	return CRD_ST_OK;
+}
+
+/* CBC, CTR, ECB, XTS. Returns CRD_ST_*. */
+static int ossl_cipher(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		       struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int enc = op->op == CRD_OP_ENCRYPT, n = 0, m = 0;
+	if (!EVP_CipherInit_ex2(ctx, c, key, op->iv_len ? op->iv : NULL, enc,
+				NULL))
+		return CRD_ST_ENGINE;
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	/* XTS takes the whole data unit in one update. */
+	if (op->len && !EVP_CipherUpdate(ctx, op->dst, &n, op->src, op->len))
+		return CRD_ST_ENGINE;
+	if (!EVP_CipherFinal_ex(ctx, op->dst + n, &m) ||
+	    (uint32_t)(n + m) != op->len)
+		return CRD_ST_ENGINE;
+	return CRD_ST_OK;
+}
+
+static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
+{
+	struct ossl_worker *w = wctx;
+	for (unsigned i = 0; i < n; i++) {
+		struct engine_op *op = &ops[i];
+		const struct session *s = op->sess;
+		const struct ossl_key *k = (const struct ossl_key *)s->key;
+		EVP_CIPHER *c =
+			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
+		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC)
+			op->status = ossl_gcm(w, c, k->raw, op);
+		else
+			op->status = ossl_cipher(w, c, k->raw, op);
+	}
+}
+
+const struct engine engine_openssl = {
+	.name = "openssl",
+	.caps = ossl_caps,
+	.n_caps = sizeof(ossl_caps) / sizeof(ossl_caps[0]),
+	.probe = ossl_probe,
+	.session_init = ossl_session_init,
+	.worker_init = ossl_worker_init,
+	.worker_fini = ossl_worker_fini,
+	.process = ossl_process,
+};

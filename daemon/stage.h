@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A worker's private scratch: the bounce buffer where scatter-gather
+ * (and non-contiguous authenc) ops are gathered, run and scattered, and
+ * locked slots for the sessions that session-less ops build for one pass.
+ * Owned by one worker thread; nothing here is shared.
+ */
+#ifndef CRYPTOD_STAGE_H
+#define CRYPTOD_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "bounds.h"
+#include "desc.h"
+
+struct session;
+
+struct stage {
+	uint8_t *
+		bounce; /* owned mapping, bounce_size bytes, made on first use */
+	size_t bounce_size;
+	struct session *sl; /* owned locked mapping: WORKER_BURST sessions */
+	unsigned sl_used;   /* slots used this pass */
+	struct desc_sgl sg; /* the lists of the op being resolved */
+};
+
+int stage_init(struct stage *st);
+void stage_fini(struct stage *st);
+
+/*
+ * Build the session of a session-less descriptor e (its parameters read
+ * once from the arena) in the next scratch slot. eng_ctx: the worker's
+ * engine contexts. Returns CRD_ST_OK and *out, or a CRD_ST_* error.
+ */
+int stage_sessionless(struct stage *st, const uint8_t *arena,
+		      uint64_t arena_size, const struct crd_sqe *e,
+		      void *const *eng_ctx, const struct session **out);
+
+/* Run one op with op->sgl set (lists in st->sg): gather into the bounce
+ * buffer, run the engine there, scatter the result. Sets op->status and
+ * op->done. */
+void stage_run(struct stage *st, uint8_t *arena, struct engine_op *op,
+	       void *eng_ctx);
+
+/* End of a pass: wipe the session-less sessions used. */
+void stage_pass_end(struct stage *st);
+
+#endif
