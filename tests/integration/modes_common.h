@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the every-algorithm integration tests (test_nist_modes,
+ * test_authenc_kat, test_diff_modes, test_bad_modes):
+ *
+ * - the table of docs/algorithms.md, written out as data, so that every
+ *   test judges the service against the same reading of the spec;
+ * - OpenSSL references for every algorithm (EVP ciphers, HMAC);
+ * - the engines that claim an algorithm, from cc_capabilities_get();
+ * - arena buffers laid out flat or as scatter-gather lists with canary
+ *   gaps between segments, so that a write outside a segment shows;
+ * - a reproducible random stream and a few comparison helpers.
+ *
+ * Functions return 0 (or a count) or a negative errno, as in the library.
+ */
+#ifndef CRYPTOD_TEST_MODES_COMMON_H
+#define CRYPTOD_TEST_MODES_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fixture.h"
+
+#define MC_KEY_MAX 64
+#define MC_TAG_MAX 16
+#define MC_IV_MAX 16
+#define MC_SEG_MAX 64 /* segments per list, as the header promises */
+#define MC_GUARD 16   /* canary bytes after every output */
+#define MC_CANARY 0xa5
+#define MC_MAX_ENGINES 8
+
+/* ---- The spec (docs/algorithms.md), as data ---- */
+
+enum mc_aad_rule {
+	MC_AAD_ANY,	/* 0..65535 bytes, authenticated */
+	MC_AAD_ZERO,	/* must be 0: anything else is CC_ERR_BAD_PARAM */
+	MC_AAD_IGNORED, /* accepted and without effect */
+};
+
+struct mc_spec {
+	enum cc_alg alg;
+	const char *name; /* cc_alg_name() must agree */
+	unsigned key_lens[3];
+	unsigned n_key_lens; /* 0: no key (null) */
+	int auth_key;	     /* authenc: HMAC key of 1..64 bytes */
+	unsigned iv_len;     /* the one IV length every engine takes */
+	int iv_ignored;	     /* null: any IV, without effect */
+	unsigned tag_def;    /* default tag length, 0 = no tag */
+	uint32_t tag_mask;   /* bit t: tag_len t is allowed */
+	enum mc_aad_rule aad;
+	unsigned block;		/* length must be a multiple of this */
+	unsigned min_len;	/* XTS: 16 */
+	int writes_data;	/* GMAC writes the tag only */
+	int xts_key;		/* two halves that must differ */
+	const char *engines[3]; /* the spec's list, default first */
+};
+
+extern const struct mc_spec mc_specs[];
+extern const unsigned mc_n_specs;
+
+/* NULL for algorithms outside the table (LRW is not served). */
+const struct mc_spec *mc_spec_of(enum cc_alg alg);
+
+/* Whether the spec allows iv_len for alg on engine (GCM on openssl also
+ * takes 1..16 bytes). */
+int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len);
+
+/* Whether the spec allows a payload of len bytes. */
+int mc_len_ok(const struct mc_spec *s, uint32_t len);
+
+/* ---- Keys and the OpenSSL reference ---- */
+
+struct mc_key {
+	enum cc_alg alg;
+	uint8_t key[MC_KEY_MAX];
+	unsigned key_len;
+	uint8_t auth_key[MC_KEY_MAX];
+	unsigned auth_key_len;
+	unsigned tag_len; /* as given to the session; 0 = default */
+};
+
+/* The tag length an op of this key writes or verifies. */
+unsigned mc_tag_len(const struct mc_key *k);
+
+/*
+ * What the service must compute for an encryption: out gets len bytes
+ * (not touched for GMAC), tag gets the full tag (GCM 16 bytes, HMAC 20 or
+ * 32; compare its first mc_tag_len() bytes). For GMAC, in is the data
+ * that is authenticated. 0 or -EIO (OpenSSL refused).
+ */
+int mc_ref_encrypt(const struct mc_key *k, const uint8_t *iv, unsigned iv_len,
+		   const uint8_t *aad, unsigned aad_len, const uint8_t *in,
+		   uint32_t len, uint8_t *out, uint8_t *tag);
+
+/* HMAC(key, a || b) with SHA-1 (sha256 == 0) or SHA-256 into md (up to 32
+ * bytes); returns the digest length or -EIO. */
+int mc_hmac2(int sha256, const uint8_t *key, unsigned key_len, const uint8_t *a,
+	     size_t a_len, const uint8_t *b, size_t b_len, uint8_t *md);
+
+/* ---- Engines and sessions ---- */
+
+/*
+ * The engines cc_capabilities_get() lists as available for alg, the
+ * default one first; unavailable entries are printed with their reason.
+ * Returns the count (at most max) or -errno.
+ */
+int mc_engines_for(struct cc_conn *conn, enum cc_alg alg,
+		   char names[][FX_ENGINE_NAME_MAX], unsigned max);
+
+/* A session for k on engine (NULL = the daemon's choice). */
+int mc_session(struct cc_conn *conn, const struct mc_key *k, const char *engine,
+	       uint32_t *sid);
+
+/* Fill an arena struct cc_sessionless from k (reserved = 0). */
+void mc_sessionless_fill(struct cc_sessionless *sl, const struct mc_key *k);
+
+/* ---- Arena layouts: flat or scatter-gather ---- */
+
+/*
+ * One side of an op in the arena. Flat (nseg 0): one buffer of len bytes
+ * then MC_GUARD canary bytes. Listed: nseg segments of one block, each
+ * followed by a gap of 0..63 canary bytes, and an arena segment list.
+ */
+struct mc_layout {
+	unsigned nseg; /* 0 = flat */
+	uint32_t len;
+	uint8_t *base;		  /* arena; owned */
+	size_t base_len;	  /* bytes of base, gaps and guard included */
+	struct cc_sgl_entry *sgl; /* arena; owned; NULL when flat */
+	uint8_t *seg[MC_SEG_MAX];
+	uint32_t seg_len[MC_SEG_MAX];
+};
+
+/*
+ * Allocate len bytes as nseg segments (0 = flat) with random cut points
+ * (each segment at least one byte unless zero_segs) and random gaps; the
+ * whole block is set to MC_CANARY. 0, -EINVAL (nseg > len or >
+ * MC_SEG_MAX) or -ENOMEM.
+ */
+int mc_layout_alloc(struct cc_queue *q, struct mc_layout *l, uint32_t len,
+		    unsigned nseg, int zero_segs);
+/* The same with the segment lengths given (their sum is the length). */
+int mc_layout_alloc_lens(struct cc_queue *q, struct mc_layout *l,
+			 const uint32_t *lens, unsigned nseg);
+void mc_layout_free(struct cc_queue *q, struct mc_layout *l);
+void mc_layout_write(struct mc_layout *l, const uint8_t *data);
+void mc_layout_read(const struct mc_layout *l, uint8_t *data);
+/* Offset of the first canary byte (gap or guard) that changed, or -1. */
+long mc_layout_canary(const struct mc_layout *l);
+/* Set op->src/src_sgl (is_dst 0) or op->dst/dst_sgl (is_dst 1). */
+void mc_layout_to_op(const struct mc_layout *l, struct cc_op *op, int is_dst);
+
+/* ---- Random numbers: splitmix64, reproducible from a printed seed ---- */
+
+uint64_t mc_seed_from_env(uint64_t def);
+void mc_srand(uint64_t seed);
+uint64_t mc_rnd(void);
+uint32_t mc_below(uint32_t n); /* [0, n), n > 0 */
+void mc_rnd_bytes(uint8_t *p, size_t n);
+
+/* ---- Comparison and printing ---- */
+
+long mc_first_diff(const uint8_t *a, const uint8_t *b, size_t n);
+long mc_first_not(const uint8_t *p, uint8_t v, size_t n);
+void mc_print_hex(FILE *f, const char *label, const uint8_t *p, size_t n);
+void mc_flip(uint8_t *p, uint32_t bit);
+
+/* Hex string to bytes; the byte count or -EINVAL. */
+int mc_unhex(const char *s, uint8_t *out, size_t max);
+
+#endif /* CRYPTOD_TEST_MODES_COMMON_H */
