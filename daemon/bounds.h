@@ -12,6 +12,7 @@ enum daemon_limits {
 	MAX_SESSIONS = 8192, /* key store capacity */
 	MAX_WORKERS = 64,
 	WORKER_BURST = 64,    /* descriptors taken per queue pass */
+	WORKER_MIN_CHUNK = 8, /* smallest run split off for a sibling */
 	WORKER_SPIN_US = 200, /* busy-poll this long before sleeping */
 };
 

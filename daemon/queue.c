@@ -83,6 +83,9 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 		err = -errno;
 		goto err_unmap;
 	}
+	err = order_init(&q->ord, sq_entries, cq_entries);
+	if (err)
+		goto err_efd;
 
 	q->hdr = (struct crd_region_hdr *)q->base;
 	q->sq = (const struct crd_sqe *)(q->base + sq_off);
@@ -100,6 +103,8 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	*out = q;
 	return 0;
 
+err_efd:
+	close(q->cq_efd);
 err_unmap:
 	munmap(q->base, size);
 err_close_memfd:
@@ -120,6 +125,7 @@ void queue_destroy(struct queue *q)
 	q->base = NULL;
 	close(q->memfd);
 	close(q->cq_efd);
+	order_fini(&q->ord);
 	free(q);
 }
 

@@ -12,19 +12,20 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "order.h"
+
 struct client;
 struct worker;
 
 struct queue_stats {
-	/* Written by the serving worker only (relaxed), read by stats. */
+	/* Added to by the serving workers (relaxed), read by stats. */
 	_Atomic uint64_t ops, bytes, errors, auth_failures, empty_polls,
 		wakeups;
 };
 
 struct queue {
-	uint32_t id;	       /* unique while the daemon runs */
-	struct client *owner;  /* not owned */
-	struct worker *worker; /* serving worker; not owned */
+	uint32_t id;	      /* unique while the daemon runs */
+	struct client *owner; /* not owned */
 
 	/* Private copies of the geometry: never read back from the region. */
 	uint32_t sq_entries, cq_entries;
@@ -39,12 +40,11 @@ struct queue {
 
 	int memfd;  /* owned; also handed to the client */
 	int cq_efd; /* owned; daemon -> client doorbell. The client -> daemon
-		     * doorbell is the serving worker's (worker_doorbell_fd). */
+		     * doorbell is the worker pool's (worker_doorbell_fd). */
 
-	/* Worker-private ring state. */
-	uint32_t sq_head; /* next entry to take */
-	uint32_t cq_tail; /* next completion slot */
-	int broken;	  /* the client lied about an index: not served */
+	/* Ordering state shared by the workers that serve the queue. */
+	struct order ord;
+	_Atomic int broken; /* the client lied about an index: not served */
 
 	struct queue_stats st;
 };

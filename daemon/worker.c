@@ -1,4 +1,16 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The worker pool. Every worker serves every queue, round-robin, one run
+ * of at most WORKER_BURST descriptors per queue per visit, so a flooding
+ * client gets no more than its turn. A queue's backlog is split between
+ * workers (order.c keeps its completions in submission order), so one
+ * queue's ops run on several cores at once.
+ *
+ * Waking: workers busy-poll while work flows. The last worker to go idle
+ * sets NEED_WAKEUP in every queue before it sleeps on the pool's doorbell
+ * eventfd; clients ring it only then. A worker that leaves a backlog
+ * behind rings it for its sleeping siblings.
+ */
 #include "worker.h"
 
 #include <errno.h>
@@ -13,11 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "client.h"
 #include "desc.h"
 #include "engine.h"
-#include "bounds.h"
 #include "log.h"
+#include "order.h"
 #include "queue.h"
 #include "session.h"
 #include "stage.h"
@@ -29,40 +42,43 @@ struct eng_counters {
 struct worker {
 	unsigned idx;
 	pthread_t thread;
-	int efd; /* owned doorbell: clients and the control thread wake us */
 
 	/* Grace periods (see worker.h). */
 	_Atomic uint64_t epoch;
 	_Atomic int parked;
 	_Atomic int exited;
-	_Atomic int stop;
 	int joined; /* control thread only */
 
-	/* The published queue list: written by the control thread under
-	 * lock, copied by the worker when gen moves. */
-	pthread_mutex_t lock;
-	struct queue *qs[MAX_QUEUES];
-	unsigned nq;
-	_Atomic unsigned gen;
-
 	/* Worker-private. */
-	struct queue *local[MAX_QUEUES];
+	struct queue *local[MAX_QUEUES]; /* copy of the pool's list */
 	unsigned nlocal;
 	unsigned seen_gen;
+	unsigned rr; /* where the next round-robin pass starts */
 	void *eng_ctx[ENGINE_MAX];
 	struct stage stage; /* bounce buffer, session-less scratch */
 	struct eng_counters est[ENGINE_MAX];
 };
 
-static struct worker *workers; /* owned array */
-static unsigned n_workers;
+static struct {
+	struct worker *w; /* owned array */
+	unsigned n;
+	int efd; /* owned doorbell: clients and the control thread ring it */
+	_Atomic int stop;
+	_Atomic unsigned awake; /* workers not asleep on the doorbell */
 
-/* Single-writer counter bump: no lock prefix on the hot path. */
+	/* The published queue list: written by the control thread under
+	 * lock, copied by each worker when gen moves. */
+	pthread_mutex_t lock;
+	struct queue *qs[MAX_QUEUES];
+	unsigned nq;
+	_Atomic unsigned gen;
+} pool = { .efd = -1 };
+
+/* Counters shared between workers: relaxed atomic adds, once per pass. */
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 {
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
+	if (v)
+		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
 static uint64_t now_us(void)
@@ -74,22 +90,23 @@ static uint64_t now_us(void)
 
 static void worker_refresh(struct worker *w)
 {
-	unsigned gen = atomic_load(&w->gen);
-	if (gen == w->seen_gen)
+	if (atomic_load(&pool.gen) == w->seen_gen)
 		return;
-	pthread_mutex_lock(&w->lock);
-	memcpy(w->local, w->qs, w->nq * sizeof(w->qs[0]));
-	w->nlocal = w->nq;
-	w->seen_gen = atomic_load(&w->gen);
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_lock(&pool.lock);
+	memcpy(w->local, pool.qs, pool.nq * sizeof(pool.qs[0]));
+	w->nlocal = pool.nq;
+	w->seen_gen = atomic_load(&pool.gen);
+	pthread_mutex_unlock(&pool.lock);
 }
 
 static void queue_set_dead(struct queue *q)
 {
-	q->broken = 1;
+	if (atomic_exchange(&q->broken, 1))
+		return;
+	log_warn("client %u queue %u: ring index out of range, queue stopped",
+		 q->owner->id, q->id);
 	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
-	if (q->cq_efd >= 0)
-		eventfd_write(q->cq_efd, 1);
+	eventfd_write(q->cq_efd, 1);
 }
 
 /*
@@ -140,8 +157,6 @@ static void worker_account(struct worker *w, struct queue *q,
 		}
 	}
 	for (unsigned e = 0; e < ENGINE_MAX; e++) {
-		if (!(eops[e] | eerr[e] | eauth[e]))
-			continue;
 		stat_add(&w->est[e].ops, eops[e]);
 		stat_add(&w->est[e].bytes, ebytes[e]);
 		stat_add(&w->est[e].errors, eerr[e]);
@@ -153,60 +168,24 @@ static void worker_account(struct worker *w, struct queue *q,
 	stat_add(&q->st.auth_failures, auth);
 }
 
-/*
- * One pass over one queue: take at most WORKER_BURST descriptors (never
- * more than the completion ring can hold, so a client that stops reading
- * blocks only itself), run them, post completions in order.
- * Returns the number of ops completed.
- */
-static unsigned worker_poll_queue(struct worker *w, struct queue *q)
+/* The run to claim: everything for a lone worker; with siblings, an
+ * even share of the backlog (at least WORKER_MIN_CHUNK) so that a burst
+ * of large ops spreads over the cores. */
+static uint32_t worker_chunk(uint32_t backlog)
 {
-	if (q->broken)
-		return 0;
+	if (pool.n == 1 || backlog <= WORKER_MIN_CHUNK)
+		return WORKER_BURST;
+	uint32_t share = (backlog + pool.n - 1) / pool.n;
+	if (share < WORKER_MIN_CHUNK)
+		share = WORKER_MIN_CHUNK;
+	return share < WORKER_BURST ? share : WORKER_BURST;
+}
 
-	struct crd_region_hdr *h = q->hdr;
-	/* Pairs with the client's release store of its sq tail: entries
-	 * and data written before it are visible after this load. */
-	uint32_t tail = crd_load_acquire(&h->ksq_tail.k);
-	uint32_t avail = crd_ring_used(q->sq_head, tail);
-	if (avail == 0) {
-		stat_add(&q->st.empty_polls, 1);
-		return 0;
-	}
-	/* Pairs with the client's release store of its cq head. */
-	uint32_t cq_head = crd_load_acquire(&h->kcq_head.k);
-	uint32_t cq_used = crd_ring_used(cq_head, q->cq_tail);
-	if (avail > q->sq_entries || cq_used > q->cq_entries) {
-		log_warn("client %u queue %u: ring index out of range, queue "
-			 "stopped",
-			 q->owner->id, q->id);
-		queue_set_dead(q);
-		return 0;
-	}
-	uint32_t n = avail;
-	if (n > q->cq_entries - cq_used)
-		n = q->cq_entries - cq_used;
-	if (n > WORKER_BURST)
-		n = WORKER_BURST;
-	if (n == 0)
-		return 0; /* completion ring full: the client must read */
-
-	struct crd_sqe sqe[WORKER_BURST];
-	struct engine_op ops[WORKER_BURST];
-	uint32_t sq_mask = q->sq_entries - 1, cq_mask = q->cq_entries - 1;
-
-	/* Copy first, validate the copy: the client may rewrite the shared
-	 * entry at any moment and nothing below reads it again. */
-	for (uint32_t i = 0; i < n; i++)
-		memcpy(&sqe[i], &q->sq[(q->sq_head + i) & sq_mask],
-		       sizeof(sqe[i]));
-	/* The entries are ours now: hand the slots back before running the
-	 * engine, so the client can refill the ring meanwhile instead of
-	 * finding it full. Pairs with the client's acquire load of the
-	 * head. The completion ring's room was checked above. */
-	q->sq_head += n;
-	crd_store_release(&h->ksq_head.k, q->sq_head);
-
+/* Resolve the copied entries; ops needing a bounce buffer run now. */
+static void worker_resolve(struct worker *w, struct queue *q,
+			   const struct crd_sqe *sqe, struct engine_op *ops,
+			   uint32_t n)
+{
 	/* Bursts usually share one session: look it up once per run. */
 	const struct session *s = NULL;
 	uint32_t sid = 0;
@@ -236,39 +215,101 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 			stage_run(&w->stage, q->arena, &ops[i],
 				  w->eng_ctx[os->eng_idx]);
 	}
+}
 
-	worker_run(w, ops, n);
-
-	for (uint32_t i = 0; i < n; i++) {
-		struct crd_cqe *c = &q->cq[(q->cq_tail + i) & cq_mask];
-		c->user_data = sqe[i].user_data;
-		c->status = ops[i].status;
-		c->len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
-	}
-	q->cq_tail += n;
-	/* Publish completions and the data they describe. Pairs with the
-	 * client's acquire load of the tail (and, being seq_cst, is the
-	 * first half of the need-wakeup handshake below). */
-	crd_store_seq_cst(&h->kcq_tail.k, q->cq_tail);
-
-	/* Need-wakeup handshake, our half: tail stored, then read the
-	 * client's flag. The client sets its flag, then re-reads our tail
-	 * (client-lib/queue.c cc_wait). */
-	if (crd_load_seq_cst(&h->client.kflags) & CRD_F_NEED_WAKEUP) {
+/* Post what is contiguous; wake a client that sleeps on completions. */
+static void worker_post(struct queue *q)
+{
+	if (!order_post(&q->ord, q->hdr))
+		return;
+	/* Need-wakeup handshake, our half: order_post stored the tail
+	 * (seq_cst); now read the client's flag. The client sets its flag,
+	 * then re-reads our tail (client-lib/queue.c cc_wait). */
+	if (crd_load_seq_cst(&q->hdr->client.kflags) & CRD_F_NEED_WAKEUP) {
 		eventfd_write(q->cq_efd, 1);
 		stat_add(&q->st.wakeups, 1);
 	}
+}
+
+/*
+ * One visit to one queue: claim a run of descriptors (never more than the
+ * completion ring can take, so a client that stops reading blocks only
+ * itself), copy them, run them, write their completions in their own
+ * slots and post. Returns the number of ops completed.
+ */
+static unsigned worker_poll_queue(struct worker *w, struct queue *q)
+{
+	if (atomic_load_explicit(&q->broken, memory_order_relaxed))
+		return 0;
+
+	struct crd_region_hdr *h = q->hdr;
+	/* Pairs with the client's release store of its sq tail: entries
+	 * and data written before it are visible after this load. */
+	uint32_t tail = crd_load_acquire(&h->ksq_tail.k);
+	/* Pairs with the client's release store of its cq head. */
+	uint32_t cq_head = crd_load_acquire(&h->kcq_head.k);
+	uint32_t backlog = tail - atomic_load_explicit(&q->ord.claim,
+						       memory_order_relaxed);
+	uint32_t start, left;
+	int got = order_claim(&q->ord, tail, cq_head, q->sq_entries,
+			      q->cq_entries, worker_chunk(backlog), &start,
+			      &left);
+	if (got < 0) {
+		queue_set_dead(q);
+		return 0;
+	}
+	if (got == 0) {
+		if (!left)
+			stat_add(&q->st.empty_polls, 1);
+		/* A sibling's flag may wait at the heads (see order_post). */
+		if (order_pending(&q->ord))
+			worker_post(q);
+		return 0;
+	}
+	uint32_t n = (uint32_t)got;
+
+	struct crd_sqe sqe[WORKER_BURST];
+	struct engine_op ops[WORKER_BURST];
+	uint32_t sq_mask = q->sq_entries - 1, cq_mask = q->cq_entries - 1;
+
+	/* Copy first, validate the copy: the client may rewrite the shared
+	 * entry at any moment and nothing below reads it again. */
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&sqe[i], &q->sq[(start + i) & sq_mask], sizeof(sqe[i]));
+		order_copied(&q->ord, start + i);
+	}
+	/* The entries are ours now: hand the slots back before running the
+	 * engines, so the client can refill the ring meanwhile. */
+	worker_post(q);
+	/* A backlog remains and siblings sleep: ring for them. */
+	if (left &&
+	    atomic_load_explicit(&pool.awake, memory_order_relaxed) < pool.n)
+		eventfd_write(pool.efd, 1);
+
+	worker_resolve(w, q, sqe, ops, n);
+	worker_run(w, ops, n);
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct crd_cqe *c = &q->cq[(start + i) & cq_mask];
+		c->user_data = sqe[i].user_data;
+		c->status = ops[i].status;
+		c->len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
+		order_done(&q->ord, start + i);
+	}
+	worker_post(q);
 
 	worker_account(w, q, ops, n);
 	stage_pass_end(&w->stage); /* session-less sessions: wiped */
 	return n;
 }
 
+/* One round-robin pass over every queue, starting where the last ended. */
 static unsigned worker_poll_all(struct worker *w)
 {
-	unsigned done = 0;
-	for (unsigned i = 0; i < w->nlocal; i++)
-		done += worker_poll_queue(w, w->local[i]);
+	unsigned done = 0, nq = w->nlocal;
+	for (unsigned k = 0; k < nq; k++)
+		done += worker_poll_queue(w, w->local[(w->rr + k) % nq]);
+	w->rr++;
 	return done;
 }
 
@@ -287,31 +328,43 @@ static int worker_has_work(struct worker *w)
 {
 	for (unsigned i = 0; i < w->nlocal; i++) {
 		struct queue *q = w->local[i];
-		if (!q->broken &&
-		    crd_load_seq_cst(&q->hdr->ksq_tail.k) != q->sq_head)
+		if (!atomic_load(&q->broken) &&
+		    crd_load_seq_cst(&q->hdr->ksq_tail.k) !=
+			    atomic_load(&q->ord.claim))
 			return 1;
 	}
 	return 0;
 }
 
-/* Sleep until a doorbell rings. Returns with no queue pointers held
- * across the sleep: the caller refreshes its list afterwards. */
-static void worker_park(struct worker *w)
+/* Sleep until the doorbell rings. Holds no queue pointer across the
+ * sleep: the caller refreshes its list afterwards. Returns 1 when this
+ * worker is the first awake again (it then clears NEED_WAKEUP). */
+static int worker_park(struct worker *w)
 {
-	/* Need-wakeup handshake, our half: flag, then re-check. Pairs with
-	 * the client's tail store, then flag load (cc_enqueue_burst). */
-	worker_set_need_wakeup(w, 1);
-	if (worker_has_work(w) || atomic_load(&w->stop)) {
-		worker_set_need_wakeup(w, 0);
-		return;
+	/* Nothing posted may wait for a worker that is going to sleep. */
+	for (unsigned i = 0; i < w->nlocal; i++)
+		worker_post(w->local[i]);
+
+	/* The last worker to sleep asks clients to ring. Need-wakeup
+	 * handshake, our half: flag, then re-check. Pairs with the client's
+	 * tail store, then flag load (cc_enqueue_burst). */
+	if (atomic_fetch_sub(&pool.awake, 1) == 1) {
+		worker_set_need_wakeup(w, 1);
+		if (worker_has_work(w) || atomic_load(&pool.stop))
+			return atomic_fetch_add(&pool.awake, 1) == 0;
 	}
 	atomic_store(&w->parked, 1);
-	struct pollfd pfd = { .fd = w->efd, .events = POLLIN };
-	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+	struct pollfd pfd = { .fd = pool.efd, .events = POLLIN };
+	while (!atomic_load(&pool.stop) && poll(&pfd, 1, -1) < 0 &&
+	       errno == EINTR)
 		;
+	/* Consume the ring (it may be a sibling's: fine), but never the
+	 * stop ring: every worker must still see that one. */
 	eventfd_t v;
-	eventfd_read(w->efd, &v);
+	if (!atomic_load(&pool.stop))
+		eventfd_read(pool.efd, &v);
 	atomic_store(&w->parked, 0);
+	return atomic_fetch_add(&pool.awake, 1) == 0;
 }
 
 /* After stop: serve what clients already submitted, at most one ring's
@@ -327,10 +380,19 @@ static void worker_drain(struct worker *w)
 				break;
 			budget = n > budget ? 0 : budget - n;
 		}
+		worker_post(q);
 	}
 }
 
-static void worker_engines_fini(struct worker *w);
+static void worker_engines_fini(struct worker *w)
+{
+	for (unsigned e = 0; e < engine_count(); e++) {
+		if (w->eng_ctx[e])
+			engine_get(e)->worker_fini(w->eng_ctx[e]);
+		w->eng_ctx[e] = NULL;
+	}
+	stage_fini(&w->stage);
+}
 
 static void *worker_main(void *arg)
 {
@@ -338,13 +400,11 @@ static void *worker_main(void *arg)
 	uint64_t idle_since = 0;
 	unsigned spins = 0;
 
-	while (!atomic_load(&w->stop)) {
+	while (!atomic_load(&pool.stop)) {
 		/* Quiescent state: no queue or session pointer is held here. */
 		atomic_fetch_add(&w->epoch, 1);
-		if (atomic_load(&w->gen) != w->seen_gen) {
+		if (atomic_load(&pool.gen) != w->seen_gen)
 			worker_refresh(w);
-			worker_set_need_wakeup(w, 0);
-		}
 
 		if (worker_poll_all(w)) {
 			idle_since = 0;
@@ -365,37 +425,24 @@ static void *worker_main(void *arg)
 			sched_yield();
 			continue;
 		}
-		worker_park(w);
+		int first = worker_park(w);
 		idle_since = 0;
 		worker_refresh(w);
-		worker_set_need_wakeup(w, 0);
+		if (first)
+			worker_set_need_wakeup(w, 0);
 	}
 	worker_drain(w);
-
 	worker_engines_fini(w);
 	atomic_store(&w->exited, 1);
 	return NULL;
 }
 
-static void worker_engines_fini(struct worker *w)
-{
-	for (unsigned e = 0; e < engine_count(); e++) {
-		if (w->eng_ctx[e])
-			engine_get(e)->worker_fini(w->eng_ctx[e]);
-		w->eng_ctx[e] = NULL;
-	}
-	stage_fini(&w->stage);
-}
-
 static int worker_init_one(struct worker *w, unsigned idx)
 {
 	w->idx = idx;
-	pthread_mutex_init(&w->lock, NULL);
-	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->efd < 0)
-		goto err_mutex;
+	w->rr = idx; /* start passes at different queues */
 	if (stage_init(&w->stage))
-		goto err_efd;
+		return -ENOMEM;
 	for (unsigned e = 0; e < engine_count(); e++) {
 		if (!engine_available(e))
 			continue;
@@ -406,8 +453,11 @@ static int worker_init_one(struct worker *w, unsigned idx)
 			goto err_engines;
 		}
 	}
-	if (pthread_create(&w->thread, NULL, worker_main, w))
+	atomic_fetch_add(&pool.awake, 1);
+	if (pthread_create(&w->thread, NULL, worker_main, w)) {
+		atomic_fetch_sub(&pool.awake, 1);
 		goto err_engines;
+	}
 	char name[16];
 	snprintf(name, sizeof(name), "cryptod-w%u", idx);
 	pthread_setname_np(w->thread, name);
@@ -415,10 +465,6 @@ static int worker_init_one(struct worker *w, unsigned idx)
 
 err_engines:
 	worker_engines_fini(w); /* and the stage */
-err_efd:
-	close(w->efd);
-err_mutex:
-	pthread_mutex_destroy(&w->lock);
 	return -ENOMEM;
 }
 
@@ -426,100 +472,97 @@ int workers_start(unsigned n)
 {
 	if (n == 0 || n > MAX_WORKERS)
 		return -EINVAL;
-	workers = calloc(n, sizeof(*workers));
-	if (!workers)
+	pool.w = calloc(n, sizeof(*pool.w));
+	if (!pool.w)
 		return -ENOMEM;
+	pthread_mutex_init(&pool.lock, NULL);
+	pool.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (pool.efd < 0) {
+		workers_destroy();
+		return -errno;
+	}
 	for (unsigned i = 0; i < n; i++) {
-		int err = worker_init_one(&workers[i], i);
+		int err = worker_init_one(&pool.w[i], i);
 		if (err) {
 			workers_stop();
 			workers_destroy();
 			return err;
 		}
-		n_workers++;
+		pool.n++;
 	}
 	return 0;
 }
 
 void workers_stop(void)
 {
-	for (unsigned i = 0; i < n_workers; i++) {
-		if (atomic_load(&workers[i].exited))
-			continue;
-		atomic_store(&workers[i].stop, 1);
-		eventfd_write(workers[i].efd, 1);
-	}
-	for (unsigned i = 0; i < n_workers; i++)
-		if (!workers[i].joined) {
-			pthread_join(workers[i].thread, NULL);
-			workers[i].joined = 1;
+	atomic_store(&pool.stop, 1);
+	if (pool.efd >= 0)
+		eventfd_write(pool.efd, 1);
+	for (unsigned i = 0; i < pool.n; i++)
+		if (!pool.w[i].joined) {
+			pthread_join(pool.w[i].thread, NULL);
+			pool.w[i].joined = 1;
 		}
 }
 
 void workers_destroy(void)
 {
-	for (unsigned i = 0; i < n_workers; i++) {
-		close(workers[i].efd);
-		pthread_mutex_destroy(&workers[i].lock);
-	}
-	free(workers);
-	workers = NULL;
-	n_workers = 0;
+	if (pool.efd >= 0)
+		close(pool.efd);
+	pool.efd = -1;
+	pthread_mutex_destroy(&pool.lock);
+	free(pool.w);
+	pool.w = NULL;
+	pool.n = 0;
 }
 
 unsigned workers_count(void)
 {
-	return n_workers;
+	return pool.n;
 }
 
 int worker_attach(struct queue *q)
 {
-	if (!n_workers || atomic_load(&workers[0].stop))
+	if (!pool.n || atomic_load(&pool.stop))
 		return -ESHUTDOWN;
-	struct worker *best = &workers[0];
-	for (unsigned i = 1; i < n_workers; i++)
-		if (workers[i].nq < best->nq)
-			best = &workers[i];
-	pthread_mutex_lock(&best->lock);
-	if (best->nq == MAX_QUEUES) {
-		pthread_mutex_unlock(&best->lock);
+	pthread_mutex_lock(&pool.lock);
+	if (pool.nq == MAX_QUEUES) {
+		pthread_mutex_unlock(&pool.lock);
 		return -ENOSPC;
 	}
-	best->qs[best->nq++] = q;
-	q->worker = (struct worker *)best;
-	atomic_fetch_add(&best->gen, 1);
-	pthread_mutex_unlock(&best->lock);
-	eventfd_write(best->efd, 1); /* pick the new list up now */
+	pool.qs[pool.nq++] = q;
+	atomic_fetch_add(&pool.gen, 1);
+	pthread_mutex_unlock(&pool.lock);
+	/* Sleeping workers must see NEED_WAKEUP in the new queue too. */
+	if (atomic_load(&pool.awake) == 0)
+		crd_flag_set(&q->hdr->daemon.kflags, CRD_F_NEED_WAKEUP);
+	eventfd_write(pool.efd, 1); /* pick the new list up now */
 	return 0;
 }
 
 void worker_detach(struct queue *q)
 {
-	struct worker *w = q->worker;
-	if (!w)
-		return;
-	pthread_mutex_lock(&w->lock);
-	for (unsigned i = 0; i < w->nq; i++) {
-		if (w->qs[i] == q) {
-			w->qs[i] = w->qs[--w->nq];
+	pthread_mutex_lock(&pool.lock);
+	for (unsigned i = 0; i < pool.nq; i++) {
+		if (pool.qs[i] == q) {
+			pool.qs[i] = pool.qs[--pool.nq];
 			break;
 		}
 	}
-	atomic_fetch_add(&w->gen, 1);
-	pthread_mutex_unlock(&w->lock);
-	q->worker = NULL;
+	atomic_fetch_add(&pool.gen, 1);
+	pthread_mutex_unlock(&pool.lock);
 	worker_synchronize();
 }
 
 int worker_doorbell_fd(const struct queue *q)
 {
-	return q->worker ? q->worker->efd : -1;
+	return pool.efd;
 }
 
 void worker_synchronize(void)
 {
-	for (unsigned i = 0; i < n_workers; i++) {
-		struct worker *w = &workers[i];
+	for (unsigned i = 0; i < pool.n; i++) {
+		struct worker *w = &pool.w[i];
 		uint64_t e = atomic_load(&w->epoch);
 		/* A parked or exited worker holds nothing; a running one
 		 * lets go at its next loop top. */
@@ -534,8 +577,8 @@ void worker_engine_counters(unsigned eng_idx, struct counters *out)
 	memset(out, 0, sizeof(*out));
 	if (eng_idx >= ENGINE_MAX)
 		return;
-	for (unsigned i = 0; i < n_workers; i++) {
-		struct eng_counters *c = &workers[i].est[eng_idx];
+	for (unsigned i = 0; i < pool.n; i++) {
+		struct eng_counters *c = &pool.w[i].est[eng_idx];
 		out->ops += atomic_load_explicit(&c->ops, memory_order_relaxed);
 		out->bytes +=
 			atomic_load_explicit(&c->bytes, memory_order_relaxed);

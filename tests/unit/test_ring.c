@@ -463,7 +463,9 @@ static void sim_setup(struct sim *s, uint32_t sqn, uint32_t cqn, uint32_t start)
 	s->start = start;
 	s->ch->ksq_tail.k = s->ch->ksq_head.k = start;
 	s->ch->kcq_tail.k = s->ch->kcq_head.k = start;
-	s->q->sq_head = s->q->cq_tail = start;
+	atomic_store(&s->q->ord.claim, start);
+	atomic_store(&s->q->ord.sq_head, start);
+	atomic_store(&s->q->ord.cq_tail, start);
 }
 
 static void sim_teardown(struct sim *s)
@@ -526,25 +528,22 @@ static int daemon_serve(struct sim *s, uint32_t max)
 {
 	struct queue *q = s->q;
 	uint32_t tail = crd_load_acquire(&q->hdr->ksq_tail.k);
-	uint32_t avail = crd_ring_used(q->sq_head, tail);
 	uint32_t cq_head = crd_load_acquire(&q->hdr->kcq_head.k);
+	uint32_t start, left;
 
-	if (avail > q->sq_entries)
-		return sim_fail(s,
-				"sq tail ahead of head by more than the ring");
-	if (crd_ring_used(cq_head, q->cq_tail) > q->cq_entries)
-		return sim_fail(s, "cq head behind tail by more than the ring");
-	uint32_t room = crd_ring_free(cq_head, q->cq_tail, q->cq_entries);
-	uint32_t n = avail < room ? avail : room;
-	if (n > max)
-		n = max;
+	/* The daemon's own claim/post logic (daemon/order.c). */
+	int got = order_claim(&q->ord, tail, cq_head, q->sq_entries,
+			      q->cq_entries, max, &start, &left);
+	if (got < 0)
+		return sim_fail(s, "ring indices out of range");
+	uint32_t n = (uint32_t)got;
 
 	for (uint32_t i = 0; i < n; i++) {
 		/* Copy once, then work on the private copy only. */
-		struct crd_sqe e =
-			q->sq[(q->sq_head + i) & (q->sq_entries - 1)];
+		struct crd_sqe e = q->sq[(start + i) & (q->sq_entries - 1)];
+		order_copied(&q->ord, start + i);
 		uint32_t seq;
-		if ((uint32_t)e.user_data != q->sq_head + i - s->start)
+		if ((uint32_t)e.user_data != start + i - s->start)
 			return sim_fail(s, "sqe out of order or torn");
 		if ((uint64_t)e.src_off + e.len > q->arena_size)
 			return sim_fail(s, "sqe payload outside the arena");
@@ -552,18 +551,14 @@ static int daemon_serve(struct sim *s, uint32_t max)
 		if (seq != (uint32_t)e.user_data)
 			return sim_fail(s, "payload not visible after acquire");
 
-		struct crd_cqe *c =
-			&q->cq[(q->cq_tail + i) & (q->cq_entries - 1)];
+		struct crd_cqe *c = &q->cq[(start + i) & (q->cq_entries - 1)];
 		c->user_data = e.user_data;
 		c->status = CRD_ST_OK;
 		c->len = e.len;
+		order_done(&q->ord, start + i);
 	}
-	q->sq_head += n;
-	q->cq_tail += n;
-	/* Completions first, then free the sq slots; each pairs with the
-	 * client's acquire of the same index. */
-	crd_store_release(&q->hdr->kcq_tail.k, q->cq_tail);
-	crd_store_release(&q->hdr->ksq_head.k, q->sq_head);
+	/* Publishes both indices; each pairs with the client's acquire. */
+	order_post(&q->ord, q->hdr);
 	return (int)n;
 }
 

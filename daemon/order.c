@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+#include "order.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int order_init(struct order *o, uint32_t sq_entries, uint32_t cq_entries)
+{
+	atomic_init(&o->claim, 0);
+	atomic_init(&o->lock, 0);
+	atomic_init(&o->sq_head, 0);
+	atomic_init(&o->cq_tail, 0);
+	o->sq_mask = sq_entries - 1;
+	o->cq_mask = cq_entries - 1;
+	o->copied = calloc(sq_entries, sizeof(*o->copied));
+	o->done = calloc(cq_entries, sizeof(*o->done));
+	if (!o->copied || !o->done) {
+		order_fini(o);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void order_fini(struct order *o)
+{
+	free(o->copied);
+	free(o->done);
+	o->copied = NULL;
+	o->done = NULL;
+}
+
+int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
+		uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
+		uint32_t *start, uint32_t *left)
+{
+	/*
+	 * Our indices are loaded after the client's (the caller loaded tail
+	 * and cq_head first), and only grow. An honest client acted on
+	 * published values no newer than these, so: its tail is at most
+	 * claim + sq_entries, and its cq head is not past our posted tail.
+	 * A tail *behind* the claim is only stale (this worker was
+	 * preempted while siblings went on), never a lie.
+	 */
+	uint32_t cq_tail =
+		atomic_load_explicit(&o->cq_tail, memory_order_acquire);
+	if (crd_seq_before(cq_tail, cq_head))
+		return -1; /* consumed completions never posted */
+
+	uint32_t c = atomic_load_explicit(&o->claim, memory_order_relaxed);
+	for (;;) {
+		if (tail == c || crd_seq_before(tail, c)) {
+			*left = 0;
+			return 0;
+		}
+		uint32_t avail = tail - c;
+		if (avail > sq_entries)
+			return -1; /* submitted more than the ring holds */
+		/* Completion slots are free up to cq_head + cq_entries. */
+		uint32_t room = crd_seq_before(cq_head + cq_entries, c)
+					? 0
+					: cq_head + cq_entries - c;
+		uint32_t n = avail < room ? avail : room;
+		if (n > max)
+			n = max;
+		if (n == 0) {
+			*left = avail;
+			return 0; /* the client must read completions first */
+		}
+		if (atomic_compare_exchange_weak_explicit(
+			    &o->claim, &c, c + n, memory_order_acq_rel,
+			    memory_order_relaxed)) {
+			*start = c;
+			*left = avail - n;
+			return (int)n;
+		}
+		/* c now holds the newer claim: try again from there. */
+	}
+}
+
+/* Advance one index over set flags, clearing them for the next lap. */
+static uint32_t order_advance(_Atomic uint8_t *flags, uint32_t mask,
+			      _Atomic uint32_t *idx)
+{
+	uint32_t i = atomic_load_explicit(idx, memory_order_relaxed), n = 0;
+	while (atomic_load_explicit(&flags[(i + n) & mask],
+				    memory_order_acquire)) {
+		atomic_store_explicit(&flags[(i + n) & mask], 0,
+				      memory_order_relaxed);
+		n++;
+	}
+	if (n)
+		atomic_store_explicit(idx, i + n, memory_order_release);
+	return n;
+}
+
+uint32_t order_post(struct order *o, struct crd_region_hdr *h)
+{
+	uint32_t posted = 0;
+	for (;;) {
+		uint32_t unlocked = 0;
+		/* Whoever holds the lock drains for everyone. */
+		if (!atomic_compare_exchange_strong(&o->lock, &unlocked, 1))
+			return posted;
+		if (order_advance(o->copied, o->sq_mask, &o->sq_head))
+			/* Slots the client may refill. Pairs with its
+			 * acquire load of ksq_head. */
+			crd_store_release(
+				&h->ksq_head.k,
+				atomic_load_explicit(&o->sq_head,
+						     memory_order_relaxed));
+		uint32_t n = order_advance(o->done, o->cq_mask, &o->cq_tail);
+		if (n)
+			/* Completions and the data they describe. Pairs
+			 * with the client's acquire load; seq_cst as the
+			 * first half of the need-wakeup handshake. */
+			crd_store_seq_cst(
+				&h->kcq_tail.k,
+				atomic_load_explicit(&o->cq_tail,
+						     memory_order_relaxed));
+		posted += n;
+		atomic_store(&o->lock, 0); /* seq_cst: pairs with the loads */
+
+		/* A worker that marked a flag while we held the lock failed
+		 * to take it and left; if its flag is at our heads, go
+		 * round again for it. */
+		uint32_t sh = atomic_load(&o->sq_head);
+		uint32_t ct = atomic_load(&o->cq_tail);
+		if (!atomic_load(&o->copied[sh & o->sq_mask]) &&
+		    !atomic_load(&o->done[ct & o->cq_mask]))
+			return posted;
+	}
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-queue ordering across workers (the padata/pcrypt contract, per
+ * queue): workers claim runs of sequence numbers from a queue, run them
+ * in parallel, write each completion into its own slot of the completion
+ * ring, and mark it done; whoever holds the queue's poster lock advances
+ * the published tail over every contiguous done slot, for everyone. A
+ * failed op completes in its slot like any other and never stalls the
+ * queue. All the ordering logic is here.
+ *
+ * Sequence numbers are the free-running u32 ring indices and compare as
+ * signed differences. Daemon-private memory only; nothing here is read
+ * back from the shared region.
+ */
+#ifndef CRYPTOD_ORDER_H
+#define CRYPTOD_ORDER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cryptod/ring_abi.h>
+
+struct order {
+	/* Next sequence number to hand out; workers CAS it. */
+	_Alignas(64) _Atomic uint32_t claim;
+	/* The poster's state: written under lock, read by anyone. */
+	_Alignas(64) _Atomic uint32_t lock;
+	_Atomic uint32_t sq_head; /* entries copied out, contiguously */
+	_Atomic uint32_t cq_tail; /* completions posted, contiguously */
+	uint32_t sq_mask, cq_mask;
+	_Atomic uint8_t *copied; /* owned [sq_entries]: entry copied out */
+	_Atomic uint8_t *done;	 /* owned [cq_entries]: completion written */
+};
+
+int order_init(struct order *o, uint32_t sq_entries, uint32_t cq_entries);
+void order_fini(struct order *o);
+
+/*
+ * Claim the next run of at most max submitted sequence numbers (tail: the
+ * client's sq tail; cq_head: its cq head, both loaded from the region
+ * *before* this call). Never claims past what the completion ring can
+ * hold. Returns the count (0: nothing to do) and the first in *start;
+ * *left is what remains submitted after the claim. -1: the client's
+ * indices are lies (a stale index is not).
+ */
+int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
+		uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
+		uint32_t *start, uint32_t *left);
+
+/* Mark seq's entry copied out / its completion written. Release stores:
+ * everything the worker wrote for seq before is visible to the poster. */
+static inline void order_copied(struct order *o, uint32_t seq)
+{
+	atomic_store_explicit(&o->copied[seq & o->sq_mask], 1,
+			      memory_order_release);
+}
+
+static inline void order_done(struct order *o, uint32_t seq)
+{
+	atomic_store_explicit(&o->done[seq & o->cq_mask], 1,
+			      memory_order_release);
+}
+
+/* Is a flag waiting at one of the heads? (Plain reads: a hint for
+ * deciding whether to post, never a decision about the data.) */
+static inline int order_pending(struct order *o)
+{
+	uint32_t sh = atomic_load_explicit(&o->sq_head, memory_order_relaxed);
+	uint32_t ct = atomic_load_explicit(&o->cq_tail, memory_order_relaxed);
+	return atomic_load_explicit(&o->copied[sh & o->sq_mask],
+				    memory_order_relaxed) ||
+	       atomic_load_explicit(&o->done[ct & o->cq_mask],
+				    memory_order_relaxed);
+}
+
+/*
+ * Publish what is contiguous: ksq_head over copied entries, kcq_tail over
+ * written completions. If another worker holds the poster lock, it posts
+ * for us (it re-checks after unlocking). Returns how many completions
+ * this call posted; the caller then does the need-wakeup check.
+ */
+uint32_t order_post(struct order *o, struct crd_region_hdr *h);
+
+#endif
