@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl encrypt / decrypt: one AEAD operation in cryptod on stdin,
- * in the spirit of kcapi-enc and openssl enc.
+ * cryptoctl encrypt / decrypt: one operation in cryptod on stdin, in the
+ * spirit of kcapi-enc and openssl enc: options, input and output here;
+ * what each algorithm accepts in crypt_alg.c; the op in crypt_op.c.
  *
- * Key hygiene: the key is parsed into one fixed buffer that is wiped as
- * soon as the daemon holds it (the library copies it into the request and
- * wipes that); the hex string in argv is wiped in place as soon as it is
- * parsed so ps stops showing it; the process is made non-dumpable so
- * neither a core file nor a same-user ptrace can read key or plaintext.
+ * Key hygiene: the keys are parsed into fixed buffers that are wiped as
+ * soon as the daemon holds them (the library copies them into the request
+ * and wipes that; --sessionless: as soon as they are in the op's arena
+ * buffer, itself wiped after the op); the hex strings in argv are wiped in
+ * place as soon as they are parsed so ps stops showing them; the process
+ * is made non-dumpable so neither a core file nor a same-user ptrace can
+ * read keys or plaintext.
  *
  * Decrypt writes nothing before the tag verified: all of the input is read
  * first, processed in one operation, and written only on success.
@@ -22,36 +25,70 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "cryptoctl.h"
+#include "crypt.h"
 
 /* Help text in pieces: encrypt and decrypt share the option lines
  * around their tag options. */
 static const char usage_encrypt_head[] =
-	"Usage: cryptoctl encrypt -k HEX -i HEX [OPTIONS] <plain >cipher\n"
+	"Usage: cryptoctl encrypt [-a ALG] -k HEX [-i HEX] [OPTIONS] "
+	"<plain >cipher\n"
 	"\n"
-	"Encrypt stdin (at most 16 MiB) with one AEAD operation in cryptod;\n"
-	"write the ciphertext to stdout, followed by the tag. Never use an IV\n"
-	"twice with the same key.\n"
+	"Encrypt stdin (at most 16 MiB) with one operation in cryptod and\n"
+	"write the ciphertext to stdout, followed by the tag if ALG has one;\n"
+	"aes-gmac writes the tag alone. Never use an IV twice with the same\n"
+	"key.\n"
 	"\n";
 
 static const char usage_decrypt_head[] =
-	"Usage: cryptoctl decrypt -k HEX -i HEX [OPTIONS] <cipher >plain\n"
+	"Usage: cryptoctl decrypt [-a ALG] -k HEX [-i HEX] [OPTIONS] "
+	"<cipher >plain\n"
 	"\n"
-	"Decrypt stdin with one AEAD operation in cryptod and verify the tag.\n"
-	"The plaintext goes to stdout only once the tag has verified; on a\n"
-	"mismatch nothing is written and the exit status is 3.\n"
+	"Decrypt stdin with one operation in cryptod. If ALG has a tag, it is\n"
+	"verified first: the plaintext goes to stdout only once it has; on a\n"
+	"mismatch nothing is written and the exit status is 3. aes-gmac\n"
+	"verifies the tag over stdin and writes nothing: exit status 0 means\n"
+	"the tag verified.\n"
 	"\n";
 
 static const char usage_key_opts[] =
-	"  -a, --alg ALG        aes-gcm (default; AES-128/192/256 by the key\n"
-	"                       length); aes-128-gcm, aes-192-gcm and\n"
-	"                       aes-256-gcm also check the key length;\n"
-	"                       null copies the data (no key, no tag)\n"
+	"  -a, --alg ALG        the algorithm, aes-gcm by default. The key\n"
+	"                       length picks AES-128, -192 or -256 unless ALG\n"
+	"                       names it, as in aes-128-cbc or aes-256-xts:\n"
+	"                         aes-gcm      AEAD; IV 12; tag 4, 8, 12..16\n"
+	"                         aes-gmac     a MAC of stdin; IV 12; tag as\n"
+	"                                      aes-gcm\n"
+	"                         aes-cbc      IV 16; length a multiple of 16\n"
+	"                         aes-ctr      IV 16, the first counter block\n"
+	"                         aes-ecb      no IV; length a multiple of 16\n"
+	"                         aes-xts      key 32 or 64 bytes: data key,\n"
+	"                                      then tweak key; IV 16, the\n"
+	"                                      tweak; length at least 16\n"
+	"                         aes-cbc-hmac-sha1, aes-cbc-hmac-sha256\n"
+	"                                      CBC, then HMAC over AAD and\n"
+	"                                      ciphertext (tag 12 or 16 "
+	"bytes);\n"
+	"                                      IV 16; needs --auth-key; "
+	"length\n"
+	"                                      a multiple of 16\n"
+	"                         aes-cbc-null CBC, null digest: no tag\n"
+	"                         null         copies the data (no key, no\n"
+	"                                      tag; an IV is ignored)\n"
+	"                       The kernel's names work too: gcm(aes),\n"
+	"                       cbc(aes), ctr(aes), ecb(aes), xts(aes),\n"
+	"                       authenc(hmac(sha1),cbc(aes)),\n"
+	"                       authenc(hmac(sha256),cbc(aes)),\n"
+	"                       authenc(digest_null,cbc(aes)). 'cryptoctl\n"
+	"                       engines' shows what the daemon offers\n"
 	"  -k, --key HEX        the key; other users may see it in ps until\n"
 	"                       cryptoctl wipes it: prefer --key-file\n"
 	"      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
-	"  -i, --iv HEX         the IV, 12 bytes for AES-GCM\n"
-	"      --aad HEX        additional authenticated data, <= 65535 B\n";
+	"      --auth-key HEX   the HMAC key of aes-cbc-hmac-*, 1..64 bytes\n"
+	"      --auth-key-file FILE\n"
+	"                       read the HMAC key, in hex, from FILE\n"
+	"  -i, --iv HEX         the IV, as -a says (aes-gcm and aes-gmac with\n"
+	"                       --engine openssl: 1..16 bytes)\n"
+	"      --aad HEX        additional authenticated data, <= 65535 B\n"
+	"                       (aes-gcm and aes-cbc-hmac-* only)\n";
 
 static const char usage_encrypt_tag[] =
 	"      --tag-out MODE   append: the tag follows the ciphertext on\n"
@@ -64,14 +101,26 @@ static const char usage_decrypt_tag[] =
 	"                       where 'cryptoctl encrypt' appends it\n";
 
 static const char usage_tail_opts[] =
-	"      --tag-len N      tag bytes: 4, 8 or 12..16 (default 16)\n"
+	"      --tag-len N      tag bytes: aes-gcm and aes-gmac 4, 8 or\n"
+	"                       12..16 (default 16); aes-cbc-hmac-sha1 12;\n"
+	"                       aes-cbc-hmac-sha256 16\n"
 	"      --engine NAME    run on this engine (default: daemon's pick)\n"
+	"      --sessionless    create no session: the keys travel with the\n"
+	"                       op, which expands them itself (no --engine)\n"
 	"  -s, --socket PATH    daemon socket\n"
 	"  -h, --help           this text\n";
 
+static const char usage_encrypt_foot[] =
+	"\n"
+	"Input: at most 16 MiB; aes-cbc, aes-ecb, aes-cbc-hmac-* and\n"
+	"aes-cbc-null need a multiple of 16 bytes, aes-xts at least 16 (else\n"
+	"exit status 2).\n";
+
 static const char usage_decrypt_foot[] =
 	"\n"
-	"Input: at most 16 MiB of ciphertext, plus the tag if appended.\n";
+	"Input: at most 16 MiB of ciphertext, plus the tag if appended;\n"
+	"aes-cbc, aes-ecb, aes-cbc-hmac-* and aes-cbc-null need a multiple of\n"
+	"16 bytes of ciphertext, aes-xts at least 16 (else exit status 2).\n";
 
 static void print_usage(enum cc_dir dir)
 {
@@ -81,8 +130,7 @@ static void print_usage(enum cc_dir dir)
 	fputs(usage_key_opts, stdout);
 	fputs(enc ? usage_encrypt_tag : usage_decrypt_tag, stdout);
 	fputs(usage_tail_opts, stdout);
-	if (!enc)
-		fputs(usage_decrypt_foot, stdout);
+	fputs(enc ? usage_encrypt_foot : usage_decrypt_foot, stdout);
 }
 
 enum {
@@ -91,60 +139,10 @@ enum {
 	OPT_TAG_OUT,
 	OPT_ENGINE,
 	OPT_KEY_FILE,
+	OPT_AUTH_KEY,
+	OPT_AUTH_KEY_FILE,
+	OPT_SESSIONLESS,
 };
-
-struct crypt_args {
-	const char *cmd; /* "encrypt" or "decrypt", for messages */
-	enum cc_dir dir;
-	enum cc_alg alg;
-	unsigned key_need; /* aes-N-gcm: the key length it demands; 0 = any */
-	int have_key, have_iv, have_tag, tag_len_set, tag_hex;
-	unsigned key_len, iv_len, aad_len, tag_len;
-	const char *engine;
-	uint8_t key[CLI_KEY_MAX]; /* wiped by crypt_args_wipe() */
-	uint8_t iv[CLI_IV_MAX];
-	uint8_t tag[CLI_TAG_MAX]; /* decrypt: expected; encrypt: computed */
-	uint8_t aad[CLI_AAD_MAX];
-};
-
-static void crypt_args_wipe(struct crypt_args *a)
-{
-	explicit_bzero(a->key, sizeof(a->key));
-	a->key_len = 0;
-}
-
-static int gcm_tag_len_ok(unsigned n)
-{
-	return n == 4 || n == 8 || (n >= 12 && n <= 16);
-}
-
-static int parse_alg(struct crypt_args *a, const char *name)
-{
-	static const struct {
-		const char *name;
-		enum cc_alg alg;
-		unsigned key_need;
-	} algs[] = {
-		{ "aes-gcm", CC_ALG_AES_GCM, 0 },
-		{ "aes-128-gcm", CC_ALG_AES_GCM, 16 },
-		{ "aes-192-gcm", CC_ALG_AES_GCM, 24 },
-		{ "aes-256-gcm", CC_ALG_AES_GCM, 32 },
-		{ "null", CC_ALG_NULL, 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
-		if (strcasecmp(name, algs[i].name))
-			continue;
-		a->alg = algs[i].alg;
-		a->key_need = algs[i].key_need;
-		return 0;
-	}
-	return cli_usage_err(a->cmd,
-			     "unknown algorithm '%s' (aes-gcm, aes-128-gcm, "
-			     "aes-192-gcm, aes-256-gcm, null)",
-			     name);
-}
 
 /* Decode a hex option: 0, or -EINVAL once the error is reported. */
 static int parse_hex(struct crypt_args *a, const char *opt, const char *hex,
@@ -161,25 +159,47 @@ static int parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 	return 0;
 }
 
+/* Where a key option goes: the cipher key or the HMAC key. */
+struct key_slot {
+	const char *opt;
+	uint8_t *buf;
+	size_t max;
+	unsigned *len;
+	int *have;
+};
+
+static struct key_slot key_slot(struct crypt_args *a, int auth, int file)
+{
+	if (auth)
+		return (struct key_slot){ file ? "--auth-key-file"
+					       : "--auth-key",
+					  a->auth_key, sizeof(a->auth_key),
+					  &a->auth_key_len, &a->have_auth_key };
+	return (struct key_slot){ file ? "--key-file" : "--key", a->key,
+				  sizeof(a->key), &a->key_len, &a->have_key };
+}
+
 /*
- * The key, from argv. The string is wiped in place once decoded: argv
+ * A key, from argv. The string is wiped in place once decoded: argv
  * lives in /proc/PID/cmdline, readable by every user. getopt has finished
  * with an option's argument when it returns it, and only ever permutes
  * argv pointers, so writing into the string is safe.
  */
-static int parse_key_arg(struct crypt_args *a, char *hex)
+static int parse_key_arg(struct crypt_args *a, int auth, char *hex)
 {
+	struct key_slot k = key_slot(a, auth, 0);
 	int ret;
 
-	ret = parse_hex(a, "--key", hex, a->key, sizeof(a->key), &a->key_len);
+	ret = parse_hex(a, k.opt, hex, k.buf, k.max, k.len);
 	explicit_bzero(hex, strlen(hex));
-	a->have_key = !ret;
+	*k.have = !ret;
 	return ret;
 }
 
-/* The key as hex text in a file; surrounding white space is ignored. */
-static int parse_key_file(struct crypt_args *a, const char *path)
+/* A key as hex text in a file; surrounding white space is ignored. */
+static int parse_key_file(struct crypt_args *a, int auth, const char *path)
 {
+	struct key_slot k = key_slot(a, auth, 1);
 	char buf[CLI_KEYFILE_MAX + 1];
 	char *s, *end;
 	ssize_t n;
@@ -188,7 +208,7 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return cli_usage_err(a->cmd, "--key-file %s: %s", path,
+		return cli_usage_err(a->cmd, "%s %s: %s", k.opt, path,
 				     strerror(errno));
 	do {
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
@@ -200,7 +220,7 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 	buf[len] = '\0';
 	if (ret < 0) {
 		explicit_bzero(buf, sizeof(buf));
-		return cli_usage_err(a->cmd, "--key-file %s: %s", path,
+		return cli_usage_err(a->cmd, "%s %s: %s", k.opt, path,
 				     strerror(-ret));
 	}
 
@@ -208,14 +228,13 @@ static int parse_key_file(struct crypt_args *a, const char *path)
 	end = s + strcspn(s, " \t\r\n");
 	if (*(end + strspn(end, " \t\r\n"))) {
 		explicit_bzero(buf, sizeof(buf));
-		return cli_usage_err(a->cmd,
-				     "--key-file %s: not one hex string", path);
+		return cli_usage_err(a->cmd, "%s %s: not one hex string", k.opt,
+				     path);
 	}
 	*end = '\0';
-	ret = parse_hex(a, "--key-file", s, a->key, sizeof(a->key),
-			&a->key_len);
+	ret = parse_hex(a, k.opt, s, k.buf, k.max, k.len);
 	explicit_bzero(buf, sizeof(buf));
-	a->have_key = !ret;
+	*k.have = !ret;
 	return ret;
 }
 
@@ -232,60 +251,6 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* Cross-option checks once everything is parsed. */
-static int check_args(struct crypt_args *a)
-{
-	if (a->alg == CC_ALG_NULL) {
-		/* Silently ignoring a key would let someone believe the
-		 * output is encrypted. */
-		if (a->have_key)
-			return cli_usage_err(a->cmd, "null copies data in the "
-						     "clear: it takes no key");
-		if (a->have_tag || a->tag_len_set)
-			return cli_usage_err(a->cmd, "null has no tag");
-		a->tag_len = 0;
-		return 0;
-	}
-
-	if (!a->have_key)
-		return cli_usage_err(a->cmd, "a key is required (-k HEX or "
-					     "--key-file FILE)");
-	if (a->key_need && a->key_len != a->key_need)
-		return cli_usage_err(a->cmd,
-				     "aes-%u-gcm needs a %u-byte key, got %u",
-				     a->key_need * 8, a->key_need, a->key_len);
-	if (a->key_len != 16 && a->key_len != 24 && a->key_len != 32)
-		return cli_usage_err(a->cmd,
-				     "AES keys are 16, 24 or 32 bytes, got %u",
-				     a->key_len);
-	if (!a->have_iv)
-		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
-	if (a->iv_len != CLI_GCM_IV_LEN)
-		return cli_usage_err(a->cmd,
-				     "AES-GCM needs a %d-byte IV, got %u",
-				     CLI_GCM_IV_LEN, a->iv_len);
-
-	return 0;
-}
-
-static int check_tag(struct crypt_args *a, unsigned given_len)
-{
-	if (a->have_tag) {
-		if (a->tag_len_set && given_len != a->tag_len)
-			return cli_usage_err(a->cmd,
-					     "--tag has %u bytes but --tag-len "
-					     "is %u",
-					     given_len, a->tag_len);
-		a->tag_len = given_len;
-	}
-	if (a->alg != CC_ALG_NULL && !gcm_tag_len_ok(a->tag_len))
-		return cli_usage_err(a->cmd,
-				     "AES-GCM tags are 4, 8 or 12..16 bytes, "
-				     "got %u",
-				     a->tag_len);
-	return 0;
-}
-
 static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 		      char **argv)
 {
@@ -293,18 +258,20 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 		{ "alg", required_argument, NULL, 'a' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "auth-key", required_argument, NULL, OPT_AUTH_KEY },
+		{ "auth-key-file", required_argument, NULL, OPT_AUTH_KEY_FILE },
 		{ "iv", required_argument, NULL, 'i' },
 		{ "aad", required_argument, NULL, OPT_AAD },
 		{ "tag", required_argument, NULL, 't' },
 		{ "tag-len", required_argument, NULL, OPT_TAG_LEN },
 		{ "tag-out", required_argument, NULL, OPT_TAG_OUT },
 		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "sessionless", no_argument, NULL, OPT_SESSIONLESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const int enc = a->dir == CC_ENCRYPT;
-	unsigned tag_given = 0;
 	int c, ret;
 
 	optind = 0;
@@ -312,13 +279,19 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 		ret = 0;
 		switch (c) {
 		case 'a':
-			ret = parse_alg(a, optarg);
+			ret = crypt_alg_parse(a, optarg);
 			break;
 		case 'k':
-			ret = parse_key_arg(a, optarg);
+			ret = parse_key_arg(a, 0, optarg);
 			break;
 		case OPT_KEY_FILE:
-			ret = parse_key_file(a, optarg);
+			ret = parse_key_file(a, 0, optarg);
+			break;
+		case OPT_AUTH_KEY:
+			ret = parse_key_arg(a, 1, optarg);
+			break;
+		case OPT_AUTH_KEY_FILE:
+			ret = parse_key_file(a, 1, optarg);
 			break;
 		case 'i':
 			ret = parse_hex(a, "--iv", optarg, a->iv, sizeof(a->iv),
@@ -335,7 +308,7 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 					a->cmd, "--tag is for decrypt; "
 						"encrypt computes the tag");
 			ret = parse_hex(a, "--tag", optarg, a->tag,
-					sizeof(a->tag), &tag_given);
+					sizeof(a->tag), &a->tag_given);
 			a->have_tag = !ret;
 			break;
 		case OPT_TAG_LEN:
@@ -359,9 +332,13 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 						     "--tag-out: 'append' or "
 						     "'hex', not '%s'",
 						     optarg);
+			a->tag_out_set = 1;
 			break;
 		case OPT_ENGINE:
 			a->engine = optarg;
+			break;
+		case OPT_SESSIONLESS:
+			a->sessionless = 1;
 			break;
 		case 'h':
 			print_usage(a->dir);
@@ -377,9 +354,7 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 	}
 	ret = cli_no_args(a->cmd, argc, argv);
 	if (!ret)
-		ret = check_args(a);
-	if (!ret)
-		ret = check_tag(a, tag_given);
+		ret = crypt_args_check(a);
 	return ret;
 }
 
@@ -448,49 +423,6 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/*
- * Connect and hand the key to the daemon, before stdin is read: an
- * unreachable daemon or a refused key fails at once, and the key leaves
- * this process before input of unbounded duration. Returns 0 or -errno
- * (reported).
- */
-static int session_open(struct cli *cli, struct crypt_args *a,
-			struct cc_conn **conn, uint32_t *sid)
-{
-	struct cc_session_params sp = {
-		.alg = a->alg,
-		.key = a->key,
-		.key_len = a->key_len,
-		.tag_len = a->tag_len,
-		.engine = a->engine,
-	};
-	const char *why;
-	int ret;
-
-	ret = cli_connect(cli, conn);
-	if (ret < 0)
-		return ret;
-	ret = cc_session_create(*conn, &sp, sid);
-	crypt_args_wipe(a);
-	if (!ret)
-		return 0;
-
-	why = cc_conn_last_error(*conn);
-	cli_err("%s: cannot create the session: %s%s%s", a->cmd,
-		cc_strerror(ret), *why ? ": " : "", why);
-	cc_disconnect(*conn);
-	*conn = NULL;
-	return ret;
-}
-
-static void session_close(struct cc_conn *conn, uint32_t sid)
-{
-	/* The daemon drops the session with the connection anyway; destroy
-	 * it explicitly so that its key is wiped now. */
-	cc_session_destroy(conn, sid);
-	cc_disconnect(conn);
-}
-
 static int print_tag_hex(const uint8_t *tag, unsigned len)
 {
 	char hex[2 * CLI_TAG_MAX + 2];
@@ -501,20 +433,21 @@ static int print_tag_hex(const uint8_t *tag, unsigned len)
 }
 
 /*
- * Run the operation in place on in: 0, CC_ERR_AUTH_FAILED or -errno
- * (reported, except for the tag mismatch).
+ * Connect, read stdin, run the op in place on it. Returns the exit status;
+ * every failure is reported here.
  */
 static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 		     size_t *len)
 {
-	struct cc_conn *conn;
-	uint32_t sid;
-	int tag_in_data, ret;
+	struct crypt_conn c = { 0 };
+	int tag_in_data, ret, status = CLI_EXIT_FAIL;
 	size_t max = CLI_DATA_MAX;
 
-	ret = session_open(cli, a, &conn, &sid);
-	if (ret < 0)
-		return ret;
+	/* Before stdin: an unreachable daemon or a refused key fails at
+	 * once, and the key leaves this process before input of unbounded
+	 * duration. */
+	if (crypt_open(cli, a, &c) < 0)
+		return CLI_EXIT_FAIL;
 
 	tag_in_data = a->dir == CC_DECRYPT && !a->have_tag && a->tag_len;
 	if (tag_in_data)
@@ -532,7 +465,6 @@ static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 	*len = in->len;
 	if (tag_in_data) {
 		if (*len < a->tag_len) {
-			ret = -EINVAL;
 			cli_err("%s: %zu bytes of input, less than the tag",
 				a->cmd, *len);
 			goto out_close;
@@ -540,15 +472,25 @@ static int crypt_run(struct cli *cli, struct crypt_args *a, struct inbuf *in,
 		*len -= a->tag_len;
 		memcpy(a->tag, in->p + *len, a->tag_len);
 	}
+	/* The op never reaches the daemon with a length it would refuse. */
+	if (crypt_len_check(a, *len)) {
+		status = CLI_EXIT_USAGE;
+		goto out_close;
+	}
 
-	ret = cc_crypt(conn, sid, a->dir, a->iv, a->iv_len,
-		       a->aad_len ? a->aad : NULL, a->aad_len, in->p, in->p,
-		       *len, a->tag);
-	if (ret < 0 && ret != CC_ERR_AUTH_FAILED)
+	ret = crypt_do(&c, a, in->p, *len);
+	if (ret == CC_ERR_AUTH_FAILED) {
+		/* Not one byte of the forgery's plaintext goes out. */
+		cli_err("authentication failed: tag mismatch");
+		status = CLI_EXIT_AUTH;
+	} else if (ret < 0) {
 		cli_err("%s: %s", a->cmd, cc_strerror(ret));
+	} else {
+		status = CLI_EXIT_OK;
+	}
 out_close:
-	session_close(conn, sid);
-	return ret;
+	crypt_close(&c);
+	return status;
 }
 
 static int crypt_main(struct cli *cli, struct crypt_args *a, int argc,
@@ -556,23 +498,21 @@ static int crypt_main(struct cli *cli, struct crypt_args *a, int argc,
 {
 	struct inbuf in = { 0 };
 	size_t len = 0;
-	int ret, status = CLI_EXIT_FAIL;
+	int ret, status;
 
 	ret = parse_args(a, cli, argc, argv);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 
-	ret = crypt_run(cli, a, &in, &len);
-	if (ret == CC_ERR_AUTH_FAILED) {
-		/* Not one byte of the forgery's plaintext goes out. */
-		cli_err("authentication failed: tag mismatch");
-		status = CLI_EXIT_AUTH;
-		goto out_free;
-	}
-	if (ret < 0)
+	status = crypt_run(cli, a, &in, &len);
+	if (status != CLI_EXIT_OK)
 		goto out_free;
 
-	ret = write_all(STDOUT_FILENO, in.p, len);
+	/* GMAC authenticates the data without transforming it: encrypt
+	 * writes the tag alone, decrypt nothing. */
+	ret = 0;
+	if (!a->r->mac_only)
+		ret = write_all(STDOUT_FILENO, in.p, len);
 	if (!ret && a->dir == CC_ENCRYPT && a->tag_len) {
 		if (a->tag_hex)
 			ret = print_tag_hex(a->tag, a->tag_len);
@@ -581,9 +521,8 @@ static int crypt_main(struct cli *cli, struct crypt_args *a, int argc,
 	}
 	if (ret < 0) {
 		cli_err("%s: writing output: %s", a->cmd, strerror(-ret));
-		goto out_free;
+		status = CLI_EXIT_FAIL;
 	}
-	status = CLI_EXIT_OK;
 out_free:
 	inbuf_free(&in);
 	return status;
@@ -594,7 +533,7 @@ static int cmd_crypt(struct cli *cli, enum cc_dir dir, int argc, char **argv)
 	struct crypt_args *a;
 	int ret;
 
-	/* No core file, no same-user ptrace: key and plaintext stay here. */
+	/* No core file, no same-user ptrace: keys and plaintext stay here. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	/* On the heap: 64 KiB of AAD buffer is too much for a stack frame
@@ -606,8 +545,7 @@ static int cmd_crypt(struct cli *cli, enum cc_dir dir, int argc, char **argv)
 	}
 	a->cmd = dir == CC_ENCRYPT ? "encrypt" : "decrypt";
 	a->dir = dir;
-	a->alg = CC_ALG_AES_GCM;
-	a->tag_len = CLI_TAG_DEFAULT;
+	crypt_alg_parse(a, "aes-gcm");
 
 	ret = crypt_main(cli, a, argc, argv);
 	crypt_args_wipe(a);

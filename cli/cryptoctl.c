@@ -21,10 +21,14 @@ static const char usage_main[] =
 	"\n"
 	"Commands:\n"
 	"  stats      counters per engine and per client queue (or --json)\n"
-	"  encrypt    encrypt stdin to stdout (AES-GCM; null)\n"
+	"  engines    algorithms and the engines that run them: sizes,\n"
+	"             availability (or --json)\n"
+	"  encrypt    encrypt stdin to stdout: AES-GCM, -GMAC, -CBC, -CTR,\n"
+	"             -ECB, -XTS, CBC+HMAC-SHA1/SHA256, CBC+null; null\n"
 	"  decrypt    decrypt stdin to stdout once the tag has verified\n"
+	"             (aes-gmac: verify the tag of stdin)\n"
 	"  ping       check that the daemon answers; print its version\n"
-	"  version    print the version of cryptoctl\n"
+	"  version    print the version of cryptoctl (and of the daemon)\n"
 	"  help [COMMAND]\n"
 	"             this text, or the help of COMMAND\n"
 	"\n"
@@ -48,10 +52,11 @@ static const char usage_ping[] =
 	"answered, else 1.\n";
 
 static const char usage_version[] =
-	"Usage: cryptoctl version\n"
+	"Usage: cryptoctl version [--socket PATH]\n"
 	"\n"
 	"Print the version of cryptoctl and of the client API it was built\n"
-	"against ('cryptoctl ping' prints the daemon's).\n";
+	"against, then the daemon's if it answers, else that it did not.\n"
+	"Exit status 0 either way ('cryptoctl --version' asks no daemon).\n";
 
 void cli_err(const char *fmt, ...)
 {
@@ -86,20 +91,35 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* The socket path: --socket, else the default. 0 or -ENAMETOOLONG. */
+static int cli_socket_path(struct cli *cli)
+{
+	if (!cli->socket)
+		return cc_default_socket_path(cli->path, sizeof(cli->path));
+	if (strlen(cli->socket) >= sizeof(cli->path))
+		return -ENAMETOOLONG;
+	strcpy(cli->path, cli->socket);
+	return 0;
+}
+
+int cli_connect_quiet(struct cli *cli, struct cc_conn **conn)
+{
+	int ret = cli_socket_path(cli);
+
+	if (ret < 0)
+		return ret;
+	return cc_connect(cli->path, "cryptoctl", conn);
+}
+
 /*
  * Connect and say hello. On failure print why, naming the socket, and
  * return -errno; the caller exits with CLI_EXIT_FAIL.
  */
 int cli_connect(struct cli *cli, struct cc_conn **conn)
 {
-	int ret = 0;
+	int ret;
 
-	if (!cli->socket)
-		ret = cc_default_socket_path(cli->path, sizeof(cli->path));
-	else if (strlen(cli->socket) >= sizeof(cli->path))
-		ret = -ENAMETOOLONG;
-	else
-		strcpy(cli->path, cli->socket);
+	ret = cli_socket_path(cli);
 	if (ret < 0) {
 		cli_err("socket path too long (at most %zu bytes)",
 			sizeof(cli->path) - 1);
@@ -185,12 +205,22 @@ static void print_version(void)
 
 static int cmd_version(struct cli *cli, int argc, char **argv)
 {
+	struct cc_conn *conn;
 	int ret;
 
 	ret = parse_simple(cli, argc, argv, "version", usage_version);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	print_version();
+	/* A daemon that does not answer is news, not an error, here. */
+	ret = cli_connect_quiet(cli, &conn);
+	if (ret < 0) {
+		printf("cryptod: no answer at %s (%s)\n", cli->path,
+		       cc_strerror(ret));
+		return CLI_EXIT_OK;
+	}
+	printf("cryptod %s at %s\n", cc_daemon_version(conn), cli->path);
+	cc_disconnect(conn);
 	return CLI_EXIT_OK;
 }
 
@@ -200,9 +230,10 @@ static const struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
 } commands[] = {
-	{ "stats", cmd_stats },	    { "encrypt", cmd_encrypt },
-	{ "decrypt", cmd_decrypt }, { "ping", cmd_ping },
-	{ "version", cmd_version }, { "help", cmd_help },
+	{ "stats", cmd_stats },	    { "engines", cmd_engines },
+	{ "encrypt", cmd_encrypt }, { "decrypt", cmd_decrypt },
+	{ "ping", cmd_ping },	    { "version", cmd_version },
+	{ "help", cmd_help },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)

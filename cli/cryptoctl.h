@@ -30,14 +30,18 @@ enum cli_exit {
 /* All bounds of the CLI live here. */
 enum cli_limits {
 	CLI_DATA_MAX = 16u << 20, /* stdin payload bytes, as CRD_OP_MAX_LEN */
-	CLI_KEY_MAX = 32,	  /* AES-256 */
+	CLI_KEY_MAX = 64,	  /* AES-256-XTS: two 32-byte halves */
+	CLI_AUTH_KEY_MAX = 64,	  /* HMAC key, one SHA block */
 	CLI_IV_MAX = 16,	  /* inline IV of a descriptor */
-	CLI_GCM_IV_LEN = 12,	  /* the only IV length the API promises */
+	CLI_GCM_IV_LEN = 12,	  /* the GCM IV every engine takes */
+	CLI_BLOCK = 16,		  /* AES block: CBC/ECB lengths, IVs */
 	CLI_TAG_MAX = 16,
-	CLI_TAG_DEFAULT = 16,
 	CLI_AAD_MAX = 65535,   /* as CRD_AAD_MAX */
 	CLI_KEYFILE_MAX = 256, /* bytes read from --key-file */
 	CLI_PATH_MAX = 108,    /* sun_path */
+	CLI_WAIT_MS = 30000,   /* --sessionless: longest wait for the op */
+	TBL_COLS_MAX = 16,     /* columns of a text table */
+	TBL_CELL = 72,	       /* a client name (64) plus room to spare */
 };
 
 struct cli {
@@ -53,13 +57,38 @@ int cli_usage_err(const char *cmd, const char *fmt, ...)
 /* Commands take no operands: 0, or -EINVAL (reported). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 int cli_connect(struct cli *cli, struct cc_conn **conn);
+/* The same without a word on stderr when it fails (version). */
+int cli_connect_quiet(struct cli *cli, struct cc_conn **conn);
 
 /* hex.c */
 int hex_decode(const char *hex, uint8_t *out, size_t max);
 void hex_encode(const uint8_t *in, size_t len, char *out);
 
+/* table.c: aligned text tables for people, JSON strings for scripts */
+struct tbl {
+	unsigned cols, rows;
+	const char *title[TBL_COLS_MAX];
+	int left[TBL_COLS_MAX]; /* left-aligned (text) column */
+	char (*cell)[TBL_CELL]; /* rows * cols cells, owned */
+};
+
+/* A title starting with '<' makes a left-aligned column. 0 or -ENOMEM. */
+int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
+	     unsigned cols);
+char *tbl_cell(struct tbl *t, unsigned row, unsigned col);
+void tbl_u64(struct tbl *t, unsigned row, unsigned col, uint64_t v);
+/* Text from the daemon or a client: non-printable bytes become '?'. */
+void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s);
+void tbl_print(struct tbl *t);
+/* s on stdout under the rule of tbl_text(). */
+void tbl_puts(const char *s);
+void tbl_fini(struct tbl *t);
+/* A quoted JSON string on stdout; invalid UTF-8 becomes U+FFFD. */
+void json_str(const char *s);
+
 /* commands */
 int cmd_stats(struct cli *cli, int argc, char **argv);
+int cmd_engines(struct cli *cli, int argc, char **argv);
 int cmd_encrypt(struct cli *cli, int argc, char **argv);
 int cmd_decrypt(struct cli *cli, int argc, char **argv);
 

@@ -7,7 +7,9 @@
 #
 # GCM_REF is an OpenSSL AES-GCM with cryptoctl's conventions (gcm_ref.c);
 # HOLD_QUEUE a client that keeps a queue open (hold_queue.c). Python's
-# 'cryptography' package, when importable, is a second independent check.
+# 'cryptography' package, when importable, is a second independent check
+# for GCM and the reference for every other algorithm, on every engine
+# 'cryptoctl engines --json' lists, with and without a session.
 # Exit 0 when every check passed, 1 otherwise.
 set -u
 
@@ -16,8 +18,14 @@ CTL=$2
 REF=${3:-}
 HOLD=${4:-}
 VEC=/usr/lib/python3/dist-packages/cryptography_vectors/ciphers/AES/GCM
+AESVEC=${VEC%/GCM}
 # How many vectors of each [Keylen/IVlen/PTlen/AADlen/Taglen] section to run.
 NIST_PER_SECTION=${NIST_PER_SECTION:-1}
+# The same for CBC, ECB, CTR and XTS ([ENCRYPT]/[DECRYPT], and XTS's
+# data unit lengths).
+CAVP_PER_SECTION=${CAVP_PER_SECTION:-2}
+# Random cases per algorithm in the cross-check with python.
+XCHECK_PER_ALG=${XCHECK_PER_ALG:-4}
 
 # python3 checks the JSON output; Debian's vectors are a python package too.
 if ! command -v python3 >/dev/null; then
@@ -75,10 +83,12 @@ ctl()
 }
 
 # A bad-argument failure: status 2, nothing on stdout, one line on stderr
-# that starts with "cryptoctl: ".
-expect_usage()
+# that starts with "cryptoctl: ". expect_usage_from reads stdin from FILE.
+expect_usage_from()
 {
-	ctl "$@" </dev/null
+	local in=$1
+	shift
+	ctl "$@" <"$in"
 	if [ "$rc" -eq 2 ] && [ ! -s "$out" ] && [ "$(lines "$err")" -eq 1 ] &&
 		grep -q '^cryptoctl: ' "$err"; then
 		ok
@@ -87,6 +97,7 @@ expect_usage()
 		bad "usage error expected for: $* (rc=$rc, stderr: $(cat "$err"))"
 	fi
 }
+expect_usage() { expect_usage_from /dev/null "$@"; }
 
 # ---------------------------------------------------------------------------
 section "start cryptod on $sock"
@@ -111,15 +122,20 @@ for args in "--help" "-h" "help"; do
 		test "$rc" -eq 0 -a ! -s "$err" -a "$(head -c 16 "$out")" = "Usage: cryptoctl"
 done
 grep -q '^  stats ' "$out" && grep -q '^  encrypt ' "$out" &&
-	grep -q '^Exit status' "$out"
+	grep -q '^  engines ' "$out" && grep -q '^Exit status' "$out"
 check "main help lists commands and exit codes" test $? -eq 0
-for cmd in stats encrypt decrypt ping version; do
+for cmd in stats engines encrypt decrypt ping version; do
 	ctl "$cmd" --help
 	check "$cmd --help" test "$rc" -eq 0 -a ! -s "$err" \
 		-a "$(head -n 1 "$out" | cut -d' ' -f1-3)" = "Usage: cryptoctl $cmd"
 	cp "$out" "$tmp/help1"
 	ctl help "$cmd"
 	check "help $cmd = $cmd --help" cmp -s "$out" "$tmp/help1"
+done
+ctl encrypt --help
+for opt in --auth-key --auth-key-file --engine --sessionless aes-gmac aes-xts \
+	aes-cbc-hmac-sha256 'authenc(hmac(sha1),cbc(aes))'; do
+	check "encrypt --help mentions $opt" grep -qF -- "$opt" "$out"
 done
 for args in "--version" "-V" "version"; do
 	ctl $args
@@ -132,12 +148,77 @@ section "ping"
 ctl ping
 check "ping exits 0" test "$rc" -eq 0
 check "ping prints the daemon version" grep -q '^cryptod .* at '"$sock"': ' "$out"
+ctl version
+check "version: the daemon's too" grep -q "^cryptod .* at $sock\$" "$out"
+ctl version --socket "$tmp/nowhere.sock"
+check "version without a daemon: exit 0, says so" \
+	test "$rc" -eq 0 -a ! -s "$err" -a "$(lines "$out")" -eq 2
 unset CRYPTOD_SOCKET
 ctl --socket "$sock" ping
 check "--socket before the command" test "$rc" -eq 0
 ctl ping --socket "$sock"
 check "--socket after the command" test "$rc" -eq 0
 export CRYPTOD_SOCKET=$sock
+
+# ---------------------------------------------------------------------------
+section "engines"
+ALGS="aes-gcm aes-gmac aes-cbc aes-ctr aes-ecb aes-xts aes-cbc-hmac-sha1
+aes-cbc-hmac-sha256 aes-cbc-null aes-lrw null"
+ctl engines
+check "engines: exit 0" test "$rc" -eq 0 -a ! -s "$err"
+check "engines: header" grep -Eq \
+	'^ALGORITHM +ENGINE +DEFAULT +AVAILABLE +KEY +AUTH-KEY +IV +TAG +AAD +LENGTH$' \
+	"$out"
+for alg in $ALGS; do
+	check "engines lists $alg" grep -q "^$alg " "$out"
+done
+check "engines: aes-lrw unavailable" \
+	awk '$1 == "aes-lrw" && $4 == "no" { f = 1 } END { exit !f }' "$out"
+check "engines: why aes-lrw is unavailable" \
+	grep -Eq '^aes-lrw on [^ ]+: unavailable: .{8}' "$out"
+check "engines: aes-gcm row in DPDK ranges (key 16-32/8, IV 12, tag 4,8,12-16)" \
+	awk '$1 == "aes-gcm" && $4 == "yes" && $5 == "16-32/8" && $7 == "12" &&
+		$8 == "4,8,12-16" { f = 1 } END { exit !f }' "$out"
+check "engines: aes-cbc-hmac-sha1 takes an HMAC key, tag 12" \
+	awk '$1 == "aes-cbc-hmac-sha1" && $4 == "yes" && $6 != "-" &&
+		$8 == "12" { f = 1 } END { exit !f }' "$out"
+rows=$(grep -c . "$out")
+ctl engines --all
+check "engines --all: exit 0, at least as many rows ($rows)" \
+	test "$rc" -eq 0 -a "$(grep -c . "$out")" -ge "$rows"
+ctl engines --json
+cp "$out" "$tmp/engines.json"
+check "engines --json: exit 0" test "$rc" -eq 0 -a ! -s "$err"
+# Every algorithm of cryptoclient.h is there; each but LRW has one default
+# engine, available; LRW is nowhere available, and says why.
+python3 - "$tmp/engines.json" >"$tmp/engines.txt" <<'EOF'
+import json, sys
+rows = json.load(open(sys.argv[1]))["algorithms"]
+assert {r["id"] for r in rows} == set(range(1, 12)), rows
+for r in rows:
+    for k in ("key_sizes", "auth_key_sizes", "iv_sizes", "tag_sizes"):
+        assert all(set(x) == {"min", "max", "increment"} for x in r[k]), r
+        assert all(x["min"] <= x["max"] for x in r[k]), r
+    assert r["available"] or r["reason"], r
+for alg in {r["alg"] for r in rows}:
+    mine = [r for r in rows if r["alg"] == alg]
+    if alg == "aes-lrw":
+        assert not any(r["available"] for r in mine), mine
+        continue
+    d = [r for r in mine if r["default"]]
+    assert len(d) == 1 and d[0]["available"], mine
+for r in rows:
+    if r["available"]:
+        print(r["alg"], r["engine"])
+EOF
+check "engines --json: every algorithm, one default each, LRW unavailable" \
+	test $? -eq 0
+# engines_of ALG: the engines that run ALG, for the cross-checks below.
+engines_of()
+{
+	awk -v a="$1" '$1 == a { printf "%s ", $2 }' "$tmp/engines.txt"
+}
+check "engines --json: aes-gcm runs on aesni" grep -q '^aes-gcm aesni$' "$tmp/engines.txt"
 
 # ---------------------------------------------------------------------------
 section "bad arguments: exit 2, one line on stderr"
@@ -176,6 +257,56 @@ expect_usage encrypt -a null --tag-len 16
 expect_usage decrypt -k "$K16" -i "$IV12" --tag-out hex
 expect_usage decrypt -k "$K16" -i "$IV12" -t "$K16" --tag-len 12
 expect_usage decrypt -k "$K16" -i "$IV12" -t 00010203040506
+# Every other algorithm: its key, IV, AAD, tag and HMAC key rules.
+IV16=$K16
+K32=$K16$(randhex 16)
+AK=$(randhex 20)
+expect_usage encrypt -a aes-frob -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-192-xts -k "$K32$K16" -i "$IV16"
+expect_usage encrypt -a aes-128-null -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-cbc -k "$K16"
+expect_usage encrypt -a aes-cbc -k "$K16" -i "$IV12"
+expect_usage encrypt -a aes-ctr -k "$K16" -i "$IV12"
+expect_usage encrypt -a aes-gmac -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-ecb -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-128-cbc -k "$K32" -i "$IV16"
+expect_usage encrypt -a aes-256-ctr -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-cbc -k "$K16" -i "$IV16" --aad 00
+expect_usage encrypt -a aes-ctr -k "$K16" -i "$IV16" --tag-len 16
+expect_usage encrypt -a aes-ecb -k "$K16" --tag-out hex
+expect_usage decrypt -a aes-cbc -k "$K16" -i "$IV16" -t "$K16"
+expect_usage encrypt -a aes-gmac -k "$K16" -i "$IV12" --aad 00
+expect_usage encrypt -a aes-gmac -k "$K16" -i "$IV12" --tag-len 10
+expect_usage encrypt -a aes-xts -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-xts -k "$K16$K16" -i "$IV16"
+expect_usage encrypt -a aes-128-xts -k "$K32$K32" -i "$IV16"
+expect_usage encrypt -a aes-256-xts -k "$K32" -i "$IV16"
+expect_usage encrypt -a aes-xts -k "$K32" -i "$IV12"
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16"
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16" --auth-key ''
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16" \
+	--auth-key "$(randhex 65)"
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16" \
+	--auth-key zz
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16" \
+	--auth-key "$AK" --tag-len 16
+expect_usage encrypt -a aes-cbc-hmac-sha256 -k "$K16" -i "$IV16" \
+	--auth-key "$AK" --tag-len 12
+expect_usage decrypt -a aes-cbc-hmac-sha256 -k "$K16" -i "$IV16" \
+	--auth-key "$AK" -t "$(randhex 12)"
+expect_usage encrypt -a 'authenc(hmac(sha1),cbc(aes))' -k "$K16" \
+	-i "$IV12" --auth-key "$AK"
+expect_usage encrypt -a aes-cbc-hmac-sha1 -k "$K16" -i "$IV16" \
+	--auth-key-file "$tmp/no-such-file"
+expect_usage encrypt -a aes-cbc -k "$K16" -i "$IV16" --auth-key "$AK"
+expect_usage encrypt -a aes-cbc-null -k "$K16" -i "$IV16" --aad 00
+expect_usage encrypt -a aes-cbc-null -k "$K16" -i "$IV16" --tag-len 16
+expect_usage encrypt -a null --aad 00
+expect_usage encrypt -a null --auth-key "$AK"
+expect_usage encrypt --sessionless --engine aesni -k "$K16" -i "$IV12"
+expect_usage encrypt -k "$K16" -i 00 --engine aesni
+expect_usage engines extra
+expect_usage engines --bogus
 
 # ---------------------------------------------------------------------------
 section "published vectors"
@@ -274,6 +405,219 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+section "published vectors: CBC, ECB, CTR, XTS, GMAC, HMAC"
+# kat DESC ALG KEY IV PT CT [OPTIONS...]: encrypt PT to CT and CT back to
+# PT ('-': no IV; CT includes the tag, if any).
+kat()
+{
+	local desc=$1 alg=$2 key=$3 iv=$4 pt=$5 ct=$6 got
+	local ivarg=()
+	shift 6
+	[ "$iv" != - ] && ivarg=(-i "$iv")
+	got=$(hex2bin "$pt" | "$CTL" encrypt -a "$alg" -k "$key" "${ivarg[@]}" \
+		"$@" | bin2hex)
+	check "$desc: encrypt" test "$got" = "$ct"
+	[ "$got" = "$ct" ] || echo "  got $got" >&2
+	got=$(hex2bin "$ct" | "$CTL" decrypt -a "$alg" -k "$key" "${ivarg[@]}" \
+		"$@" | bin2hex)
+	check "$desc: decrypt" test "$got" = "$pt"
+}
+
+# RFC 3602 section 4, cases 1-4.
+kat "RFC 3602 case 1" aes-cbc 06a9214036b8a15b512e03d534120006 \
+	3dafba429d9eb430b422da802c9fac41 \
+	$(printf 'Single block msg' | bin2hex) e353779c1079aeb82708942dbe77181a
+kat "RFC 3602 case 2" aes-128-cbc c286696d887c9aa0611bbb3e2025a45a \
+	562e17996d093d28ddb3ba695a2e6f58 \
+	000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
+	d296cd94c2cccf8a3a863028b5e1dc0a7586602d253cfff91b8266bea6d61ab1
+rfc3602_3_key=6c3ea0477630ce21a2ce334aa746c2cd
+rfc3602_3_iv=c782dc4c098c66cbd9cd27d825682c81
+rfc3602_3_pt=$(printf 'This is a 48-byte message (exactly 3 AES blocks)' | bin2hex)
+rfc3602_3_ct=d0a02b3836451753d493665d33f0e8862dea54cdb293abc7506939276772f8d5021c19216bad525c8579695d83ba2684
+kat "RFC 3602 case 3" 'cbc(aes)' $rfc3602_3_key $rfc3602_3_iv \
+	$rfc3602_3_pt $rfc3602_3_ct
+kat "RFC 3602 case 4" aes-cbc 56e47a38c5598974bc46903dba290349 \
+	8ce82eefbea0da3c44699ed7db51b7d9 \
+	$(for i in $(seq 160 223); do printf '%02x' "$i"; done) \
+	c30e32ffedc0774e6aff6af0869f71aa0f3af07a9a31a9c684db207eb0ef8e4e35907aa632c3ffdf868bb7b29d3d46ad83ce9f9a102ee99d49a53e87f4c3da55
+# CBC with a null digest is CBC.
+kat "RFC 3602 case 3 through aes-cbc-null" aes-cbc-null $rfc3602_3_key \
+	$rfc3602_3_iv $rfc3602_3_pt $rfc3602_3_ct
+kat "RFC 3602 case 3 through authenc(digest_null,cbc(aes))" \
+	'authenc(digest_null,cbc(aes))' $rfc3602_3_key $rfc3602_3_iv \
+	$rfc3602_3_pt $rfc3602_3_ct
+
+# cavp_vectors FILE: "key iv pt ct" ('-': no IV) for the first
+# $CAVP_PER_SECTION vectors of each section (and XTS data unit length;
+# units of a fractional byte count are skipped).
+cavp_vectors()
+{
+	awk -v per="$CAVP_PER_SECTION" '
+	function flush() {
+		if (key != "" && dul % 8 == 0 && seen[sec "/" dul]++ < per)
+			print key, (iv == "" ? "-" : iv), pt, ct
+		key = iv = pt = ct = ""
+	}
+	{ sub(/\r$/, "") }
+	/^\[/ { flush(); sec = $0 }
+	/^(COUNT|Count) = / { flush(); dul = 0 }
+	/^DataUnitLen = / { dul = $3 + 0 }
+	/^(KEY|Key) = / { key = tolower($3) }
+	/^(IV|i) = / { iv = tolower($3) }
+	/^(PLAINTEXT|PT) = / { pt = tolower($3) }
+	/^(CIPHERTEXT|CT) = / { ct = tolower($3) }
+	END { flush() }
+	' "$1"
+}
+
+# run_cavp ALG FILE...: each vector both ways.
+run_cavp()
+{
+	local alg=$1 f key iv pt ct got n=0 nbad=0 ivarg
+	shift
+	for f in "$@"; do
+		while read -r key iv pt ct; do
+			ivarg=()
+			[ "$iv" != - ] && ivarg=(-i "$iv")
+			n=$((n + 1))
+			got=$(hex2bin "$pt" | "$CTL" encrypt -a "$alg" -k "$key" \
+				"${ivarg[@]}" | bin2hex)
+			if [ "$got" != "$ct" ]; then
+				nbad=$((nbad + 1))
+				echo "  $alg encrypt mismatch: key=$key iv=$iv pt=$pt: got $got want $ct" >&2
+			fi
+			got=$(hex2bin "$ct" | "$CTL" decrypt -a "$alg" -k "$key" \
+				"${ivarg[@]}" | bin2hex)
+			if [ "$got" != "$pt" ]; then
+				nbad=$((nbad + 1))
+				echo "  $alg decrypt mismatch: key=$key iv=$iv ct=$ct: got $got want $pt" >&2
+			fi
+		done < <(cavp_vectors "$f")
+	done
+	check "NIST $alg $(basename "$1" .rsp)...: $n vectors both ways ($nbad mismatches)" \
+		test "$n" -gt 0 -a "$nbad" -eq 0
+}
+
+if [ -d "$AESVEC" ]; then
+	for bits in 128 192 256; do
+		run_cavp "aes-$bits-cbc" "$AESVEC/CBC/CBCMMT$bits.rsp" \
+			"$AESVEC/CBC/CBCGFSbox$bits.rsp"
+		run_cavp "aes-$bits-ecb" "$AESVEC/ECB/ECBMMT$bits.rsp" \
+			"$AESVEC/ECB/ECBVarKey$bits.rsp"
+		# RFC 3686's vectors, in the full-block counter convention.
+		run_cavp "aes-$bits-ctr" "$AESVEC/CTR/aes-$bits-ctr.txt"
+	done
+	for bits in 128 256; do
+		run_cavp "aes-$bits-xts" \
+			"$AESVEC/XTS/tweak-128hexstr/XTSGenAES$bits.rsp"
+	done
+
+	# GCM hashes an IV of another length into J0; the openssl engine
+	# takes 1..16 bytes. The first 8-bit-IV vector with data of each file.
+	for bits in 128 192 256; do
+		read -r key iv pt aad ct tag < <(awk '
+		{ sub(/\r$/, "") }
+		/^\[IVlen = / { iv8 = $3 + 0 == 8 }
+		/^\[PTlen = / { ptlen = $3 + 0 }
+		!iv8 || !ptlen { next }
+		/^Key = / { key = $3 }
+		/^IV = / { iv = $3 }
+		/^PT = / { pt = $3 }
+		/^AAD = / { aad = $3 == "" ? "-" : $3 }
+		/^CT = / { ct = $3 }
+		/^Tag = / { print key, iv, pt, aad, ct, $3; exit }
+		' "$VEC/gcmEncryptExtIV$bits.rsp")
+		[ "$aad" = - ] && aad=
+		kat "NIST gcmEncryptExtIV$bits, 8-bit IV, --engine openssl" \
+			"aes-$bits-gcm" "$key" "$iv" "$pt" "$ct$tag" \
+			--engine openssl --aad "$aad" --tag-len $((${#tag} / 2))
+	done
+
+	# GMAC is GCM with no plaintext: the NIST GCM vectors with PTlen 0
+	# are GMAC vectors, their AAD the data. Of those, the ones with no
+	# data and with the longest (90 bytes), every tag length.
+	gmac_data_ok() { [ "$1" = - ] || [ ${#1} -eq 180 ]; }
+	for bits in 128 192 256; do
+		n=0 nbad=0
+		while read -r key iv pt aad ct tag; do
+			[ "$pt" = - ] && gmac_data_ok "$aad" || continue
+			[ "$aad" = - ] && aad=
+			n=$((n + 1))
+			got=$(hex2bin "$aad" | "$CTL" encrypt -a "aes-$bits-gmac" \
+				-k "$key" -i "$iv" --tag-len $((${#tag} / 2)) | bin2hex)
+			if [ "$got" != "$tag" ]; then
+				nbad=$((nbad + 1))
+				echo "  gmac mismatch: key=$key iv=$iv data=$aad: got $got want $tag" >&2
+			fi
+		done < <(nist_vectors "$VEC/gcmEncryptExtIV$bits.rsp")
+		check "NIST gcmEncryptExtIV$bits PTlen 0 as aes-gmac: $n vectors ($nbad mismatches)" \
+			test "$n" -gt 0 -a "$nbad" -eq 0
+
+		n=0 nbad=0 nfail=0
+		while read -r key iv pt aad ct tag; do
+			[ "$pt" = - ] || [ "$pt" = FAIL ] || continue
+			[ "$ct" = - ] && gmac_data_ok "$aad" || continue
+			[ "$aad" = - ] && aad=
+			n=$((n + 1))
+			hex2bin "$aad" | "$CTL" decrypt -a aes-gmac -k "$key" \
+				-i "$iv" -t "$tag" >"$out" 2>"$err"
+			rc=$?
+			want=0
+			[ "$pt" = FAIL ] && want=3 nfail=$((nfail + 1))
+			[ "$rc" -eq "$want" ] && [ ! -s "$out" ] && continue
+			nbad=$((nbad + 1))
+			echo "  gmac verify: key=$key iv=$iv data=$aad tag=$tag: rc=$rc, want $want" >&2
+		done < <(nist_vectors "$VEC/gcmDecrypt$bits.rsp")
+		check "NIST gcmDecrypt$bits PTlen 0 as aes-gmac: $n verified silently ($nfail must fail)" \
+			test "$n" -gt 0 -a "$nfail" -gt 0 -a "$nbad" -eq 0
+	done
+else
+	echo "  skipped NIST: $AESVEC missing (Debian: python3-cryptography-vectors)"
+fi
+
+# HMAC through authenc: with no data the ciphertext is empty and the tag
+# is HMAC(auth key, AAD) truncated. RFC 2404 (HMAC-SHA-1-96) cases 1-5;
+# RFC 4231 cases 1-4 truncated to 128 bits as RFC 4868 does.
+# hmac_kat ALG AUTH_KEY MSG MAC DESC [KEY]
+hmac_kat()
+{
+	local alg=$1 akey=$2 msg=$3 mac=$4 desc=$5 key=${6:-$K16} got
+	got=$("$CTL" encrypt -a "$alg" -k "$key" -i "$IV16" --auth-key "$akey" \
+		--aad "$msg" </dev/null | bin2hex)
+	check "$desc: tag" test "$got" = "$mac"
+	[ "$got" = "$mac" ] || echo "  got $got" >&2
+	ctl decrypt -a "$alg" -k "$key" -i "$IV16" --auth-key "$akey" \
+		--aad "$msg" -t "$mac" </dev/null
+	check "$desc: verifies, writes nothing" test "$rc" -eq 0 -a ! -s "$out"
+}
+dd50=$(printf 'dd%.0s' $(seq 50))
+cd50=$(printf 'cd%.0s' $(seq 50))
+hi=$(printf 'Hi There' | bin2hex)
+jefe=$(printf 'Jefe' | bin2hex)
+what=$(printf 'what do ya want for nothing?' | bin2hex)
+k0b=$(printf '0b%.0s' $(seq 20))
+kaa=$(printf 'aa%.0s' $(seq 20))
+k0c=$(printf '0c%.0s' $(seq 20))
+k25=0102030405060708090a0b0c0d0e0f10111213141516171819
+hmac_kat aes-cbc-hmac-sha1 "$k0b" "$hi" b617318655057264e28bc0b6 "RFC 2404 case 1"
+hmac_kat 'authenc(hmac(sha1),cbc(aes))' "$jefe" "$what" effcdf6ae5eb2fa2d27416d5 \
+	"RFC 2404 case 2 (kernel name)"
+hmac_kat aes-cbc-hmac-sha1 "$kaa" "$dd50" 125d7342b9ac11cd91a39af4 "RFC 2404 case 3"
+hmac_kat aes-256-cbc-hmac-sha1 "$k25" "$cd50" 4c9007f4026250c6bc8414f9 \
+	"RFC 2404 case 4" "$K32"
+hmac_kat aes-cbc-hmac-sha1 "$k0c" "$(printf 'Test With Truncation' | bin2hex)" \
+	4c1a03424b55e07fe7f27be1 "RFC 2404 case 5"
+hmac_kat aes-cbc-hmac-sha256 "$k0b" "$hi" b0344c61d8db38535ca8afceaf0bf12b \
+	"RFC 4231 case 1"
+hmac_kat 'authenc(hmac(sha256),cbc(aes))' "$jefe" "$what" \
+	5bdcc146bf60754e6a042426089575c7 "RFC 4231 case 2 (kernel name)"
+hmac_kat aes-cbc-hmac-sha256 "$kaa" "$dd50" 773ea91e36800e46854db8ebd09181a7 \
+	"RFC 4231 case 3"
+hmac_kat aes-cbc-hmac-sha256 "$k25" "$cd50" 82558a389a443c0ea4cc819899f2083a \
+	"RFC 4231 case 4"
+
+# ---------------------------------------------------------------------------
 section "round trips"
 for len in 0 1 15 16 17 4096 100000 1048576; do
 	key=$(randhex 32)
@@ -309,6 +653,145 @@ check "null: exit 0" test $? -eq 0
 check "null: output = input, no tag" cmp -s "$tmp/pt" "$tmp/rt"
 "$CTL" decrypt -a null <"$tmp/pt" >"$tmp/rt"
 check "null decrypt: output = input" cmp -s "$tmp/pt" "$tmp/rt"
+
+# ---------------------------------------------------------------------------
+section "round trips: every algorithm, every engine, with and without a session"
+ALGS_RUN="aes-gcm aes-gmac aes-cbc aes-ctr aes-ecb aes-xts aes-cbc-hmac-sha1
+aes-cbc-hmac-sha256 aes-cbc-null null"
+# alg_args ALG: options for ALG with fresh keys, in the array args; the
+# tag it appends in tag_len; its length rule in len_rule.
+alg_args()
+{
+	tag_len=0 len_rule=any
+	case $1 in
+	aes-gcm) args=(-k "$(randhex 32)" -i "$(randhex 12)" --aad "$(randhex 20)")
+		tag_len=16 ;;
+	aes-gmac) args=(-k "$(randhex 24)" -i "$(randhex 12)") tag_len=16 ;;
+	aes-cbc | aes-cbc-null) args=(-k "$(randhex 24)" -i "$(randhex 16)")
+		len_rule=blocks ;;
+	aes-ctr) args=(-k "$(randhex 16)" -i "$(randhex 16)") ;;
+	aes-ecb) args=(-k "$(randhex 32)") len_rule=blocks ;;
+	aes-xts) args=(-k "$(randhex 64)" -i "$(randhex 16)") len_rule=min16 ;;
+	aes-cbc-hmac-sha1 | aes-cbc-hmac-sha256)
+		args=(-k "$(randhex 16)" -i "$(randhex 16)" --auth-key "$(randhex 32)"
+			--aad "$(randhex 24)") len_rule=blocks tag_len=12
+		[ "$1" = aes-cbc-hmac-sha256 ] && tag_len=16 ;;
+	null) args=() ;;
+	esac
+}
+# how_opts WAY: the options of one way to run an op, in the array extra:
+# the default engine, session-less, or a named engine.
+how_opts()
+{
+	case $1 in
+	default) extra=() ;;
+	sessionless) extra=(--sessionless) ;;
+	*) extra=(--engine "$1") ;;
+	esac
+}
+for alg in $ALGS_RUN; do
+	alg_args "$alg"
+	hows="default sessionless $(engines_of "$alg")"
+	n=0 nbad=0
+	# 65536: one past ipsec-mb's 16-bit multi-buffer lengths.
+	for len in 0 17 4097 65536 1048577; do
+		case $len_rule in
+		blocks) len=$((len - len % 16)) ;;
+		min16) [ "$len" -lt 16 ] && len=16 ;;
+		esac
+		head -c "$len" /dev/urandom >"$tmp/pt"
+		want_ct=$((len + tag_len))
+		[ "$alg" = aes-gmac ] && want_ct=$tag_len
+		# Each way encrypts; all that succeed must agree; each way
+		# decrypts the first that succeeded.
+		ref=
+		for how in $hows; do
+			how_opts "$how"
+			n=$((n + 1))
+			"$CTL" encrypt -a "$alg" "${args[@]}" "${extra[@]}" \
+				<"$tmp/pt" >"$tmp/ct.$how" 2>"$err"
+			rc=$?
+			if [ $rc -ne 0 ] || [ "$(stat -c %s "$tmp/ct.$how")" -ne $want_ct ]; then
+				nbad=$((nbad + 1))
+				echo "  $alg ($how) encrypt $len bytes: rc=$rc, $(stat -c %s "$tmp/ct.$how") bytes, want $want_ct: $(cat "$err")" >&2
+			elif [ -z "$ref" ]; then
+				ref=$tmp/ct.$how
+			elif ! cmp -s "$ref" "$tmp/ct.$how"; then
+				nbad=$((nbad + 1))
+				echo "  $alg ($how) encrypt $len bytes: differs from ${ref##*.}" >&2
+			fi
+		done
+		[ -n "$ref" ] || continue
+		if [ "$alg" = aes-gmac ]; then
+			# The tag follows the data it authenticates.
+			cat "$tmp/pt" "$ref" >"$tmp/in"
+			: >"$tmp/want"
+		else
+			cp "$ref" "$tmp/in"
+			cp "$tmp/pt" "$tmp/want"
+		fi
+		for how in $hows; do
+			how_opts "$how"
+			n=$((n + 1))
+			"$CTL" decrypt -a "$alg" "${args[@]}" "${extra[@]}" \
+				<"$tmp/in" >"$tmp/rt" 2>"$err"
+			rc=$?
+			if [ $rc -ne 0 ] || ! cmp -s "$tmp/want" "$tmp/rt"; then
+				nbad=$((nbad + 1))
+				echo "  $alg ($how) decrypt $len bytes: rc=$rc: $(cat "$err")" >&2
+			fi
+		done
+	done
+	check "$alg: $n runs at 0..1 MiB, the same on every way ($hows; $nbad bad)" \
+		test "$nbad" -eq 0
+done
+
+# Keys from files; the tag in hex; a shorter GMAC tag.
+key=$(randhex 32)
+akey=$(randhex 64)
+iv=$(randhex 16)
+printf '%s\n' "$key" >"$tmp/keyfile"
+printf '  %s\n\n' "$akey" >"$tmp/akeyfile"
+head -c 4096 /dev/urandom >"$tmp/pt"
+"$CTL" encrypt -a aes-256-cbc-hmac-sha256 -k "$key" -i "$iv" \
+	--auth-key "$akey" <"$tmp/pt" >"$tmp/ct"
+"$CTL" decrypt -a aes-cbc-hmac-sha256 --key-file "$tmp/keyfile" -i "$iv" \
+	--auth-key-file "$tmp/akeyfile" <"$tmp/ct" >"$tmp/rt"
+check "--key-file and --auth-key-file" cmp -s "$tmp/pt" "$tmp/rt"
+"$CTL" encrypt -a aes-cbc-hmac-sha256 -k "$key" -i "$iv" --auth-key "$akey" \
+	--tag-out hex <"$tmp/pt" >"$out" 2>"$err"
+check "authenc --tag-out hex: ciphertext on stdout, tag on stderr" \
+	test "$(bin2hex <"$out")$(cat "$err")" = "$(bin2hex <"$tmp/ct")"
+"$CTL" encrypt -a aes-gmac -k "$K16" -i "$IV12" --tag-len 8 <"$tmp/pt" >"$out"
+check "aes-gmac --tag-len 8: 8 bytes out" test "$(stat -c %s "$out")" -eq 8
+"$CTL" decrypt -a aes-gmac -k "$K16" -i "$IV12" -t "$(bin2hex <"$out")" \
+	<"$tmp/pt" >"$tmp/rt"
+check "aes-gmac -t: verifies silently" test $? -eq 0 -a ! -s "$tmp/rt"
+
+# ---------------------------------------------------------------------------
+section "input lengths: exit 2, and the op never runs"
+head -c 1 /dev/urandom >"$tmp/in1"
+head -c 15 /dev/urandom >"$tmp/in15"
+head -c 17 /dev/urandom >"$tmp/in17"
+head -c 33 /dev/urandom >"$tmp/in33"
+expect_usage_from "$tmp/in15" encrypt -a aes-cbc -k "$K16" -i "$IV16"
+expect_usage_from "$tmp/in17" decrypt -a aes-cbc -k "$K16" -i "$IV16"
+expect_usage_from "$tmp/in1" encrypt -a aes-ecb -k "$K16"
+expect_usage_from "$tmp/in17" decrypt -a aes-192-ecb -k "$K16${IV12:0:16}"
+expect_usage_from "$tmp/in15" encrypt -a aes-xts -k "$K32" -i "$IV16"
+expect_usage_from /dev/null decrypt -a aes-xts -k "$K32" -i "$IV16"
+expect_usage_from "$tmp/in17" encrypt -a aes-cbc-hmac-sha1 -k "$K16" \
+	-i "$IV16" --auth-key "$AK"
+# 33 bytes: 17 of ciphertext and the 16-byte tag.
+expect_usage_from "$tmp/in33" decrypt -a aes-cbc-hmac-sha256 -k "$K16" \
+	-i "$IV16" --auth-key "$AK"
+expect_usage_from "$tmp/in1" encrypt -a aes-cbc-null -k "$K16" -i "$IV16"
+expect_usage_from "$tmp/in15" encrypt --sessionless -a aes-ecb -k "$K16"
+"$CTL" encrypt -a aes-ctr -k "$K16" -i "$IV16" <"$tmp/in15" >"$out"
+check "aes-ctr: 15 bytes are fine" test $? -eq 0 -a "$(stat -c %s "$out")" -eq 15
+"$CTL" encrypt -a aes-xts -k "$K32" -i "$IV16" <"$tmp/in17" >"$out"
+check "aes-xts: 17 bytes are fine (ciphertext stealing)" \
+	test $? -eq 0 -a "$(stat -c %s "$out")" -eq 17
 
 # ---------------------------------------------------------------------------
 section "size limit (16 MiB)"
@@ -372,6 +855,55 @@ head -c 3012 "$tmp/ct" | "$CTL" decrypt -k "$key" -i "$iv" --aad "$aad" \
 check "the 16-byte tag truncated to 12 bytes verifies" cmp -s "$tmp/pt" "$tmp/rt"
 "$CTL" decrypt -k "$key" -i "$iv" < <(head -c 5 "$tmp/ct") >"$out" 2>"$err"
 check "input shorter than the tag: exit 1" test $? -eq 1 -a ! -s "$out"
+
+# The encrypt-then-MAC family: the tag covers AAD and ciphertext.
+section "authentication failures: authenc and GMAC"
+key=$(randhex 32)
+iv=$(randhex 16)
+akey=$(randhex 20)
+aad=$(randhex 13)
+head -c 3008 /dev/urandom >"$tmp/pt"
+sha1=(-a aes-cbc-hmac-sha1 -k "$key" -i "$iv" --aad "$aad")
+"$CTL" encrypt "${sha1[@]}" --auth-key "$akey" <"$tmp/pt" >"$tmp/ct"
+check "aes-cbc-hmac-sha1: 3008 bytes and a 12-byte tag" \
+	test "$(stat -c %s "$tmp/ct")" -eq 3020
+flip 3015
+expect_auth_fail "authenc: wrong tag" "${sha1[@]}" --auth-key "$akey" <"$tmp/bad"
+flip 100
+expect_auth_fail "authenc: tampered ciphertext" "${sha1[@]}" \
+	--auth-key "$akey" <"$tmp/bad"
+flip 0
+expect_auth_fail "authenc: tampered first block" "${sha1[@]}" \
+	--auth-key "$akey" <"$tmp/bad"
+expect_auth_fail "authenc: wrong auth key" "${sha1[@]}" \
+	--auth-key "$(randhex 20)" <"$tmp/ct"
+expect_auth_fail "authenc: auth key one byte short" "${sha1[@]}" \
+	--auth-key "${akey:0:38}" <"$tmp/ct"
+expect_auth_fail "authenc: wrong AAD" -a aes-cbc-hmac-sha1 -k "$key" -i "$iv" \
+	--aad "${aad}00" --auth-key "$akey" <"$tmp/ct"
+expect_auth_fail "authenc: wrong --tag" "${sha1[@]}" --auth-key "$akey" \
+	-t "$(randhex 12)" < <(head -c 3008 "$tmp/ct")
+expect_auth_fail "authenc: wrong auth key, session-less" "${sha1[@]}" \
+	--auth-key "$(randhex 20)" --sessionless <"$tmp/ct"
+# Encrypt-then-MAC: the tag is HMAC(auth key, AAD || C), so a wrong
+# cipher key still verifies and decrypts to garbage.
+"$CTL" decrypt -a aes-cbc-hmac-sha1 -k "$(randhex 32)" -i "$iv" --aad "$aad" \
+	--auth-key "$akey" <"$tmp/ct" >"$tmp/rt"
+check "authenc: the tag does not depend on the cipher key" \
+	test $? -eq 0 -a "$(stat -c %s "$tmp/rt")" -eq 3008
+cmp -s "$tmp/pt" "$tmp/rt"
+check "authenc: ... but the plaintext does" test $? -ne 0
+
+"$CTL" encrypt -a aes-gmac -k "$key" -i "$IV12" <"$tmp/pt" >"$tmp/tag"
+cat "$tmp/pt" "$tmp/tag" >"$tmp/ct"
+flip 2000
+expect_auth_fail "gmac: tampered data" -a aes-gmac -k "$key" -i "$IV12" <"$tmp/bad"
+flip 3020
+expect_auth_fail "gmac: wrong tag" -a aes-gmac -k "$key" -i "$IV12" <"$tmp/bad"
+expect_auth_fail "gmac: wrong key" -a aes-gmac -k "$(randhex 32)" -i "$IV12" \
+	<"$tmp/ct"
+expect_auth_fail "gmac: wrong --tag, session-less" -a aes-gmac -k "$key" \
+	-i "$IV12" -t "$(randhex 16)" --sessionless <"$tmp/pt"
 
 # ---------------------------------------------------------------------------
 section "cross-check with independent AES-GCM implementations"
@@ -442,6 +974,108 @@ EOF
 		test "$nbad" -eq 0
 else
 	echo "  skipped python: the cryptography package is not importable"
+fi
+
+# ---------------------------------------------------------------------------
+section "cross-check every algorithm with python, on every engine"
+if python3 -c 'import cryptography.hazmat.primitives.ciphers' 2>/dev/null; then
+	# One line per case: ALG KEY IV AAD AUTH_KEY PLAIN OUT in hex ('-'
+	# for empty), OUT being what encrypt writes.
+	cat >"$tmp/xref.py" <<'EOF'
+import hashlib, hmac, os, random, sys
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+BLOCKS = ("aes-cbc", "aes-ecb", "aes-cbc-null", "aes-cbc-hmac-sha1",
+          "aes-cbc-hmac-sha256")
+
+def aes(mode, key, data):
+    e = Cipher(algorithms.AES(key), mode).encryptor()
+    return e.update(data) + e.finalize()
+
+def case(alg, iv=None):
+    key = os.urandom(random.choice((16, 24, 32)))
+    aad = akey = b""
+    n = random.randrange(0, 3000)
+    if alg in BLOCKS:
+        n -= n % 16
+    if alg == "aes-xts":
+        key = os.urandom(random.choice((32, 64)))
+        n = max(n, 16)
+    pt = os.urandom(n)
+    if iv is None:
+        iv = os.urandom(12 if alg in ("aes-gcm", "aes-gmac") else 16)
+    if alg == "aes-gcm":
+        aad = os.urandom(random.randrange(0, 100))
+        out = AESGCM(key).encrypt(iv, pt, aad)
+    elif alg == "aes-gmac":
+        out = AESGCM(key).encrypt(iv, b"", pt)
+    elif alg in ("aes-cbc", "aes-cbc-null"):
+        out = aes(modes.CBC(iv), key, pt)
+    elif alg == "aes-ctr":
+        out = aes(modes.CTR(iv), key, pt)
+    elif alg == "aes-ecb":
+        iv = b""
+        out = aes(modes.ECB(), key, pt)
+    elif alg == "aes-xts":
+        out = aes(modes.XTS(iv), key, pt)
+    elif alg.startswith("aes-cbc-hmac-"):
+        sha1 = alg.endswith("sha1")
+        aad = os.urandom(random.randrange(0, 100))
+        akey = os.urandom(random.randrange(1, 65))
+        ct = aes(modes.CBC(iv), key, pt)
+        mac = hmac.new(akey, aad + ct, hashlib.sha1 if sha1 else hashlib.sha256)
+        out = ct + mac.digest()[:12 if sha1 else 16]
+    else:  # null
+        key = iv = b""
+        out = pt
+    return alg, key, iv, aad, akey, pt, out
+
+cases = [case(a) for a in sys.argv[2:] for _ in range(int(sys.argv[1]))]
+# The counter carries through all 128 bits, as in OpenSSL and the kernel.
+cases += [case("aes-ctr", bytes.fromhex(iv)) for iv in
+          ("0000000000000000fffffffffffffffe", "fffffffffffffffffffffffffffffffe")]
+for c in cases:
+    print(" ".join(x if isinstance(x, str) else (x.hex() or "-") for x in c))
+EOF
+	declare -A xn xbad
+	while read -r alg key iv aad akey pt want; do
+		args=(-a "$alg")
+		[ "$key" != - ] && args+=(-k "$key")
+		[ "$iv" != - ] && args+=(-i "$iv")
+		[ "$aad" != - ] && args+=(--aad "$aad")
+		[ "$akey" != - ] && args+=(--auth-key "$akey")
+		[ "$pt" = - ] && pt=
+		[ "$want" = - ] && want=
+		hex2bin "$pt" >"$tmp/pt"
+		if [ "$alg" = aes-gmac ]; then
+			hex2bin "$pt$want" >"$tmp/ct"
+			dwant=
+		else
+			hex2bin "$want" >"$tmp/ct"
+			dwant=$pt
+		fi
+		for how in default sessionless $(engines_of "$alg"); do
+			how_opts "$how"
+			xn[$alg]=$((${xn[$alg]:-0} + 1))
+			got=$("$CTL" encrypt "${args[@]}" "${extra[@]}" <"$tmp/pt" | bin2hex)
+			if [ "$got" != "$want" ]; then
+				xbad[$alg]=$((${xbad[$alg]:-0} + 1))
+				echo "  $alg ($how) encrypt: ${args[*]} pt=$pt: got $got want $want" >&2
+			fi
+			got=$("$CTL" decrypt "${args[@]}" "${extra[@]}" <"$tmp/ct" | bin2hex)
+			if [ "$got" != "$dwant" ]; then
+				xbad[$alg]=$((${xbad[$alg]:-0} + 1))
+				echo "  $alg ($how) decrypt: ${args[*]} in=$(bin2hex <"$tmp/ct"): got $got want $dwant" >&2
+			fi
+		done
+	done < <(python3 "$tmp/xref.py" "$XCHECK_PER_ALG" $ALGS_RUN)
+	for alg in $ALGS_RUN; do
+		check "$alg: python agrees on ${xn[$alg]:-0} encrypt+decrypt runs (engines: default, session-less, $(engines_of "$alg"); ${xbad[$alg]:-0} bad)" \
+			test "${xn[$alg]:-0}" -gt 0 -a "${xbad[$alg]:-0}" -eq 0
+	done
+else
+	echo "  skipped: the cryptography package is not importable"
 fi
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl encrypt / decrypt: the algorithm names it accepts and what
+ * each algorithm takes (docs/algorithms.md), checked on the command line
+ * so that a mistake costs one clear line instead of a daemon error.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "crypt.h"
+
+static const struct crypt_rules rules[] = {
+	{ .alg = CC_ALG_AES_GCM,
+	  .key = CRYPT_KEY_AES,
+	  .tag = CRYPT_TAG_GCM,
+	  .iv_len = CLI_GCM_IV_LEN,
+	  .aad = 1 },
+	{ .alg = CC_ALG_AES_GMAC,
+	  .key = CRYPT_KEY_AES,
+	  .tag = CRYPT_TAG_GCM,
+	  .iv_len = CLI_GCM_IV_LEN,
+	  .mac_only = 1 },
+	{ .alg = CC_ALG_AES_CBC,
+	  .key = CRYPT_KEY_AES,
+	  .len = CRYPT_LEN_BLOCKS,
+	  .iv_len = CLI_BLOCK },
+	{ .alg = CC_ALG_AES_CTR, .key = CRYPT_KEY_AES, .iv_len = CLI_BLOCK },
+	{ .alg = CC_ALG_AES_ECB,
+	  .key = CRYPT_KEY_AES,
+	  .len = CRYPT_LEN_BLOCKS },
+	{ .alg = CC_ALG_AES_XTS,
+	  .key = CRYPT_KEY_XTS,
+	  .len = CRYPT_LEN_MIN_BLOCK,
+	  .iv_len = CLI_BLOCK },
+	{ .alg = CC_ALG_AES_CBC_HMAC_SHA1,
+	  .key = CRYPT_KEY_AES,
+	  .tag = CRYPT_TAG_FIXED,
+	  .len = CRYPT_LEN_BLOCKS,
+	  .iv_len = CLI_BLOCK,
+	  .aad = 1,
+	  .auth_key = 1 },
+	{ .alg = CC_ALG_AES_CBC_HMAC_SHA256,
+	  .key = CRYPT_KEY_AES,
+	  .tag = CRYPT_TAG_FIXED,
+	  .len = CRYPT_LEN_BLOCKS,
+	  .iv_len = CLI_BLOCK,
+	  .aad = 1,
+	  .auth_key = 1 },
+	/* The spec says the AAD is ignored: refusing it keeps anyone from
+	 * believing it is authenticated. */
+	{ .alg = CC_ALG_AES_CBC_NULL,
+	  .key = CRYPT_KEY_AES,
+	  .len = CRYPT_LEN_BLOCKS,
+	  .iv_len = CLI_BLOCK },
+	/* Only the kernel engine has it: the daemon explains. */
+	{ .alg = CC_ALG_AES_LRW, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
+	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
+};
+
+/*
+ * Base names: ours (as cc_alg_name()) and the kernel's crypto API names.
+ * "aes-N-BASE" names the key size too (openssl enc style).
+ */
+static const struct {
+	const char *name;
+	enum cc_alg alg;
+} names[] = {
+	{ "aes-gcm", CC_ALG_AES_GCM },
+	{ "gcm(aes)", CC_ALG_AES_GCM },
+	{ "aes-gmac", CC_ALG_AES_GMAC },
+	{ "aes-cbc", CC_ALG_AES_CBC },
+	{ "cbc(aes)", CC_ALG_AES_CBC },
+	{ "aes-ctr", CC_ALG_AES_CTR },
+	{ "ctr(aes)", CC_ALG_AES_CTR },
+	{ "aes-ecb", CC_ALG_AES_ECB },
+	{ "ecb(aes)", CC_ALG_AES_ECB },
+	{ "aes-xts", CC_ALG_AES_XTS },
+	{ "xts(aes)", CC_ALG_AES_XTS },
+	{ "aes-cbc-hmac-sha1", CC_ALG_AES_CBC_HMAC_SHA1 },
+	{ "authenc(hmac(sha1),cbc(aes))", CC_ALG_AES_CBC_HMAC_SHA1 },
+	{ "aes-cbc-hmac-sha256", CC_ALG_AES_CBC_HMAC_SHA256 },
+	{ "authenc(hmac(sha256),cbc(aes))", CC_ALG_AES_CBC_HMAC_SHA256 },
+	{ "aes-cbc-null", CC_ALG_AES_CBC_NULL },
+	{ "authenc(digest_null,cbc(aes))", CC_ALG_AES_CBC_NULL },
+	{ "aes-lrw", CC_ALG_AES_LRW },
+	{ "lrw(aes)", CC_ALG_AES_LRW },
+	{ "null", CC_ALG_NULL },
+	{ "ecb(cipher_null)", CC_ALG_NULL },
+};
+
+static const struct crypt_rules *rules_of(enum cc_alg alg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].alg == alg)
+			return &rules[i];
+	return NULL;
+}
+
+/* "aes-128-cbc" -> "aes-cbc" and 128; anything else: bits 0. */
+static void split_size(const char *name, char *base, size_t len, unsigned *bits)
+{
+	*bits = 0;
+	if (!strncasecmp(name, "aes-128-", 8))
+		*bits = 128;
+	else if (!strncasecmp(name, "aes-192-", 8))
+		*bits = 192;
+	else if (!strncasecmp(name, "aes-256-", 8))
+		*bits = 256;
+	if (*bits)
+		snprintf(base, len, "aes-%s", name + 8);
+	else
+		snprintf(base, len, "%s", name);
+}
+
+int crypt_alg_parse(struct crypt_args *a, const char *name)
+{
+	char base[sizeof(a->alg_name)];
+	unsigned bits;
+	size_t i, j;
+
+	if (strlen(name) >= sizeof(base))
+		goto unknown;
+	split_size(name, base, sizeof(base), &bits);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcasecmp(base, names[i].name))
+			continue;
+		a->r = rules_of(names[i].alg);
+		if (!a->r || (bits && a->r->key != CRYPT_KEY_AES &&
+			      a->r->key != CRYPT_KEY_XTS))
+			goto unknown;
+		/* XTS-128 is two AES-128 keys; there is no XTS-192. */
+		if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
+			goto unknown;
+		a->key_need = bits / 8;
+		if (a->r->key == CRYPT_KEY_XTS)
+			a->key_need *= 2;
+		for (j = 0; name[j]; j++)
+			a->alg_name[j] = (char)tolower((unsigned char)name[j]);
+		a->alg_name[j] = '\0';
+		return 0;
+	}
+unknown:
+	a->r = NULL;
+	return cli_usage_err(a->cmd,
+			     "unknown algorithm '%s' (aes-gcm, aes-gmac, "
+			     "aes-cbc, aes-ctr, aes-ecb, aes-xts, "
+			     "aes-cbc-hmac-sha1, aes-cbc-hmac-sha256, "
+			     "aes-cbc-null, null; sizes as in aes-128-cbc)",
+			     name);
+}
+
+static int check_key(struct crypt_args *a)
+{
+	const char *n = a->alg_name;
+	unsigned len = a->key_len, half = a->key_len / 2;
+
+	switch (a->r->key) {
+	case CRYPT_KEY_NONE:
+		/* Silently ignoring a key would let someone believe the
+		 * output is encrypted. */
+		if (a->have_key)
+			return cli_usage_err(a->cmd,
+					     "%s copies data in the clear: it "
+					     "takes no key",
+					     n);
+		return 0;
+	case CRYPT_KEY_AES:
+		if (a->key_need && len != a->key_need)
+			return cli_usage_err(a->cmd,
+					     "%s needs a %u-byte key, got %u",
+					     n, a->key_need, len);
+		if (len != 16 && len != 24 && len != 32)
+			return cli_usage_err(a->cmd,
+					     "AES keys are 16, 24 or 32 bytes, "
+					     "got %u",
+					     len);
+		return 0;
+	case CRYPT_KEY_XTS:
+		if (a->key_need && len != a->key_need)
+			return cli_usage_err(a->cmd,
+					     "%s needs a %u-byte key (two "
+					     "%u-byte halves), got %u",
+					     n, a->key_need, a->key_need / 2,
+					     len);
+		if (len != 32 && len != 64)
+			return cli_usage_err(a->cmd,
+					     "AES-XTS keys are 32 or 64 bytes "
+					     "(data key, then tweak key), got "
+					     "%u",
+					     len);
+		/* IEEE 1619 wants independent halves; the daemon refuses
+		 * equal ones too. */
+		if (!memcmp(a->key, a->key + half, half))
+			return cli_usage_err(a->cmd, "AES-XTS: the two key "
+						     "halves must differ");
+		return 0;
+	case CRYPT_KEY_ANY:
+		if (!len)
+			return cli_usage_err(a->cmd, "the key is empty");
+		return 0;
+	}
+	return 0;
+}
+
+static int check_keys(struct crypt_args *a)
+{
+	const char *n = a->alg_name;
+	int ret;
+
+	if (a->r->key != CRYPT_KEY_NONE && !a->have_key)
+		return cli_usage_err(a->cmd, "a key is required (-k HEX or "
+					     "--key-file FILE)");
+	ret = check_key(a);
+	if (ret)
+		return ret;
+
+	if (!a->r->auth_key) {
+		if (a->have_auth_key)
+			return cli_usage_err(a->cmd,
+					     "%s takes no --auth-key (the "
+					     "aes-cbc-hmac-* algorithms do)",
+					     n);
+		return 0;
+	}
+	if (!a->have_auth_key)
+		return cli_usage_err(a->cmd,
+				     "%s needs an HMAC key (--auth-key HEX or "
+				     "--auth-key-file FILE)",
+				     n);
+	if (!a->auth_key_len)
+		return cli_usage_err(a->cmd, "the HMAC key is empty");
+	return 0;
+}
+
+static int check_iv(struct crypt_args *a)
+{
+	const char *n = a->alg_name;
+	unsigned need = a->r->iv_len;
+
+	if (a->r->any_iv)
+		return 0;
+	if (!need) {
+		if (a->have_iv)
+			return cli_usage_err(a->cmd, "%s takes no IV", n);
+		return 0;
+	}
+	if (!a->have_iv)
+		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
+	/* OpenSSL's GCM (so GMAC too) hashes IVs of other lengths into J0
+	 * (SP 800-38D); only that engine takes them. */
+	if (a->r->tag == CRYPT_TAG_GCM && a->engine &&
+	    !strcmp(a->engine, "openssl") && a->iv_len >= 1 &&
+	    a->iv_len <= CLI_IV_MAX)
+		return 0;
+	if (a->iv_len != need)
+		return cli_usage_err(a->cmd, "%s needs a %u-byte IV, got %u", n,
+				     need, a->iv_len);
+	return 0;
+}
+
+static int gcm_tag_len_ok(unsigned n)
+{
+	return n == 4 || n == 8 || (n >= 12 && n <= 16);
+}
+
+static int check_tag(struct crypt_args *a)
+{
+	const char *n = a->alg_name;
+	unsigned fixed = cc_alg_tag_len(a->r->alg);
+
+	if (a->r->tag == CRYPT_TAG_NONE) {
+		if (a->have_tag || a->tag_len_set || a->tag_out_set)
+			return cli_usage_err(a->cmd, "%s has no tag", n);
+		a->tag_len = 0;
+		return 0;
+	}
+	if (!a->tag_len_set)
+		a->tag_len = fixed;
+	if (a->have_tag) {
+		if (a->tag_len_set && a->tag_given != a->tag_len)
+			return cli_usage_err(a->cmd,
+					     "--tag has %u bytes but --tag-len "
+					     "is %u",
+					     a->tag_given, a->tag_len);
+		a->tag_len = a->tag_given;
+	}
+	if (a->r->tag == CRYPT_TAG_GCM && !gcm_tag_len_ok(a->tag_len))
+		return cli_usage_err(a->cmd,
+				     "%s tags are 4, 8 or 12..16 bytes, got %u",
+				     n, a->tag_len);
+	if (a->r->tag == CRYPT_TAG_FIXED && a->tag_len != fixed)
+		return cli_usage_err(a->cmd, "%s tags are %u bytes, got %u", n,
+				     fixed, a->tag_len);
+	return 0;
+}
+
+int crypt_args_check(struct crypt_args *a)
+{
+	int ret;
+
+	ret = check_keys(a);
+	if (!ret)
+		ret = check_iv(a);
+	if (ret)
+		return ret;
+	if (!a->r->aad && a->aad_len)
+		return cli_usage_err(a->cmd,
+				     a->r->mac_only
+					     ? "%s authenticates stdin itself: "
+					       "it takes no --aad"
+					     : "%s authenticates nothing: it "
+					       "takes no --aad",
+				     a->alg_name);
+	if (a->sessionless && a->engine)
+		return cli_usage_err(a->cmd,
+				     "--engine needs a session: the daemon "
+				     "picks the engine of --sessionless ops");
+	return check_tag(a);
+}
+
+int crypt_len_check(const struct crypt_args *a, size_t len)
+{
+	const char *what = a->dir == CC_ENCRYPT ? "plaintext" : "ciphertext";
+
+	if (a->r->len == CRYPT_LEN_BLOCKS && len % CLI_BLOCK)
+		return cli_usage_err(a->cmd,
+				     "%s: %zu bytes of %s, not a multiple of "
+				     "%d",
+				     a->alg_name, len, what, CLI_BLOCK);
+	if (a->r->len == CRYPT_LEN_MIN_BLOCK && len < CLI_BLOCK)
+		return cli_usage_err(a->cmd,
+				     "%s: %zu bytes of %s, less than %d",
+				     a->alg_name, len, what, CLI_BLOCK);
+	return 0;
+}

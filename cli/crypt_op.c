@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl encrypt / decrypt: the one operation in the daemon, either
+ * through a session (created before stdin is read, so the key leaves
+ * this process early; run with cc_crypt()) or session-less (the keys
+ * travel with the op, through the burst API on a queue of our own).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "crypt.h"
+
+/*
+ * Connect and, unless --sessionless, hand the keys to the daemon. On
+ * failure the reason is reported and -errno returned.
+ */
+int crypt_open(struct cli *cli, struct crypt_args *a, struct crypt_conn *c)
+{
+	struct cc_session_params sp = {
+		.alg = a->r->alg,
+		.key = a->key,
+		.key_len = a->key_len,
+		.auth_key = a->have_auth_key ? a->auth_key : NULL,
+		.auth_key_len = a->auth_key_len,
+		.tag_len = a->tag_len,
+		.engine = a->engine,
+	};
+	const char *why;
+	int ret;
+
+	c->sid = 0;
+	ret = cli_connect(cli, &c->conn);
+	if (ret < 0)
+		return ret;
+	if (a->sessionless)
+		return 0; /* the keys stay here until the op carries them */
+
+	ret = cc_session_create(c->conn, &sp, &c->sid);
+	crypt_args_wipe(a);
+	if (!ret)
+		return 0;
+
+	why = cc_conn_last_error(c->conn);
+	cli_err("%s: cannot create the session: %s%s%s", a->cmd,
+		cc_strerror(ret), *why ? ": " : "", why);
+	cc_disconnect(c->conn);
+	c->conn = NULL;
+	return ret;
+}
+
+void crypt_close(struct crypt_conn *c)
+{
+	if (!c->conn)
+		return;
+	/* The daemon drops the session with the connection anyway; destroy
+	 * it explicitly so that its key is wiped now. */
+	if (c->sid)
+		cc_session_destroy(c->conn, c->sid);
+	cc_disconnect(c->conn);
+	c->conn = NULL;
+}
+
+static size_t align64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+/* The completion of our single op: 0 and *cpl, or -errno. */
+static int wait_one(struct cc_queue *q, struct cc_completion *cpl)
+{
+	int n;
+
+	for (;;) {
+		n = cc_dequeue_burst(q, cpl, 1);
+		if (n < 0)
+			return n;
+		if (n == 1)
+			return 0;
+		n = cc_wait(q, CLI_WAIT_MS);
+		if (n < 0)
+			return n;
+		if (!n)
+			return -ETIMEDOUT;
+	}
+}
+
+/*
+ * One session-less op on a queue opened for it, its arena laid out as
+ * params | data | aad | tag, each 64-byte aligned. Every byte of it is
+ * wiped before the queue is closed: the params hold both keys.
+ */
+static int op_sessionless(struct cc_conn *conn, struct crypt_args *a,
+			  uint8_t *data, size_t len)
+{
+	const size_t data_off = align64(sizeof(struct cc_sessionless));
+	const size_t aad_off = data_off + align64(len ? len : 1);
+	const size_t tag_off = aad_off + align64(a->aad_len);
+	const size_t need = tag_off + align64(CLI_TAG_MAX);
+	/* 8: the smallest ring the daemon makes (CRD_RING_MIN_ENTRIES). */
+	struct cc_queue_params qp = { .sq_entries = 8, .cq_entries = 8 };
+	struct cc_completion cpl;
+	struct cc_sessionless *sl;
+	struct cc_queue *q;
+	struct cc_op op;
+	uint8_t *base;
+	int ret;
+
+	/* The daemon's smallest arena is 64 KiB; it rounds up to pages. */
+	qp.arena_size = need < (64u << 10) ? 64u << 10 : need + 4096;
+	ret = cc_queue_open(conn, &qp, &q);
+	if (ret < 0)
+		return ret;
+	base = cc_buf_alloc(q, need);
+	if (!base) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+
+	sl = (struct cc_sessionless *)base;
+	memset(sl, 0, sizeof(*sl));
+	sl->alg = (uint8_t)a->r->alg;
+	sl->key_len = (uint8_t)a->key_len;
+	sl->auth_key_len = (uint8_t)a->auth_key_len;
+	sl->tag_len = (uint8_t)a->tag_len;
+	memcpy(sl->key, a->key, a->key_len);
+	memcpy(sl->auth_key, a->auth_key, a->auth_key_len);
+	crypt_args_wipe(a);
+	memcpy(base + data_off, data, len);
+	memcpy(base + aad_off, a->aad, a->aad_len);
+	if (a->dir == CC_DECRYPT)
+		memcpy(base + tag_off, a->tag, a->tag_len);
+
+	op = (struct cc_op){
+		.user_data = 1,
+		.dir = a->dir,
+		.src = base + data_off,
+		.dst = base + data_off,
+		.len = (uint32_t)len,
+		.aad = a->aad_len ? base + aad_off : NULL,
+		.aad_len = a->aad_len,
+		.tag = base + tag_off,
+		.iv = a->iv,
+		.iv_len = a->iv_len,
+		.sessionless = sl,
+	};
+	ret = cc_enqueue_burst(q, &op, 1);
+	if (ret == 0)
+		ret = -EBUSY; /* cannot happen: a fresh queue */
+	if (ret < 0)
+		goto out_wipe;
+	ret = wait_one(q, &cpl);
+	if (ret < 0)
+		goto out_wipe;
+
+	ret = cpl.status;
+	if (ret == CC_OK && !a->r->mac_only)
+		memcpy(data, base + data_off, len);
+	if (ret == CC_OK && a->dir == CC_ENCRYPT)
+		memcpy(a->tag, base + tag_off, a->tag_len);
+out_wipe:
+	/* After a time-out the daemon may still be at it: closing the
+	 * queue stops it; wiping first costs nothing. */
+	explicit_bzero(base, need);
+	cc_buf_free(q, base);
+out_close:
+	cc_queue_close(q);
+	return ret;
+}
+
+/*
+ * Run the op in place on data[0..len): 0, CC_ERR_AUTH_FAILED (data
+ * zeroed by the library or left as it was), another status or -errno.
+ */
+int crypt_do(struct crypt_conn *c, struct crypt_args *a, uint8_t *data,
+	     size_t len)
+{
+	const void *aad = a->aad_len ? a->aad : NULL;
+
+	if (a->sessionless)
+		return op_sessionless(c->conn, a, data, len);
+	return cc_crypt(c->conn, c->sid, a->dir, a->iv, a->iv_len, aad,
+			a->aad_len, data, data, len, a->tag);
+}
