@@ -161,7 +161,9 @@ static int64_t queue_off(const struct cc_queue *q, const void *p, uint64_t len)
 static int64_t queue_list(const struct cc_queue *q,
 			  const struct cc_sgl_entry *l, unsigned n)
 {
-	if (!l || n == 0 || n > CRD_SEG_MAX)
+	/* The count's limit is the daemon's to enforce, per op; only the
+	 * ABI field's width is ours. */
+	if (!l || n == 0 || n > UINT16_MAX)
 		return -1;
 	return queue_off(q, l, (uint64_t)n * sizeof(*l));
 }

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include <intel-ipsec-mb.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cryptod/ring_abi.h>
 
@@ -32,6 +34,13 @@ struct aesni_key {
 			DECLARE_ALIGNED(uint8_t dec[16 * 15], 16);
 			DECLARE_ALIGNED(uint8_t ipad[32], 16); /* HMAC states */
 			DECLARE_ALIGNED(uint8_t opad[32], 16);
+			/* HMAC of the empty message: ipsec-mb refuses jobs
+			 * that hash nothing. */
+			uint8_t empty_mac[32];
+			/* The raw HMAC key, for messages longer than an
+			 * ipsec-mb job can hash (aesni_authenc_big). */
+			uint8_t auth_raw[64];
+			uint8_t auth_len;
 		} blk;
 	};
 };
@@ -148,6 +157,29 @@ static void aesni_hmac_pads(IMB_MGR *m, int sha256, const uint8_t *key,
 	explicit_bzero(b, sizeof(b));
 }
 
+/* HMAC(key, "") = H(key ^ opad || H(key ^ ipad)), with one-shot hashes. */
+static void aesni_hmac_empty(IMB_MGR *m, int sha256, const uint8_t *key,
+			     size_t len, uint8_t *out)
+{
+	uint8_t buf[64 + 32] = { 0 }, inner[32];
+	size_t dlen = sha256 ? 32 : 20;
+	for (int i = 0; i < 64; i++)
+		buf[i] = (i < (int)len ? key[i] : 0) ^ 0x36;
+	if (sha256)
+		IMB_SHA256(m, buf, 64, inner);
+	else
+		IMB_SHA1(m, buf, 64, inner);
+	for (int i = 0; i < 64; i++)
+		buf[i] = (i < (int)len ? key[i] : 0) ^ 0x5c;
+	memcpy(buf + 64, inner, dlen);
+	if (sha256)
+		IMB_SHA256(m, buf, 64 + dlen, out);
+	else
+		IMB_SHA1(m, buf, 64 + dlen, out);
+	explicit_bzero(buf, sizeof(buf));
+	explicit_bzero(inner, sizeof(inner));
+}
+
 static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 			      size_t key_len, const uint8_t *auth_key,
 			      size_t auth_key_len)
@@ -171,10 +203,15 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 	else
 		IMB_AES_KEYEXP_256(m, key, k->blk.enc, k->blk.dec);
 	if (s->alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
-	    s->alg == CRD_ALG_AES_CBC_HMAC_SHA256)
-		aesni_hmac_pads(m, s->alg == CRD_ALG_AES_CBC_HMAC_SHA256,
-				auth_key, auth_key_len, k->blk.ipad,
+	    s->alg == CRD_ALG_AES_CBC_HMAC_SHA256) {
+		int sha256 = s->alg == CRD_ALG_AES_CBC_HMAC_SHA256;
+		aesni_hmac_pads(m, sha256, auth_key, auth_key_len, k->blk.ipad,
 				k->blk.opad);
+		aesni_hmac_empty(m, sha256, auth_key, auth_key_len,
+				 k->blk.empty_mac);
+		memcpy(k->blk.auth_raw, auth_key, auth_key_len);
+		k->blk.auth_len = auth_key_len;
+	}
 	return 0;
 }
 
@@ -276,7 +313,7 @@ static void aesni_flush(IMB_MGR *m)
  * (a CTR op split at a counter wrap). */
 static void aesni_submit(IMB_MGR *m, struct engine_op *op, const uint8_t *src,
 			 uint8_t *dst, uint32_t len, const uint8_t *iv,
-			 uint8_t *tag_scratch)
+			 uint8_t *tag_scratch, int cipher_only)
 {
 	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
 	IMB_JOB *job = IMB_GET_NEXT_JOB(m);
@@ -307,6 +344,10 @@ static void aesni_submit(IMB_MGR *m, struct engine_op *op, const uint8_t *src,
 		break;
 	case CRD_ALG_AES_CBC_HMAC_SHA1:
 	case CRD_ALG_AES_CBC_HMAC_SHA256:
+		if (cipher_only) { /* the MAC is done elsewhere */
+			job->cipher_mode = IMB_CIPHER_CBC;
+			break;
+		}
 		/* The worker staged AAD and data contiguously, in place:
 		 * the MAC covers [aad, aad + aad_len + len). */
 		job->cipher_mode = IMB_CIPHER_CBC;
@@ -327,42 +368,141 @@ static void aesni_submit(IMB_MGR *m, struct engine_op *op, const uint8_t *src,
 		job->cipher_mode = IMB_CIPHER_CBC;
 		break;
 	}
+	/* ipsec-mb refuses empty cipher jobs: with no data, authenc only
+	 * MACs the AAD. */
+	if (len == 0)
+		job->cipher_mode = IMB_CIPHER_NULL;
 	aesni_reap(m, IMB_SUBMIT_JOB(m));
 }
 
-/*
- * ipsec-mb increments only the low 32 bits of a 16-byte counter block; we
- * promise a 128-bit increment (OpenSSL, the kernel's ctr(aes)). An op
- * whose low word would wrap runs as two jobs, the second from the counter
- * block after the wrap.
- */
-static void aesni_ctr(IMB_MGR *m, struct engine_op *op)
+/* ipsec-mb's multi-buffer lanes count lengths in 16 bits: longer ops run
+ * as a chain of jobs of at most this many bytes. */
+enum { AESNI_JOB_MAX = 65520 };
+/* The longest message an HMAC job takes (measured: 65535 is refused). */
+enum { AESNI_HASH_MAX = 65534 };
+
+/* iv += blocks, as a 128-bit big-endian integer. */
+static void aesni_ctr_add(uint8_t iv[16], uint64_t blocks)
 {
+	for (int i = 15; i >= 0 && blocks; i--) {
+		uint64_t v = iv[i] + (blocks & 0xff);
+		iv[i] = (uint8_t)v;
+		blocks = (blocks >> 8) + (v >> 8);
+	}
+}
+
+/*
+ * Run one op as a chain of jobs, each run to completion before the next:
+ * ops longer than AESNI_JOB_MAX, and CTR ops whose low counter word
+ * would wrap (ipsec-mb increments only the low 32 bits of a 16-byte
+ * counter block; we promise the 128-bit increment OpenSSL and the
+ * kernel's ctr(aes) use). CBC chains through the last ciphertext block
+ * of the previous piece, saved before an in-place decrypt overwrites it.
+ */
+static void aesni_pieces(IMB_MGR *m, struct engine_op *op)
+{
+	uint8_t iv[16], next[16];
+	if (op->iv_len)
+		memcpy(iv, op->iv, 16);
+	struct engine_op part = *op;
+	part.status = CRD_ST_OK;
+	for (uint32_t off = 0; off < op->len && part.status == CRD_ST_OK;) {
+		uint32_t n = op->len - off;
+		if (n > AESNI_JOB_MAX)
+			n = AESNI_JOB_MAX;
+		if (op->sess->alg == CRD_ALG_AES_CTR) {
+			uint32_t lo = (uint32_t)iv[12] << 24 |
+				      (uint32_t)iv[13] << 16 |
+				      (uint32_t)iv[14] << 8 | iv[15];
+			uint64_t to_wrap = ((uint64_t)UINT32_MAX - lo + 1) * 16;
+			if (n > to_wrap)
+				n = (uint32_t)to_wrap;
+		}
+		int cbc_dec = op->op == CRD_OP_DECRYPT &&
+			      op->sess->alg != CRD_ALG_AES_CTR &&
+			      op->sess->alg != CRD_ALG_AES_ECB;
+		if (cbc_dec) /* the next IV, before in place overwrites it */
+			memcpy(next, op->src + off + n - 16, 16);
+		aesni_submit(m, &part, op->src + off, op->dst + off, n,
+			     op->iv_len ? iv : NULL, NULL, 1);
+		aesni_flush(m); /* part and iv must not outlive this frame */
+		if (op->sess->alg == CRD_ALG_AES_CTR)
+			aesni_ctr_add(iv, n / 16);
+		else if (cbc_dec)
+			memcpy(iv, next, 16);
+		else if (op->iv_len)
+			memcpy(iv, op->dst + off + n - 16, 16);
+		off += n;
+	}
+	op->status = part.status;
+}
+
+/* Must op run as a chain of jobs (aesni_pieces)? */
+static int aesni_needs_pieces(const struct engine_op *op)
+{
+	if (op->len > AESNI_JOB_MAX)
+		return 1;
+	if (op->sess->alg != CRD_ALG_AES_CTR)
+		return 0;
 	uint32_t lo = (uint32_t)op->iv[12] << 24 | (uint32_t)op->iv[13] << 16 |
 		      (uint32_t)op->iv[14] << 8 | op->iv[15];
-	uint64_t blocks = ((uint64_t)op->len + 15) / 16;
-	uint64_t to_wrap = (uint64_t)UINT32_MAX - lo + 1;
-	if (blocks <= to_wrap) {
-		aesni_submit(m, op, op->src, op->dst, op->len, op->iv, NULL);
+	return ((uint64_t)op->len + 15) / 16 > (uint64_t)UINT32_MAX - lo + 1;
+}
+
+/*
+ * authenc over more than an ipsec-mb job can hash (16-bit lengths): the
+ * cipher as a chain of jobs, the MAC with OpenSSL's HMAC over the same
+ * contiguous aad || ciphertext (the worker staged it so). Encrypt-then-
+ * MAC; verify-then-decrypt.
+ */
+static void aesni_authenc_big(IMB_MGR *m, struct engine_op *op)
+{
+	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
+	const EVP_MD *md = op->sess->alg == CRD_ALG_AES_CBC_HMAC_SHA256
+				   ? EVP_sha256()
+				   : EVP_sha1();
+	const uint8_t *msg = op->aad_len ? op->aad : op->src;
+	size_t msg_len = (size_t)op->aad_len + op->len;
+	uint8_t mac[EVP_MAX_MD_SIZE];
+	unsigned mac_len = 0;
+
+	if (op->op == CRD_OP_ENCRYPT) {
+		aesni_pieces(m, op);
+		if (op->status != CRD_ST_OK)
+			return;
+		if (!HMAC(md, k->blk.auth_raw, k->blk.auth_len, msg, msg_len,
+			  mac, &mac_len)) {
+			op->status = CRD_ST_ENGINE;
+			return;
+		}
+		memcpy(op->tag, mac, op->tag_len);
 		return;
 	}
-	/* Block counts fit: len <= 16 MiB. */
-	uint32_t first = (uint32_t)to_wrap * 16;
-	uint8_t iv2[16];
-	memcpy(iv2, op->iv, 16);
-	memset(iv2 + 12, 0, 4);
-	for (int i = 11; i >= 0 && ++iv2[i] == 0; i--)
-		; /* carry into the upper 96 bits */
-	struct engine_op part = *op;
-	aesni_submit(m, &part, op->src, op->dst, first, op->iv, NULL);
-	aesni_flush(m); /* part (and its iv) must not outlive this frame */
-	if (part.status != CRD_ST_OK) {
-		op->status = part.status;
+	if (!HMAC(md, k->blk.auth_raw, k->blk.auth_len, msg, msg_len, mac,
+		  &mac_len)) {
+		op->status = CRD_ST_ENGINE;
 		return;
 	}
-	aesni_submit(m, op, op->src + first, op->dst + first, op->len - first,
-		     iv2, NULL);
-	aesni_flush(m);
+	if (engine_ct_memcmp(mac, op->tag, op->tag_len)) {
+		memset(op->dst, 0, op->len);
+		op->status = CRD_ST_AUTH_FAILED;
+		return;
+	}
+	aesni_pieces(m, op);
+}
+
+/* authenc over nothing at all: the precomputed HMAC of "". */
+static void aesni_authenc_empty(struct engine_op *op)
+{
+	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
+	if (op->op == CRD_OP_ENCRYPT) {
+		memcpy(op->tag, k->blk.empty_mac, op->tag_len);
+		op->status = CRD_ST_OK;
+		return;
+	}
+	op->status = engine_ct_memcmp(k->blk.empty_mac, op->tag, op->tag_len)
+			     ? CRD_ST_AUTH_FAILED
+			     : CRD_ST_OK;
 }
 
 enum { AESNI_PREFETCH = 2048 };
@@ -395,13 +535,32 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		case CRD_ALG_AES_GMAC:
 			aesni_gcm_one(m, op);
 			break;
-		case CRD_ALG_AES_CTR:
-			aesni_ctr(m, op);
+		case CRD_ALG_AES_CBC_HMAC_SHA1:
+		case CRD_ALG_AES_CBC_HMAC_SHA256:
+			/* One job MACs aad || data, up to AESNI_HASH_MAX. */
+			if ((uint64_t)op->aad_len + op->len > AESNI_HASH_MAX) {
+				aesni_authenc_big(m, op);
+				break;
+			}
+			if (op->aad_len + op->len == 0) {
+				aesni_authenc_empty(op);
+				break;
+			}
+			aesni_submit(m, op, op->src, op->dst, op->len, op->iv,
+				     scratch.tag[i % 64], 0);
 			jobs = 1;
 			break;
-		default:
+		default: /* CBC, CTR, ECB, CBC with a null digest */
+			if (op->len == 0) { /* nothing to cipher, no tag */
+				op->status = CRD_ST_OK;
+				break;
+			}
+			if (aesni_needs_pieces(op)) {
+				aesni_pieces(m, op);
+				break;
+			}
 			aesni_submit(m, op, op->src, op->dst, op->len, op->iv,
-				     scratch.tag[i % 64]);
+				     NULL, 0);
 			jobs = 1;
 			break;
 		}

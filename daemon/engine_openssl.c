@@ -43,7 +43,7 @@ static const struct alg_cap ossl_caps[] = {
 	{ .alg = CRD_ALG_AES_GMAC,
 	  KEYS_AES,
 	  .n_iv = 1,
-	  .iv = { { 1, CRD_IV_MAX, 1 } },
+	  .iv = { RANGE1(12) },
 	  GCM_TAGS,
 	  .aad = RANGE1(0),
 	  .min_len = 0,
