@@ -1079,28 +1079,43 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-section "the key does not stay in argv"
-key=$(randhex 16)
+section "the keys do not stay in argv"
 mkfifo "$tmp/fifo"
-"$CTL" encrypt -k "$key" -i "$IV12" <"$tmp/fifo" >/dev/null 2>&1 &
-cpid=$!
-exec 9>"$tmp/fifo"
-seen_exec=0 wiped=0
-for _ in $(seq 100); do
-	cmdline=$(tr '\0' ' ' <"/proc/$cpid/cmdline" 2>/dev/null)
-	case $cmdline in
-	"$CTL encrypt "*) seen_exec=1 ;;
-	*) sleep 0.02; continue ;;
-	esac
-	case $cmdline in
-	*"$key"*) sleep 0.02 ;;
-	*) wiped=1; break ;;
-	esac
-done
-exec 9>&-
-wait "$cpid"
-check "the key hex is wiped from /proc/PID/cmdline" \
-	test "$seen_exec" -eq 1 -a "$wiped" -eq 1
+# argv_wiped DESC SECRET1 SECRET2 ARGS...: while 'cryptoctl ARGS' waits
+# for stdin, neither secret is in its /proc/PID/cmdline.
+argv_wiped()
+{
+	local desc=$1 s1=$2 s2=$3 cpid cmdline seen_exec=0 wiped=0
+	shift 3
+	"$CTL" "$@" <"$tmp/fifo" >/dev/null 2>&1 &
+	cpid=$!
+	exec 9>"$tmp/fifo"
+	for _ in $(seq 100); do
+		cmdline=$(tr '\0' ' ' <"/proc/$cpid/cmdline" 2>/dev/null)
+		case $cmdline in
+		"$CTL $1 "*) seen_exec=1 ;;
+		*) sleep 0.02; continue ;;
+		esac
+		case $cmdline in
+		*"$s1"* | *"$s2"*) sleep 0.02 ;;
+		*) wiped=1; break ;;
+		esac
+	done
+	exec 9>&-
+	wait "$cpid"
+	check "$desc" test "$seen_exec" -eq 1 -a "$wiped" -eq 1
+}
+key=$(randhex 16)
+argv_wiped "the key hex is wiped from /proc/PID/cmdline" "$key" "$key" \
+	encrypt -k "$key" -i "$IV12"
+key=$(randhex 32)
+akey=$(randhex 40)
+argv_wiped "--key and --auth-key are wiped from /proc/PID/cmdline" \
+	"$key" "$akey" encrypt -a aes-cbc-hmac-sha256 -k "$key" -i "$IV16" \
+	--auth-key "$akey"
+argv_wiped "... with --sessionless too" "$key" "$akey" \
+	decrypt -a aes-cbc-hmac-sha256 -k "$key" -i "$IV16" --auth-key "$akey" \
+	--sessionless
 
 # ---------------------------------------------------------------------------
 section "stats"
