@@ -85,8 +85,8 @@ static const char usage_key_opts[] =
 	"      --auth-key HEX   the HMAC key of aes-cbc-hmac-*, 1..64 bytes\n"
 	"      --auth-key-file FILE\n"
 	"                       read the HMAC key, in hex, from FILE\n"
-	"  -i, --iv HEX         the IV, as -a says (aes-gcm and aes-gmac with\n"
-	"                       --engine openssl: 1..16 bytes)\n"
+	"  -i, --iv HEX         the IV, as -a says (aes-gcm with --engine\n"
+	"                       openssl: 1..16 bytes)\n"
 	"      --aad HEX        additional authenticated data, <= 65535 B\n"
 	"                       (aes-gcm and aes-cbc-hmac-* only)\n";
 

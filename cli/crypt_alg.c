@@ -251,9 +251,9 @@ static int check_iv(struct crypt_args *a)
 	}
 	if (!a->have_iv)
 		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
-	/* OpenSSL's GCM (so GMAC too) hashes IVs of other lengths into J0
-	 * (SP 800-38D); only that engine takes them. */
-	if (a->r->tag == CRYPT_TAG_GCM && a->engine &&
+	/* OpenSSL's GCM hashes IVs of other lengths into J0 (SP 800-38D);
+	 * only that engine takes them, and for GCM only. */
+	if (a->r->alg == CC_ALG_AES_GCM && a->engine &&
 	    !strcmp(a->engine, "openssl") && a->iv_len >= 1 &&
 	    a->iv_len <= CLI_IV_MAX)
 		return 0;

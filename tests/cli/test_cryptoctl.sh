@@ -305,6 +305,7 @@ expect_usage encrypt -a null --aad 00
 expect_usage encrypt -a null --auth-key "$AK"
 expect_usage encrypt --sessionless --engine aesni -k "$K16" -i "$IV12"
 expect_usage encrypt -k "$K16" -i 00 --engine aesni
+expect_usage encrypt -a aes-gmac -k "$K16" -i 00 --engine openssl
 expect_usage engines extra
 expect_usage engines --bogus
 
