@@ -302,6 +302,8 @@ int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
 	st->workers = r->workers;
 	st->clients = r->clients;
 	st->sessions = r->sessions;
+	snprintf(st->poll_mode, sizeof(st->poll_mode), "%s",
+		 r->poll_mode ? r->poll_mode : "");
 	st->engines =
 		calloc(r->n_engines ? r->n_engines : 1, sizeof(*st->engines));
 	st->queues = calloc(r->n_queues ? r->n_queues : 1, sizeof(*st->queues));
@@ -329,6 +331,8 @@ int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
 		snprintf(d->client_name, sizeof(d->client_name), "%s",
 			 q->client_name ? q->client_name : "");
 		counters_copy(&d->c, q->counters);
+		for (size_t b = 0; b < q->n_batch_hist && b < 8; b++)
+			d->batch_hist[b] = q->batch_hist[b];
 	}
 	wire_free(rep);
 	return 0;

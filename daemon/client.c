@@ -8,6 +8,8 @@
 
 #include <event2/event.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "log.h"
 #include "queue.h"
 #include "session.h"
@@ -87,6 +89,12 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 	if (c->n_queues >= MAX_QUEUES_PER_CLIENT ||
 	    n_queues_total >= MAX_QUEUES)
 		return -EMFILE;
+	/* Arena memory is the daemon's, held for the queue's life: a
+	 * client may hold MAX_ARENA_PER_CLIENT of it in all. */
+	if (arena <= CRD_ARENA_MAX_SIZE &&
+	    c->arena_bytes + (arena ? arena : CRD_ARENA_DEFAULT_SIZE) >
+		    MAX_ARENA_PER_CLIENT)
+		return -EDQUOT;
 	unsigned slot = 0;
 	while (c->queues[slot])
 		slot++;
@@ -101,6 +109,7 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 		return err;
 	}
 	next_queue_id++;
+	c->arena_bytes += q->arena_size;
 	c->queues[slot] = q;
 	c->n_queues++;
 	n_queues_total++;
@@ -111,6 +120,7 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 static void client_queue_drop(struct client *c, unsigned slot)
 {
 	struct queue *q = c->queues[slot];
+	c->arena_bytes -= q->arena_size;
 	worker_detach(q); /* waits until no worker can touch q */
 	queue_destroy(q);
 	c->queues[slot] = NULL;

@@ -33,6 +33,7 @@ struct client {
 	unsigned n_sessions;
 	struct queue *queues[MAX_QUEUES_PER_CLIENT]; /* owned */
 	unsigned n_queues;
+	uint64_t arena_bytes; /* sum over its queues */
 
 	struct client *next; /* registry list */
 };

@@ -99,6 +99,10 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 			"cq >= sq; arena 64 KiB..1 GiB)");
 	if (err == -EMFILE)
 		return ctl_send_error(c, seq, err, "too many queues");
+	if (err == -EDQUOT)
+		return ctl_send_error(
+			c, seq, err,
+			"arena memory limit for this client reached");
 	if (err)
 		return ctl_send_error(c, seq, err, "cannot create queue");
 

@@ -27,7 +27,7 @@
 
 struct options {
 	char socket[108];
-	unsigned workers;
+	struct worker_config wc;
 	mode_t mode;
 	enum log_level level;
 };
@@ -36,30 +36,29 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: cryptod [OPTIONS]\n"
-		"Crypto offload daemon: serves encrypt/decrypt batches to "
-		"local\n"
+		"Crypto offload daemon: serves encrypt/decrypt batches to local\n"
 		"processes over a Unix socket and shared-memory rings.\n"
 		"\n"
-		"  -s, --socket PATH      control socket (default: "
-		"$CRYPTOD_SOCKET, else\n"
-		"                         /run/cryptod/cryptod.sock as root, "
-		"else\n"
+		"  -s, --socket PATH      control socket (default: $CRYPTOD_SOCKET, else\n"
+		"                         /run/cryptod/cryptod.sock as root, else\n"
 		"                         $XDG_RUNTIME_DIR/cryptod.sock or\n"
 		"                         /tmp/cryptod-$UID/cryptod.sock)\n"
-		"  -m, --socket-mode MODE octal permissions of the socket "
-		"(default 0660)\n"
-		"  -w, --workers N        worker threads, 1..%d (default: "
-		"online CPUs)\n"
-		"  -l, --log-level LEVEL  error, warn, info or debug (default "
-		"info)\n"
+		"  -m, --socket-mode MODE octal permissions of the socket (default 0660)\n"
+		"  -w, --workers N        worker threads, 1..%d (default: online CPUs);\n"
+		"                         every worker serves every queue\n"
+		"  -p, --poll-mode MODE   adaptive (default): busy-poll while work flows,\n"
+		"                         sleep when idle; busy: never sleep (lowest\n"
+		"                         latency, a whole core per worker)\n"
+		"      --spin-us N        adaptive: busy-poll N us before sleeping\n"
+		"                         (default %d)\n"
+		"      --pin              pin worker i to online CPU i\n"
+		"  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
-		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT "
-		"stops\n"
-		"accepting clients, completes submitted work, wipes keys and "
-		"exits 0.\n",
-		MAX_WORKERS);
+		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT stops\n"
+		"accepting clients, completes submitted work, wipes keys and exits 0.\n",
+		MAX_WORKERS, WORKER_SPIN_US);
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -68,13 +67,17 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "socket", required_argument, NULL, 's' },
 		{ "socket-mode", required_argument, NULL, 'm' },
 		{ "workers", required_argument, NULL, 'w' },
+		{ "poll-mode", required_argument, NULL, 'p' },
+		{ "spin-us", required_argument, NULL, 'S' },
+		{ "pin", no_argument, NULL, 'P' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	o->workers = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : cpus;
+	o->wc.n = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : cpus;
+	o->wc.spin_us = WORKER_SPIN_US;
 	o->mode = 0660;
 	o->level = LOG_INFO_;
 	if (wire_default_socket_path(o->socket, sizeof(o->socket)))
@@ -82,7 +85,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "s:m:w:l:hV", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "s:m:w:p:l:hV", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 's':
@@ -110,9 +113,33 @@ static int parse_args(int argc, char **argv, struct options *o)
 					MAX_WORKERS);
 				return 2;
 			}
-			o->workers = n;
+			o->wc.n = n;
 			break;
 		}
+		case 'p':
+			if (!strcmp(optarg, "busy")) {
+				o->wc.busy_poll = 1;
+			} else if (!strcmp(optarg, "adaptive")) {
+				o->wc.busy_poll = 0;
+			} else {
+				fprintf(stderr,
+					"cryptod: poll mode must be adaptive or busy\n");
+				return 2;
+			}
+			break;
+		case 'S': {
+			unsigned long us = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || us > 1000000) {
+				fprintf(stderr,
+					"cryptod: spin-us must be 0..1000000\n");
+				return 2;
+			}
+			o->wc.spin_us = us;
+			break;
+		}
+		case 'P':
+			o->wc.pin = 1;
+			break;
 		case 'l':
 			if (log_parse_level(optarg, &o->level)) {
 				fprintf(stderr, "cryptod: bad log level '%s'\n",
@@ -168,7 +195,7 @@ int main(int argc, char **argv)
 		log_err("key store: %s", strerror(-err));
 		goto out_engines;
 	}
-	err = workers_start(o.workers);
+	err = workers_start(&o.wc);
 	if (err) {
 		log_err("workers: %s", strerror(-err));
 		goto out_keystore;
@@ -195,9 +222,10 @@ int main(int argc, char **argv)
 		goto out_signals;
 	}
 
-	log_info("cryptod %s listening on %s with %u worker(s), key store %s",
-		 CRYPTOD_VERSION, o.socket, workers_count(),
-		 ks_locked() ? "locked in RAM" : "NOT locked");
+	log_info(
+		"cryptod %s listening on %s with %u worker(s), %s polling, key store %s",
+		CRYPTOD_VERSION, o.socket, workers_count(), workers_poll_mode(),
+		ks_locked() ? "locked in RAM" : "NOT locked");
 	event_base_dispatch(base);
 
 	/* Teardown in reverse: stop accepting, let workers finish what was

@@ -12,15 +12,21 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "bounds.h"
 #include "order.h"
 
 struct client;
 struct worker;
 
+enum { QUEUE_HIST = 8 }; /* 1, 2-3, 4-7, ..., 64-127 */
+_Static_assert(WORKER_BURST < (1 << QUEUE_HIST), "histogram covers a run");
+
 struct queue_stats {
 	/* Added to by the serving workers (relaxed), read by stats. */
 	_Atomic uint64_t ops, bytes, errors, auth_failures, empty_polls,
 		wakeups;
+	/* Runs claimed, by size: [k] counts runs of 2^k .. 2^(k+1)-1 ops. */
+	_Atomic uint64_t batch_hist[QUEUE_HIST];
 };
 
 struct queue {

@@ -43,8 +43,9 @@ int stats_reply(struct client *c, uint32_t seq)
 	Cryptod__Counters *cnt = calloc(ne + nq, sizeof(*cnt));
 	Cryptod__QueueStats *qs = calloc(nq ? nq : 1, sizeof(*qs));
 	Cryptod__QueueStats **qsp = calloc(nq ? nq : 1, sizeof(*qsp));
+	uint64_t(*hist)[QUEUE_HIST] = calloc(nq ? nq : 1, sizeof(*hist));
 	int err = -ENOMEM;
-	if (!es || !esp || !cnt || !qs || !qsp)
+	if (!es || !esp || !cnt || !qs || !qsp || !hist)
 		goto out;
 
 	for (unsigned i = 0; i < ne; i++) {
@@ -87,6 +88,10 @@ int stats_reply(struct client *c, uint32_t seq)
 			qs[j].in_flight = queue_in_flight(q);
 			qs[j].sessions = k->n_sessions;
 			qs[j].counters = ct;
+			for (unsigned b = 0; b < QUEUE_HIST; b++)
+				hist[j][b] = ld(&q->st.batch_hist[b]);
+			qs[j].batch_hist = hist[j];
+			qs[j].n_batch_hist = QUEUE_HIST;
 			qsp[j] = &qs[j];
 			j++;
 		}
@@ -95,6 +100,7 @@ int stats_reply(struct client *c, uint32_t seq)
 	Cryptod__StatsReply r = CRYPTOD__STATS_REPLY__INIT;
 	r.uptime_ms = mono_ms() - stats_start_ms;
 	r.workers = workers_count();
+	r.poll_mode = (char *)workers_poll_mode();
 	r.clients = client_count();
 	r.sessions = client_sessions_total();
 	r.n_engines = ne;
@@ -116,5 +122,6 @@ out:
 	free(cnt);
 	free(qs);
 	free(qsp);
+	free(hist);
 	return err;
 }

@@ -62,6 +62,7 @@ struct worker {
 static struct {
 	struct worker *w; /* owned array */
 	unsigned n;
+	struct worker_config cfg;
 	int efd; /* owned doorbell: clients and the control thread ring it */
 	_Atomic int stop;
 	_Atomic unsigned awake; /* workers not asleep on the doorbell */
@@ -267,6 +268,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 		return 0;
 	}
 	uint32_t n = (uint32_t)got;
+	stat_add(&q->st.batch_hist[31 - __builtin_clz(n)], 1);
 
 	struct crd_sqe sqe[WORKER_BURST];
 	struct engine_op ops[WORKER_BURST];
@@ -418,7 +420,7 @@ static void *worker_main(void *arg)
 		uint64_t now = now_us();
 		if (!idle_since)
 			idle_since = now;
-		if (now - idle_since < WORKER_SPIN_US) {
+		if (pool.cfg.busy_poll || now - idle_since < pool.cfg.spin_us) {
 			/* When cores are oversubscribed, a spinning worker
 			 * holds the CPU its client needs to submit: give it
 			 * up. With a core to ourselves this returns at once. */
@@ -461,6 +463,14 @@ static int worker_init_one(struct worker *w, unsigned idx)
 	char name[16];
 	snprintf(name, sizeof(name), "cryptod-w%u", idx);
 	pthread_setname_np(w->thread, name);
+	if (pool.cfg.pin) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(idx % (cpus > 0 ? cpus : 1), &set);
+		if (pthread_setaffinity_np(w->thread, sizeof(set), &set))
+			log_warn("worker %u: cannot pin to a CPU", idx);
+	}
 	return 0;
 
 err_engines:
@@ -468,10 +478,12 @@ err_engines:
 	return -ENOMEM;
 }
 
-int workers_start(unsigned n)
+int workers_start(const struct worker_config *c)
 {
+	unsigned n = c->n;
 	if (n == 0 || n > MAX_WORKERS)
 		return -EINVAL;
+	pool.cfg = *c;
 	pool.w = calloc(n, sizeof(*pool.w));
 	if (!pool.w)
 		return -ENOMEM;
@@ -519,6 +531,11 @@ void workers_destroy(void)
 unsigned workers_count(void)
 {
 	return pool.n;
+}
+
+const char *workers_poll_mode(void)
+{
+	return pool.cfg.busy_poll ? "busy" : "adaptive";
 }
 
 int worker_attach(struct queue *q)

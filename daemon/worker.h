@@ -21,13 +21,22 @@ struct counters {
 	uint64_t ops, bytes, errors, auth_failures, empty_polls, wakeups;
 };
 
-/* n workers (1..MAX_WORKERS). 0 or -errno. */
-int workers_start(unsigned n);
+struct worker_config {
+	unsigned n;	  /* workers, 1..MAX_WORKERS */
+	int busy_poll;	  /* never sleep: lowest latency, a core per worker */
+	unsigned spin_us; /* adaptive: busy-poll this long, then sleep */
+	int pin;	  /* pin worker i to online CPU i (mod count) */
+};
+
+/* Start the pool. 0 or -errno. */
+int workers_start(const struct worker_config *c);
 /* Serve what is already submitted (bounded), then stop and join. Queues
  * may still be detached afterwards; workers_destroy() frees the pool. */
 void workers_stop(void);
 void workers_destroy(void);
 unsigned workers_count(void);
+/* "busy" or "adaptive". */
+const char *workers_poll_mode(void);
 
 /* Attach q to the least-loaded worker and set q->worker. 0 or -errno. */
 int worker_attach(struct queue *q);

@@ -166,6 +166,9 @@ struct cc_queue_stats {
 	uint32_t client_id, queue_id, pid, uid, in_flight, sessions;
 	char client_name[65];
 	struct cc_counters c;
+	/* Runs of ops a worker took from the queue at once, by size:
+	 * batch_hist[k] counts runs of 2^k .. 2^(k+1)-1 ops. */
+	uint64_t batch_hist[8];
 };
 
 struct cc_range {
@@ -196,6 +199,7 @@ struct cc_alg_caps {
 struct cc_stats {
 	uint64_t uptime_ms;
 	uint32_t workers, clients, sessions;
+	char poll_mode[16]; /* "adaptive" or "busy" */
 	unsigned n_engines, n_queues;
 	struct cc_engine_stats *engines; /* n_engines entries */
 	struct cc_queue_stats *queues;	 /* n_queues entries */
