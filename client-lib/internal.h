@@ -49,9 +49,17 @@ struct cc_queue {
 	int sq_efd; /* owned: rings the serving worker */
 	int cq_efd; /* owned: the daemon rings it */
 
-	uint32_t sq_tail; /* private producer index */
+	uint32_t sq_tail; /* private producer index (published or staged) */
 	uint32_t cq_head; /* private consumer index */
 	uint64_t retries;
+
+	/* Coalescing (submit.c): ops written but not yet published. */
+	unsigned staged;
+	unsigned coalesce;     /* publish when this many are staged */
+	uint64_t flush_ns;     /* ... or when the first is this old */
+	uint64_t staged_since; /* CLOCK_MONOTONIC ns of the first */
+	cc_completion_fn *cb;  /* cc_poll() callback */
+	void *cb_arg;
 
 	struct arena_alloc alloc;
 };
@@ -83,6 +91,18 @@ struct cc_conn {
  */
 int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 	      Cryptod__Envelope **reply, int *fds, unsigned *nfds);
+
+/* submit.c: coalescing parameters from the queue's params (may be NULL). */
+void submit_init(struct cc_queue *q, const struct cc_queue_params *p);
+
+/* queue.c, for submit.c */
+int queue_fill(const struct cc_queue *q, const struct cc_op *op,
+	       struct crd_sqe *e);
+/* Publish every entry written so far (staged too); ring if asked. */
+void queue_publish(struct cc_queue *q);
+/* Free submission slots (published and staged entries count as used). */
+uint32_t queue_space(struct cc_queue *q);
+void queue_count_retries(struct cc_queue *q, unsigned n);
 
 /* CloseQueue round trip. 0 or -errno. */
 int conn_close_queue(struct cc_conn *c, uint32_t queue_id);

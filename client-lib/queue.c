@@ -90,6 +90,7 @@ int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
 	q->cq_efd = fds[2];
 	wire_free(rep);
 
+	submit_init(q, p);
 	err = arena_init(&q->alloc, q->arena_size);
 	if (err) {
 		cc_queue_close(q);
@@ -186,8 +187,8 @@ static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
  * -EFAULT); lengths, overlaps and the algorithm's rules are the daemon's
  * to check, per op.
  */
-static int queue_fill(const struct cc_queue *q, const struct cc_op *op,
-		      struct crd_sqe *e)
+int queue_fill(const struct cc_queue *q, const struct cc_op *op,
+	       struct crd_sqe *e)
 {
 	unsigned tag_len = queue_tag_len(q, op);
 	int64_t src, dst, sl = 0;
@@ -265,16 +266,9 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 {
 	if (queue_dead(q))
 		return -EPIPE;
-	/* Pairs with the worker's release store of its sq head: the slots
-	 * it freed are no longer read. */
-	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
-	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
-	if (space > q->sq_entries)
-		return -EPROTO; /* the daemon never does this */
+	uint32_t space = queue_space(q);
 	if (n > space) {
-		q->retries += n - space;
-		__atomic_store_n(&q->hdr->client.kretries, q->retries,
-				 __ATOMIC_RELAXED);
+		queue_count_retries(q, n - space);
 		n = space;
 	}
 
@@ -291,6 +285,13 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 	if (i == 0)
 		return 0;
 	q->sq_tail += i;
+	queue_publish(q); /* with anything cc_submit() staged before */
+	return (int)i;
+}
+
+void queue_publish(struct cc_queue *q)
+{
+	q->staged = 0;
 	/* Publish entries and the data they point at. Pairs with the
 	 * worker's acquire load of the tail. */
 	crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
@@ -299,11 +300,29 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 	 * worker's flag (daemon/worker.c worker_park does the mirror). */
 	if (crd_load_seq_cst(&q->hdr->daemon.kflags) & CRD_F_NEED_WAKEUP)
 		eventfd_write(q->sq_efd, 1);
-	return (int)i;
+}
+
+uint32_t queue_space(struct cc_queue *q)
+{
+	/* Pairs with the worker's release store of its sq head: the slots
+	 * it freed are no longer read. */
+	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
+	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
+	return space > q->sq_entries ? 0 : space; /* the daemon never lies */
+}
+
+void queue_count_retries(struct cc_queue *q, unsigned n)
+{
+	q->retries += n;
+	__atomic_store_n(&q->hdr->client.kretries, q->retries,
+			 __ATOMIC_RELAXED);
 }
 
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
 {
+	/* Whoever looks for completions gets their staged ops sent. */
+	if (q->staged)
+		queue_publish(q);
 	/* Pairs with the worker's release store of the cq tail. */
 	uint32_t tail = crd_load_acquire(&q->hdr->kcq_tail.k);
 	uint32_t avail = crd_ring_used(q->cq_head, tail);
@@ -345,6 +364,8 @@ static int64_t mono_ms(void)
 
 int cc_wait(struct cc_queue *q, int timeout_ms)
 {
+	if (q->staged)
+		queue_publish(q);
 	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
 	uint32_t *flags = &q->hdr->client.kflags;
 	int ret = 0;

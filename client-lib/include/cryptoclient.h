@@ -115,6 +115,12 @@ struct cc_queue_params {
 	unsigned sq_entries; /* power of two; 0 = 1024 */
 	unsigned cq_entries; /* power of two >= sq_entries; 0 = sq_entries */
 	size_t arena_size;   /* bytes; 0 = 16 MiB */
+	/* cc_submit() coalescing: publish staged single ops as one burst
+	 * when this many are staged (0 = 32), ... */
+	unsigned coalesce;
+	/* ... or when the first staged op is this old (0 = 50 us; checked
+	 * on every call into the queue, and cc_poll/cc_wait/dequeue flush). */
+	unsigned flush_us;
 };
 
 /*
@@ -151,6 +157,10 @@ struct cc_completion {
 	int32_t status; /* CC_OK, CC_ERR_* or -errno */
 	uint32_t len;	/* bytes written to dst */
 };
+
+/* Completion callback for cc_poll(): called once per completion, in
+ * submission order, on the thread that calls cc_poll(). */
+typedef void cc_completion_fn(void *arg, const struct cc_completion *c);
 
 struct cc_counters {
 	uint64_t ops, bytes, errors, auth_failures, retries, empty_polls,
@@ -274,6 +284,22 @@ size_t cc_arena_size(const struct cc_queue *q);
  * to the daemon when this returns.
  */
 int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n);
+
+/*
+ * Single-op submission with batching hidden: the op is written into the
+ * ring but published together with the next ones, when the queue's
+ * coalesce count is reached, when the first staged op is flush_us old,
+ * or when the caller polls, waits or dequeues. Returns 0, -EAGAIN when
+ * the ring is full (take completions first), or -errno for a bad op.
+ */
+int cc_submit(struct cc_queue *q, const struct cc_op *op);
+/* Publish every staged op now. Returns how many were staged. */
+int cc_flush(struct cc_queue *q);
+/* Set the callback cc_poll() delivers completions to (NULL: none). */
+void cc_set_callback(struct cc_queue *q, cc_completion_fn *fn, void *arg);
+/* Flush, then hand up to max completions to the callback, in order.
+ * Returns how many, or -errno. */
+int cc_poll(struct cc_queue *q, unsigned max);
 
 /* Take up to n completions, in submission order. Returns the count. */
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n);
