@@ -180,6 +180,12 @@ void cc_disconnect(struct cc_conn *c)
 	cc_queue_close(c->sync_q);
 	c->sync_q = NULL;
 	close(c->fd); /* the daemon drops our sessions and queues */
+	/* Queues the caller left open go with the connection. */
+	while (c->queues) {
+		struct cc_queue *q = c->queues;
+		c->queues = q->next;
+		queue_free(q);
+	}
 	free(c->tag_len);
 	free(c->sess_alg);
 	free(c->rx);

@@ -35,6 +35,8 @@ int arena_free(struct arena_alloc *a, uint64_t off);
 
 struct cc_queue {
 	struct cc_conn *conn; /* not owned */
+	struct cc_queue *next,
+		**pprev; /* conn->queues list, under conn->lock */
 	uint32_t id;
 
 	uint8_t *base; /* owned mapping */
@@ -77,6 +79,8 @@ struct cc_conn {
 	uint8_t *sess_alg; /* owned: per session id, from create */
 	uint32_t max_sessions;
 
+	struct cc_queue *queues; /* open queues, closed by cc_disconnect */
+
 	/* Synchronous one-shot API (sync.c). */
 	pthread_mutex_t sync_lock;
 	struct cc_queue *sync_q; /* owned */
@@ -103,6 +107,9 @@ void queue_publish(struct cc_queue *q);
 /* Free submission slots (published and staged entries count as used). */
 uint32_t queue_space(struct cc_queue *q);
 void queue_count_retries(struct cc_queue *q, unsigned n);
+
+/* Unmap and free a queue (no control message). */
+void queue_free(struct cc_queue *q);
 
 /* CloseQueue round trip. 0 or -errno. */
 int conn_close_queue(struct cc_conn *c, uint32_t queue_id);

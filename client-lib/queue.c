@@ -91,6 +91,13 @@ int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
 	wire_free(rep);
 
 	submit_init(q, p);
+	pthread_mutex_lock(&c->lock);
+	q->next = c->queues;
+	if (q->next)
+		q->next->pprev = &q->next;
+	q->pprev = &c->queues;
+	c->queues = q;
+	pthread_mutex_unlock(&c->lock);
 	err = arena_init(&q->alloc, q->arena_size);
 	if (err) {
 		cc_queue_close(q);
@@ -107,18 +114,29 @@ err_free:
 	return err;
 }
 
-void cc_queue_close(struct cc_queue *q)
+/* Unmap and free; the daemon has stopped serving q or will. */
+void queue_free(struct cc_queue *q)
 {
-	if (!q)
-		return;
-	/* Tell the daemon first: it stops serving, then we unmap. If the
-	 * connection is gone the daemon already dropped the queue. */
-	conn_close_queue(q->conn, q->id);
 	munmap(q->base, q->region_size);
 	close(q->sq_efd);
 	close(q->cq_efd);
 	arena_fini(&q->alloc);
 	free(q);
+}
+
+void cc_queue_close(struct cc_queue *q)
+{
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->conn->lock);
+	*q->pprev = q->next;
+	if (q->next)
+		q->next->pprev = q->pprev;
+	pthread_mutex_unlock(&q->conn->lock);
+	/* Tell the daemon first: it stops serving, then we unmap. If the
+	 * connection is gone the daemon already dropped the queue. */
+	conn_close_queue(q->conn, q->id);
+	queue_free(q);
 }
 
 size_t cc_arena_size(const struct cc_queue *q)

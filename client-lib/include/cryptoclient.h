@@ -224,6 +224,9 @@ int cc_default_socket_path(char *buf, size_t len);
 
 /* path NULL = cc_default_socket_path(). Returns 0 or -errno. */
 int cc_connect(const char *path, const char *client_name, struct cc_conn **out);
+/* Close the connection. Queues still open on it are closed too (their
+ * pointers and arena buffers become invalid); the daemon wipes the
+ * connection's sessions. */
 void cc_disconnect(struct cc_conn *conn);
 
 /* The daemon's explanation of the last failed control call on conn ("" if

@@ -409,7 +409,7 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 	 * without a tag ("none") has no tag length to ask for. */
 	key_for(&k, s, s->n_key_lens ? s->key_lens[0] : 0);
 	for (i = 0; i < sizeof(tlens) / sizeof(tlens[0]); i++) {
-		if (s->tag_mask & (1u << tlens[i]))
+		if (tlens[i] < 32 && (s->tag_mask & (1u << tlens[i])))
 			continue;
 		k.tag_len = tlens[i];
 		r = mc_session(t->conn, &k, eng, &sid);
