@@ -20,13 +20,16 @@ static const char usage_stats[] =
 	"client queue the same plus retries (enqueue refused: ring full),\n"
 	"empty polls (worker passes that found no work), wake-ups (doorbells\n"
 	"rung for a sleeping client), its owner (client id, pid, uid, name),\n"
-	"its sessions and the ops in flight. Bytes are exact byte counts.\n"
+	"its sessions and the ops in flight; then, per queue, how many runs\n"
+	"of 1, 2-3, 4-7, ... ops the workers took at once. Bytes are exact.\n"
 	"\n"
 	"  -j, --json         one JSON object instead of the tables:\n"
-	"                     uptime_ms, workers, clients, sessions,\n"
-	"                     engines[] (name, COUNTERS) and queues[]\n"
-	"                     (client_id, queue_id, pid, uid, client_name,\n"
-	"                     in_flight, sessions, COUNTERS), where COUNTERS\n"
+	"                     uptime_ms, workers, poll_mode, clients,\n"
+	"                     sessions, engines[] (name, COUNTERS) and\n"
+	"                     queues[] (client_id, queue_id, pid, uid,\n"
+	"                     client_name, in_flight, sessions, COUNTERS,\n"
+	"                     batch_hist[8]: runs of 1, 2-3, ..., 128-255\n"
+	"                     ops workers took at once), where COUNTERS\n"
 	"                     are ops, bytes, errors, auth_failures,\n"
 	"                     retries, empty_polls and wakeups\n"
 	"  -s, --socket PATH  daemon socket\n"
@@ -73,6 +76,34 @@ static int print_engines(const struct cc_stats *st)
 	return 0;
 }
 
+/* How workers took each queue's work: runs of 1, 2-3, 4-7, ... ops. */
+static int print_runs(const struct cc_stats *st)
+{
+	static const char *const titles[] = { "CLIENT", "QUEUE", "1",
+					      "2-3",	"4-7",	 "8-15",
+					      "16-31",	"32-63", "64+" };
+	enum { N_COLS = 9 };
+	struct tbl t;
+	unsigned i, b;
+
+	if (tbl_init(&t, st->n_queues, titles, N_COLS))
+		return -ENOMEM;
+	for (i = 0; i < st->n_queues; i++) {
+		const struct cc_queue_stats *q = &st->queues[i];
+
+		tbl_u64(&t, i, 0, q->client_id);
+		tbl_u64(&t, i, 1, q->queue_id);
+		for (b = 0; b < 7; b++)
+			tbl_u64(&t, i, 2 + b,
+				q->batch_hist[b] +
+					(b == 6 ? q->batch_hist[7] : 0));
+	}
+	printf("\nRuns of ops workers took at once, by size:\n");
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
 static int print_queues(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
@@ -103,7 +134,7 @@ static int print_queues(const struct cc_stats *st)
 	}
 	tbl_print(&t);
 	tbl_fini(&t);
-	return 0;
+	return print_runs(st);
 }
 
 static int print_tables(const struct cc_stats *st)
@@ -113,9 +144,11 @@ static int print_tables(const struct cc_stats *st)
 	fputs("uptime ", stdout);
 	if (s >= 86400)
 		printf("%" PRIu64 "d ", s / 86400);
-	printf("%02u:%02u:%02u, workers %u, clients %u, sessions %u\n\n",
+	printf("%02u:%02u:%02u, workers %u (%s polling), clients %u, sessions %u\n\n",
 	       (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
-	       (unsigned)(s % 60), st->workers, st->clients, st->sessions);
+	       (unsigned)(s % 60), st->workers,
+	       st->poll_mode[0] ? st->poll_mode : "?", st->clients,
+	       st->sessions);
 	if (print_engines(st))
 		return -ENOMEM;
 	putchar('\n');
@@ -137,8 +170,11 @@ static void print_json(const struct cc_stats *st)
 	unsigned i;
 
 	printf("{\n  \"uptime_ms\": %" PRIu64 ",\n  \"workers\": %u,\n"
-	       "  \"clients\": %u,\n  \"sessions\": %u,\n  \"engines\": [",
-	       st->uptime_ms, st->workers, st->clients, st->sessions);
+	       "  \"poll_mode\": ",
+	       st->uptime_ms, st->workers);
+	json_str(st->poll_mode);
+	printf(",\n  \"clients\": %u,\n  \"sessions\": %u,\n  \"engines\": [",
+	       st->clients, st->sessions);
 	for (i = 0; i < st->n_engines; i++) {
 		printf("%s\n    {\"name\": ", i ? "," : "");
 		json_str(st->engines[i].name);
@@ -157,7 +193,10 @@ static void print_json(const struct cc_stats *st)
 		printf(", \"in_flight\": %u, \"sessions\": %u, ", q->in_flight,
 		       q->sessions);
 		json_counters(&q->c);
-		putchar('}');
+		fputs(", \"batch_hist\": [", stdout);
+		for (unsigned b = 0; b < 8; b++)
+			printf("%s%" PRIu64, b ? ", " : "", q->batch_hist[b]);
+		fputs("]}", stdout);
 	}
 	printf("%s]\n}\n", st->n_queues ? "\n  " : "");
 }
