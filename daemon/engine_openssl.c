@@ -257,6 +257,10 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		else
 			op->status = ossl_cipher(w, c, k->raw, op);
 	}
+	/* The context holds the last key schedule (which begins with the
+	 * key itself): reset it, which cleanses and frees it, once per
+	 * burst rather than leaving a session's key behind its destroy. */
+	EVP_CIPHER_CTX_reset(w->ctx);
 }
 
 const struct engine engine_openssl = {
