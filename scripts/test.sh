@@ -5,7 +5,9 @@
 #  3. clang build with ASan+UBSan, every ctest test
 #  4. clang build with ThreadSanitizer, every ctest test (the daemon the
 #     tests start is the TSan build too, and halts on any report)
-# Set QUICK=1 to skip the sanitizer passes while developing.
+#  5. libFuzzer (ASan+UBSan) on every parser of client bytes: replay the
+#     saved crashers, then FUZZ_SECONDS (default 30) of fuzzing each
+# Set QUICK=1 to skip the sanitizer and fuzzing passes while developing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,6 +43,34 @@ if [ "${QUICK:-0}" != 1 ]; then
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		run_suite "clang tsan" build-test-tsan -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Debug -DCRYPTOD_SANITIZE=thread
+fi
+if [ "${QUICK:-0}" != 1 ]; then
+	echo
+	echo "== libFuzzer: build (build-test-fuzz) =="
+	BUILD_DIR=build-test-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang \
+		-DCRYPTOD_TESTS=OFF -DCRYPTOD_FUZZ=ON -DCRYPTOD_SANITIZE=address,undefined
+	for t in fuzz_desc fuzz_ctl; do
+		bin=build-test-fuzz/tests/fuzz/$t
+		seeds=tests/fuzz/corpus/${t#fuzz_}
+		mapfile -t crashers < <(find "tests/fuzz/crashers/${t#fuzz_}" -type f 2>/dev/null)
+		if [ ${#crashers[@]} -gt 0 ]; then
+			echo "== $t: replaying ${#crashers[@]} saved crasher(s) =="
+			"$bin" "${crashers[@]}" >/dev/null 2>&1 || {
+				echo "$t: a saved crasher crashes again" >&2
+				exit 1
+			}
+		fi
+		work=$(mktemp -d)
+		echo "== $t: ${FUZZ_SECONDS:-30} s from $(ls "$seeds" | wc -l) seeds =="
+		UBSAN_OPTIONS=halt_on_error=1 "$bin" -max_total_time="${FUZZ_SECONDS:-30}" \
+			-artifact_prefix="$work/" "$work" "$seeds" 2>"$work.log" || {
+			tail -30 "$work.log"
+			echo "$t found a crash: the input is in $work (save it in tests/fuzz/crashers/${t#fuzz_}/)" >&2
+			exit 1
+		}
+		grep -E "^Done [0-9]+ runs" "$work.log" || tail -2 "$work.log"
+		rm -rf "$work" "$work.log"
+	done
 fi
 echo
 echo "all suites passed in $(( $(date +%s) - start )) s"
