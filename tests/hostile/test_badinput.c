@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -575,41 +576,49 @@ static void descriptors_are_validated(void **state)
 	close(other.fd);
 }
 
-/* A child that sets up sessions and queues, submits, and is SIGKILLed
- * with ops in flight and completions unread. */
-static void child_dies_mid_batch(int rounds)
+/* A child that sets up sessions and queues, submits batches, and is
+ * SIGKILLed at a point chosen by 'where': during set-up (0-2) or after
+ * where - 2 batches of 32 with nothing read back. */
+static void child_dies_mid_batch(int where)
 {
 	struct cc_conn *c;
 	if (cc_connect(daemon_.sock, "doomed", &c))
 		_exit(2);
+	if (where == 0)
+		raise(SIGKILL);
 	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
 					.key = key128,
 					.key_len = 16 };
 	uint32_t sid = 0;
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 4; i++)
 		if (cc_session_create(c, &sp, &sid))
 			_exit(3);
+	if (where == 1)
+		raise(SIGKILL);
 	struct cc_queue *q[2];
-	struct cc_queue_params qp = { .sq_entries = 256,
-				      .arena_size = 1 << 20 };
+	struct cc_queue_params qp = { .sq_entries = 64,
+				      .arena_size = 256 << 10 };
 	for (int i = 0; i < 2; i++)
 		if (cc_queue_open(c, &qp, &q[i]))
 			_exit(4);
+	if (where == 2)
+		raise(SIGKILL);
 	uint8_t iv[12] = { 0 };
+	struct cc_op ops[2][32];
 	for (int i = 0; i < 2; i++) {
-		uint8_t *buf = cc_buf_alloc(q[i], 256 * 1024);
-		struct cc_op ops[256];
-		for (int k = 0; k < 256; k++)
-			ops[k] = (struct cc_op){ .session = sid,
-						 .dir = CC_ENCRYPT,
-						 .src = buf + k * 1024,
-						 .len = 1000,
-						 .tag = buf + k * 1024 + 1008,
-						 .iv = iv,
-						 .iv_len = 12 };
-		for (int k = 0; k < rounds; k++)
-			cc_enqueue_burst(q[i], ops, 256);
+		uint8_t *buf = cc_buf_alloc(q[i], 32 * 1024);
+		for (int k = 0; k < 32; k++)
+			ops[i][k] =
+				(struct cc_op){ .session = sid,
+						.dir = CC_ENCRYPT,
+						.src = buf + k * 1024,
+						.len = 1000,
+						.tag = buf + k * 1024 + 1008,
+						.iv = iv,
+						.iv_len = 12 };
 	}
+	for (int b = 0; b < where - 2; b++)
+		cc_enqueue_burst(q[b & 1], ops[b & 1], 32);
 	raise(SIGKILL);
 	_exit(5);
 }
@@ -625,15 +634,26 @@ static void dead_clients_leave_nothing(void **state)
 	int base_fds = daemon_fds(), base_maps = daemon_queue_maps();
 	assert_true(base_fds > 0);
 
-	for (int i = 0; i < 20; i++) {
+	/* At least 1000 batches in all, dying at every point of a client's
+	 * life, while the daemon keeps serving the watcher. */
+	const int kids =
+		getenv("KILL_CLIENTS") ? atoi(getenv("KILL_CLIENTS")) : 260;
+	unsigned batches = 0;
+	for (int i = 0; i < kids; i++) {
+		int where = i % 13; /* 0-2: set-up; 3-12: 1-10 batches */
+		batches += where > 2 ? where - 2 : 0;
 		pid_t pid = fork();
 		assert_true(pid >= 0);
 		if (pid == 0)
-			child_dies_mid_batch(1 + i % 3);
+			child_dies_mid_batch(where);
 		int status;
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+		if (i % 50 == 49)
+			daemon_serves();
 	}
+	printf("%d clients killed with %u batches in flight in all\n", kids,
+	       batches);
 	stats_settle(c, 1, &st);
 	assert_int_equal(st.sessions, base_sessions);
 	assert_int_equal(st.n_queues, 0);
@@ -642,6 +662,102 @@ static void dead_clients_leave_nothing(void **state)
 	assert_int_equal(daemon_queue_maps(), base_maps);
 	cc_disconnect(c);
 	daemon_serves();
+}
+
+/* ---- double fetch: the client rewrites entries while the daemon reads ---- */
+
+struct racer {
+	struct rawq *q;
+	volatile int stop;
+	uint64_t flips;
+};
+
+/* Scribble over every submission slot and the segment-list area, as
+ * fast as it can, while the daemon copies and validates them. The race
+ * with our own submitting thread is the point: hidden from TSan. */
+__attribute__((no_sanitize("thread"))) static void *racer_main(void *arg)
+{
+	struct racer *r = arg;
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	uint8_t *lists = r->q->base + r->q->arena_off + 32768;
+	while (!r->stop) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		unsigned slot = x % r->q->sq_entries;
+		uint32_t *w = (uint32_t *)&r->q->sq[slot];
+		w[2 + (x >> 32) % 12] ^= (uint32_t)(x >> 8); /* any field */
+		((uint32_t *)lists)[(x >> 40) % 64] = (uint32_t)x;
+		r->flips++;
+	}
+	return NULL;
+}
+
+static void double_fetch_race(void **state)
+{
+	struct raw r;
+	raw_connect(&r);
+	raw_hello(&r, CRD_ABI_VERSION);
+	int sid = raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, key128, 16,
+			      NULL);
+	int nsid = raw_session(&r, CRYPTOD__ALGORITHM__ALG_NULL, NULL, 0, NULL);
+	assert_true(sid > 0 && nsid > 0);
+	struct rawq q;
+	raw_open_queue(&r, &q);
+
+	struct racer rc = { .q = &q };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, racer_main, &rc), 0);
+
+	/* Good-looking descriptors, flat and scatter-gather, submitted in
+	 * bursts; the racer turns many of them into garbage mid-read. */
+	const unsigned total =
+		getenv("RACE_OPS") ? atoi(getenv("RACE_OPS")) : 200000;
+	unsigned done = 0, bad = 0;
+	struct crd_cqe c[32];
+	uint8_t *lists = q.base + q.arena_off + 32768;
+	while (done < total) {
+		for (unsigned i = 0; i < 32; i++) {
+			struct crd_sqe *e = rawq_sqe(&q, i);
+			sqe_valid(e, i & 1 ? sid : nsid, 256 * i, done + i);
+			if (i % 4 == 3) { /* a two-segment source list */
+				struct crd_seg seg[2] = {
+					{ 256 * i, 32 }, { 256 * i + 128, 32 }
+				};
+				memcpy(lists + 16 * i, seg, sizeof(seg));
+				e->flags =
+					CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL;
+				e->src_off = e->dst_off = 32768 + 16 * i;
+				e->src_nseg = e->dst_nseg = 2;
+			}
+		}
+		rawq_submit(&q, 32);
+		rawq_reap(&q, c, 32);
+		for (unsigned i = 0; i < 32; i++) {
+			switch (c[i].status) {
+			case CRD_ST_OK:
+			case CRD_ST_AUTH_FAILED:
+			case CRD_ST_BAD_DESC:
+			case CRD_ST_NO_SESSION:
+			case CRD_ST_BAD_RANGE:
+			case CRD_ST_BAD_PARAM:
+				break;
+			default:
+				fail_msg("undefined status %d", c[i].status);
+			}
+			bad += c[i].status != CRD_ST_OK;
+		}
+		done += 32;
+	}
+	rc.stop = 1;
+	pthread_join(th, NULL);
+	printf("double fetch: %u ops under %llu concurrent rewrites, %u refused\n",
+	       done, (unsigned long long)rc.flips, bad);
+	/* The queue may have been stopped for a lying index: either way
+	 * the daemon serves everybody else. */
+	daemon_serves();
+	raw_close_queue(&q);
+	close(r.fd);
 }
 
 static int group_setup(void **state)
@@ -666,6 +782,7 @@ int main(void)
 		cmocka_unit_test(stray_fds_are_closed),
 		cmocka_unit_test(descriptors_are_validated),
 		cmocka_unit_test(dead_clients_leave_nothing),
+		cmocka_unit_test(double_fetch_race),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
