@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cryptod-bench: the daemon path (libcryptoclient, zero-copy, across a
- * process boundary) measured side by side with intel-ipsec-mb's direct API
- * in this process, alternating A B A B ... so that the noise of a shared
- * machine hits both alike.
+ * process boundary) measured side by side with the in-process engine the
+ * daemon's engine wraps (intel-ipsec-mb's direct GCM/GMAC API or its
+ * multi-buffer job API, or OpenSSL EVP), and for CBC with OpenSSL's serial
+ * CBC too, alternating A B [C] A B [C] ... so that the noise of a shared
+ * machine hits every path alike.
  *
- * Files: cryptod_bench.c (main, the per-size loop), bench_opts.c (command
- * line), bench_layout.c (where each op's bytes live), bench_daemon.c (path
- * A), bench_inproc.c (path B and the reference results), bench_spawn.c
- * (--spawn-daemon), bench_report.c (medians, table, CSV, daemon stats).
+ * Files: cryptod_bench.c (main, the per-algorithm and per-size loops),
+ * bench_opts.c (command line), bench_alg.c (the algorithm table),
+ * bench_layout.c (where each op's bytes live), bench_daemon.c (path A),
+ * bench_ref.c (in-process paths: the common loop, copy reference),
+ * bench_ref_imb.c (ipsec-mb), bench_ref_ossl.c (OpenSSL), bench_verify.c
+ * (the output check before timing), bench_spawn.c (--spawn-daemon),
+ * bench_report.c (medians, tables, CSV, daemon stats), bench_env.c (how
+ * busy the machine was).
  */
 #ifndef CRYPTOD_BENCH_H
 #define CRYPTOD_BENCH_H
@@ -23,45 +29,72 @@
 /* All bounds of the bench's options live here. */
 enum bench_limits {
 	BENCH_MAX_SIZES = 64,
+	BENCH_MAX_ALGS = 32,
 	BENCH_MAX_BURST = 1024,
 	BENCH_MAX_DEPTH = 64,
 	BENCH_MAX_ROUNDS = 101,
 	BENCH_MAX_TIME_MS = 60000,
 	BENCH_MAX_AAD = 1024,
 	BENCH_MAX_WORKERS = 256,
-	BENCH_TAG_LEN = 16,
-	BENCH_IV_LEN = 12,
+	BENCH_TAG_MAX = 16,
+	BENCH_IV_MAX = 16,
+	BENCH_KEY_MAX = 64,	 /* XTS-256: two 32-byte halves */
+	BENCH_AUTH_KEY_MAX = 64, /* one HMAC block */
 	BENCH_SLOT_ALIGN = 64,
 	BENCH_PATH_MAX = 108, /* sun_path */
+	BENCH_ENGINE_MAX = 16,
 };
 
-enum bench_alg {
-	BENCH_ALG_AES128_GCM,
-	BENCH_ALG_AES256_GCM,
-	BENCH_ALG_NULL,
+/* One benchmarked algorithm: a cc_alg with its key size fixed. */
+struct bench_alg {
+	const char *name; /* "aes-128-cbc-hmac-sha1" */
+	enum cc_alg alg;
+	uint8_t key_len, auth_key_len, tag_len, iv_len;
+	uint16_t block;	  /* data lengths must be a multiple of this */
+	uint16_t min_len; /* and at least this */
+	bool aad;	  /* takes AAD (GCM, authenc); others get none */
+	bool tag_only;	  /* GMAC: the data is read, only the tag written */
+	/* Extra sizes measured when --sizes is not given (XTS: dm-crypt's
+	 * 4 KiB sector; 512 B is in the default list already). */
+	uint32_t extra_size;
 };
+
+/* bench_alg.c */
+unsigned bench_alg_count(void);
+const struct bench_alg *bench_alg_at(unsigned i);
+const struct bench_alg *bench_alg_find(const char *name);
+static inline bool bench_alg_len_ok(const struct bench_alg *a, uint32_t len)
+{
+	return len >= a->min_len && len % a->block == 0;
+}
+/* CBC encryption proper, where OpenSSL's serial CBC is the second
+ * reference (plain CBC and CBC with a null digest). */
+bool bench_alg_is_cbc(const struct bench_alg *a);
 
 struct bench_cfg {
 	char socket[BENCH_PATH_MAX];
 	const char *spawn;  /* cryptod binary to start, or NULL */
 	unsigned workers;   /* --workers for the spawned daemon */
 	const char *engine; /* daemon engine name, NULL = its choice */
-	enum bench_alg alg;
+	const struct bench_alg *algs[BENCH_MAX_ALGS];
+	unsigned n_algs;
+	bool all; /* --alg all: skip what the daemon cannot serve */
 	enum cc_dir dir;
 	uint32_t sizes[BENCH_MAX_SIZES];
 	unsigned n_sizes;
+	bool sizes_set; /* --sizes given: no per-algorithm extras */
 	unsigned burst; /* ops per enqueue and per in-process burst */
 	unsigned depth; /* bursts kept in flight on the daemon path */
 	unsigned
 		ring; /* SQ entries; 0 = smallest power of two >= burst*depth */
 	unsigned rounds;  /* A B pairs per size */
 	unsigned time_ms; /* per measurement */
-	unsigned aad_len;
-	int cpu;     /* pin the client thread here; -1 = no pinning */
-	bool oop;    /* out of place (decrypt is always out of place) */
-	bool touch;  /* the client writes each payload before submitting it
-		      * and reads each result, as an application would */
-	bool inproc; /* run path B */
+	unsigned aad_len; /* for the algorithms that take AAD */
+	int cpu;	  /* pin the client thread here; -1 = no pinning */
+	bool oop;	  /* out of place (decrypt is always out of place) */
+	bool touch;	  /* the client writes each payload before submitting it
+			   * and reads each result, as an application would */
+	bool inproc;	  /* run the in-process paths */
 	bool csv;
 	bool smoke;
 	bool verbose; /* print every round */
@@ -70,32 +103,46 @@ struct bench_cfg {
 /* bench_opts.c: returns 0, 1 for --help (usage printed), or -EINVAL
  * (message printed). */
 int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv);
-const char *bench_alg_name(enum bench_alg alg);
-unsigned bench_key_len(enum bench_alg alg);
-unsigned bench_tag_len(enum bench_alg alg);
+/* The sizes measured for a: the list (plus a's extra size when --sizes
+ * was not given), minus those a cannot take. Returns the count. */
+unsigned bench_alg_sizes(const struct bench_cfg *cfg, const struct bench_alg *a,
+			 uint32_t *out);
+/* AAD bytes a gets under cfg. */
+static inline unsigned bench_aad_len(const struct bench_cfg *cfg,
+				     const struct bench_alg *a)
+{
+	return a->aad ? cfg->aad_len : 0;
+}
 
 /*
  * Where the bytes of op slot i live, for one buffer size. Each slot is
  * [aad | payload | tag] packed, the slot start 64-byte aligned, like an
- * ESP packet with its ICV; out-of-place destinations are a second packed
- * block. Both paths use the same geometry: path A inside the queue's
- * arena, path B in private memory.
+ * ESP packet with its ICV. Out-of-place destinations are a second packed
+ * block of [aad copy | payload] slots: the copy makes AAD || ciphertext
+ * contiguous at the destination too, which ipsec-mb's one-job ESP needs.
+ * All paths use the same geometry: path A inside the queue's arena, the
+ * in-process paths in private memory.
  */
 struct bench_layout {
-	uint32_t len, aad_len, tag_len;
+	uint32_t len, aad_len, tag_len, iv_len;
 	size_t stride, dst_stride; /* bytes between slots */
 	unsigned nslots;
 	bool oop;
-	uint8_t *src; /* nslots * stride; owned by whoever made the block */
-	uint8_t *dst; /* nslots * dst_stride when oop, else == src */
-	uint8_t (*iv)[BENCH_IV_LEN]; /* nslots IVs, private memory */
+	bool tag_only; /* GMAC: nothing but the tag is written */
+	uint8_t *src;  /* nslots * stride; owned by whoever made the block */
+	uint8_t *dst;  /* nslots * dst_stride when oop, else == src */
+	uint8_t (*iv)[BENCH_IV_MAX]; /* nslots IVs, private memory */
 };
 
 /* bench_layout.c */
 size_t bench_layout_stride(uint32_t len, uint32_t aad_len, uint32_t tag_len);
-size_t bench_layout_dst_stride(uint32_t len);
+size_t bench_layout_dst_stride(uint32_t len, uint32_t aad_len);
+/* The largest source (or destination) slot of any selected algorithm and
+ * size: what each block is sized for. */
+size_t bench_layout_max_stride(const struct bench_cfg *cfg, bool dst);
 void bench_layout_set(struct bench_layout *l, uint32_t len,
-		      const struct bench_cfg *cfg, unsigned nslots);
+		      const struct bench_cfg *cfg, const struct bench_alg *a,
+		      unsigned nslots);
 static inline uint8_t *bench_slot_aad(const struct bench_layout *l, unsigned i)
 {
 	return l->src + (size_t)i * l->stride;
@@ -110,10 +157,11 @@ static inline uint8_t *bench_slot_tag(const struct bench_layout *l, unsigned i)
 }
 static inline uint8_t *bench_slot_dst(const struct bench_layout *l, unsigned i)
 {
-	return l->oop ? l->dst + (size_t)i * l->dst_stride
+	return l->oop ? l->dst + (size_t)i * l->dst_stride + l->aad_len
 		      : bench_slot_src(l, i);
 }
-/* Fill AAD, payload and IVs with a deterministic pattern for this size. */
+/* Fill AAD, payload and IVs with a deterministic pattern for this size:
+ * two layouts of the same geometry get the same bytes. */
 void bench_layout_fill(const struct bench_layout *l);
 
 /* One measurement. */
@@ -123,26 +171,67 @@ struct bench_sample {
 	double secs;
 };
 
-/* bench_inproc.c: intel-ipsec-mb direct API, one manager. */
-struct bench_imb;
-int bench_imb_create(enum bench_alg alg, const uint8_t *key,
-		     struct bench_imb **out);
-void bench_imb_destroy(struct bench_imb *m);
-const char *bench_imb_arch(const struct bench_imb *m);
-/* One op, reference semantics: encrypt writes the tag; decrypt computes it
- * into tag_out (caller compares). NULL copies (or does nothing in place). */
-void bench_imb_crypt(struct bench_imb *m, enum cc_dir dir, uint8_t *dst,
-		     const uint8_t *src, uint32_t len, const uint8_t *iv,
-		     const uint8_t *aad, uint32_t aad_len, uint8_t *tag_out);
-/* Encrypt every slot's payload into itself/dst so that decrypt has valid
- * ciphertext and tags to chew on: leaves ciphertext in src and the tag in
- * the slot's tag field. */
-void bench_imb_seal_slots(struct bench_imb *m, const struct bench_layout *l);
-/* Path B: run bursts over the slots for time_ms. Returns 0 or -EBADMSG
- * when a decrypt tag did not verify (the layout is broken). */
-int bench_imb_run(struct bench_imb *m, const struct bench_layout *l,
+/*
+ * In-process engines (bench_ref*.c): a small ops table per kind, like the
+ * daemon's engines. A reference processes whole slots of a layout, so the
+ * same code both times the in-process path and produces the results the
+ * daemon's are compared with.
+ */
+enum bench_ref_kind {
+	BENCH_REF_IMB,	/* ipsec-mb: direct GCM/GMAC API, else job API */
+	BENCH_REF_OSSL, /* OpenSSL EVP, one buffer after another */
+	BENCH_REF_COPY, /* the null algorithm: memcpy */
+};
+
+struct bench_ref_ops {
+	/* 0, -ENOTSUP (this kind cannot do a) or -errno. */
+	int (*create)(const struct bench_alg *a, const uint8_t *key,
+		      const uint8_t *auth_key, void **priv, char *desc,
+		      size_t desc_len);
+	void (*destroy)(void *priv);
+	/* Slots [first, first + n) of l. checked: validate what the library
+	 * can (verification), else its fastest call. Returns the number of
+	 * decrypt tags that did not verify, or -errno. */
+	int (*burst)(void *priv, const struct bench_layout *l, enum cc_dir dir,
+		     unsigned first, unsigned n, bool checked);
+};
+
+extern const struct bench_ref_ops bench_ref_imb_ops;
+extern const struct bench_ref_ops bench_ref_ossl_ops;
+extern const struct bench_ref_ops bench_ref_copy_ops;
+
+struct bench_ref {
+	const struct bench_ref_ops *ops; /* NULL: not created */
+	void *priv;			 /* owned */
+	enum bench_ref_kind kind;
+	char desc[96]; /* "intel-ipsec-mb 1.3.0 job API (avx2)" */
+};
+
+/* bench_ref.c */
+int bench_ref_create(struct bench_ref *r, enum bench_ref_kind kind,
+		     const struct bench_alg *a, const uint8_t *key,
+		     const uint8_t *auth_key);
+void bench_ref_destroy(struct bench_ref *r);
+static inline int bench_ref_burst(struct bench_ref *r,
+				  const struct bench_layout *l, enum cc_dir dir,
+				  unsigned first, unsigned n, bool checked)
+{
+	return r->ops->burst(r->priv, l, dir, first, n, checked);
+}
+/* Encrypt every slot in place and write its tag, so that decrypt has
+ * valid ciphertext and tags to chew on. 0 or -errno. */
+int bench_ref_seal(struct bench_ref *r, const struct bench_layout *l);
+/* Run bursts over the slots for time_ms. Returns 0, or -EBADMSG when a
+ * decrypt tag did not verify (the layout is broken), or -errno. */
+int bench_ref_run(struct bench_ref *r, const struct bench_layout *l,
 		  enum cc_dir dir, unsigned burst, bool touch, unsigned time_ms,
 		  struct bench_sample *out);
+/* The in-process engine that mirrors a daemon engine. */
+enum bench_ref_kind bench_ref_kind_for(const char *engine,
+				       const struct bench_alg *a);
+
+/* bench_ref_imb.c */
+const char *bench_imb_arch_name(void);
 
 /* bench_daemon.c: path A. */
 struct bench_daemon {
@@ -155,20 +244,50 @@ struct bench_daemon {
 	struct cc_op *ops;	     /* nslots prebuilt ops; owned here */
 	struct cc_completion *comps; /* nslots, reused */
 	unsigned nslots, ring;
-	struct bench_layout l; /* the bound size's geometry */
+	struct bench_layout l;	  /* the bound size's geometry */
+	struct cc_alg_caps *caps; /* the daemon's table; owned, may be NULL */
+	unsigned n_caps;
 };
-int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
-		      const uint8_t *key);
+/* Connection, queue and arena blocks for every algorithm and size. */
+int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg);
 void bench_daemon_close(struct bench_daemon *d);
+/*
+ * The engine that serves a: cfg->engine when given, else the daemon's
+ * default. 0 with the name in engine, or -ENOTSUP with the daemon's
+ * reason in why.
+ */
+int bench_daemon_engine(const struct bench_daemon *d,
+			const struct bench_cfg *cfg, const struct bench_alg *a,
+			char *engine, size_t engine_len, char *why,
+			size_t why_len);
+int bench_daemon_session(struct bench_daemon *d, const struct bench_cfg *cfg,
+			 const struct bench_alg *a, const uint8_t *key,
+			 const uint8_t *auth_key);
+void bench_daemon_session_end(struct bench_daemon *d);
 /* Point the layout's blocks into the arena for this size and build ops. */
 void bench_daemon_bind(struct bench_daemon *d, struct bench_layout *l,
 		       enum cc_dir dir);
 /* Submit slots [0, n) once and wait for them (verification). Returns 0, or
- * -errno / the first bad completion status (message printed). */
+ * -errno (message printed); statuses in status_out. */
 int bench_daemon_run_once(struct bench_daemon *d, unsigned n,
 			  int32_t *status_out);
 int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		     unsigned time_ms, struct bench_sample *out);
+
+/* bench_verify.c: before timing a size, the daemon's output for one burst
+ * must equal the reference's; the reference, OpenSSL's (cross, may be
+ * NULL). la/lb/lx: the same geometry and bytes in the arena, for ref, for
+ * cross. 0, or -EBADMSG / -errno (message printed). */
+struct bench_verify {
+	struct bench_daemon *d;
+	struct bench_ref *ref, *cross;
+	const struct bench_layout *la, *lb, *lx;
+	enum cc_dir dir;
+	unsigned n;
+	int32_t *status; /* n entries, scratch */
+	const char *alg;
+};
+int bench_verify_size(const struct bench_verify *v);
 
 /* bench_spawn.c */
 struct bench_spawn {
@@ -196,16 +315,29 @@ void bench_env_end(const struct bench_env *e, const struct bench_cfg *cfg);
 struct bench_row {
 	uint32_t size;
 	double ops_m, gbps, in_ops_m, in_gbps, ratio;
+	double os_ops_m, os_gbps, os_ratio; /* OpenSSL serial (CBC) */
 	uint64_t retries, empty_polls;
-	bool have_inproc;
+	bool have_inproc, have_openssl;
 };
 double bench_median(double *v, unsigned n); /* sorts v */
-void bench_report_header(const struct bench_cfg *cfg);
-void bench_report_row(const struct bench_cfg *cfg, const struct bench_row *r);
+void bench_report_csv_header(const struct bench_cfg *cfg);
+void bench_report_header(const struct bench_cfg *cfg, bool openssl);
+void bench_report_row(const struct bench_cfg *cfg, const struct bench_alg *a,
+		      const struct bench_row *r);
 void bench_report_summary(const struct bench_cfg *cfg,
+			  const struct bench_alg *a,
 			  const struct bench_row *rows, unsigned n);
 void bench_report_daemon_stats(const struct bench_cfg *cfg,
 			       struct cc_conn *conn, const char *client_name);
+/* How many ops the daemon's worker took per pass over our queue since
+ * the last call (alg NULL: only take the baseline). A multi-buffer engine
+ * fills its lanes only from what one pass hands it. */
+enum { BENCH_HIST = 8 };
+struct bench_passes {
+	uint64_t hist[BENCH_HIST], ops;
+};
+void bench_report_passes(const struct bench_cfg *cfg, struct cc_conn *conn,
+			 const char *alg, struct bench_passes *prev);
 /* Informational lines: stdout in table mode, stderr with --csv. */
 void bench_note(const struct bench_cfg *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -223,8 +355,8 @@ static inline double bench_now(void)
  * --touch: what an application does around each op. Before: rewrite the
  * payload in place (every line becomes dirty in this core's cache, as if
  * just produced, and the bytes stay valid ciphertext for decrypt). After:
- * read the result and the tag. Path B does the same, so the difference is
- * what moving those lines between cores costs.
+ * read the result and the tag. The in-process paths do the same, so the
+ * difference is what moving those lines between cores costs.
  */
 static inline void bench_touch_write(uint8_t *p, uint32_t len)
 {
@@ -253,6 +385,17 @@ static inline uint64_t bench_touch_read(const uint8_t *p, uint32_t len)
 
 /* Where touch reads go, so that the compiler keeps them. */
 extern volatile uint64_t bench_touch_sink;
+
+/* Constant-time tag comparison, as the daemon does: 1 when they differ. */
+static inline unsigned bench_tag_differs(const uint8_t *a, const uint8_t *b,
+					 unsigned len)
+{
+	unsigned i, d = 0;
+
+	for (i = 0; i < len; i++)
+		d |= a[i] ^ b[i];
+	return d != 0;
+}
 
 #define BENCH_CLIENT_NAME "cryptod-bench"
 

@@ -20,25 +20,8 @@
 /* Consecutive empty polls (a few ns each) before the loop yields. */
 #define BENCH_IDLE_SPINS 1024u
 
-static size_t max_stride(const struct bench_cfg *cfg, bool dst)
+int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 {
-	size_t m = 0, s;
-	unsigned i;
-
-	for (i = 0; i < cfg->n_sizes; i++) {
-		s = dst ? bench_layout_dst_stride(cfg->sizes[i])
-			: bench_layout_stride(cfg->sizes[i], cfg->aad_len,
-					      bench_tag_len(cfg->alg));
-		if (s > m)
-			m = s;
-	}
-	return m;
-}
-
-int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
-		      const uint8_t *key)
-{
-	struct cc_session_params sp = { 0 };
 	struct cc_queue_params qp = { 0 };
 	size_t src_bytes, dst_bytes;
 	uint64_t arena;
@@ -47,8 +30,10 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
 	memset(d, 0, sizeof(*d));
 	d->nslots = cfg->burst * cfg->depth;
 	d->ring = cfg->ring;
-	src_bytes = d->nslots * max_stride(cfg, false);
-	dst_bytes = cfg->oop ? d->nslots * max_stride(cfg, true) : 0;
+	src_bytes = d->nslots * bench_layout_max_stride(cfg, false);
+	dst_bytes = cfg->oop || cfg->dir == CC_DECRYPT
+			    ? d->nslots * bench_layout_max_stride(cfg, true)
+			    : 0;
 	/* Room for the allocator's own bookkeeping and alignment. */
 	arena = crd_align_up(src_bytes + dst_bytes + (64u << 10),
 			     CRD_ARENA_ALIGN);
@@ -76,20 +61,17 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg,
 			cc_strerror(rc));
 		goto err;
 	}
-
-	sp.alg = cfg->alg == BENCH_ALG_NULL ? CC_ALG_NULL : CC_ALG_AES_GCM;
-	sp.key = bench_key_len(cfg->alg) ? key : NULL;
-	sp.key_len = bench_key_len(cfg->alg);
-	sp.tag_len = bench_tag_len(cfg->alg);
-	sp.engine = cfg->engine;
-	rc = cc_session_create(d->conn, &sp, &d->session);
+	/* A daemon without the capability API still serves GCM and null:
+	 * bench_daemon_engine() then assumes its defaults. */
+	rc = cc_capabilities_get(d->conn, &d->caps, &d->n_caps);
 	if (rc < 0) {
-		fprintf(stderr, "cryptod-bench: session %s%s%s: %s\n",
-			bench_alg_name(cfg->alg), cfg->engine ? " on " : "",
-			cfg->engine ? cfg->engine : "", cc_strerror(rc));
-		goto err;
+		bench_note(cfg,
+			   "cryptod-bench: capabilities: %s (assuming the "
+			   "default engines)\n",
+			   cc_strerror(rc));
+		d->caps = NULL;
+		d->n_caps = 0;
 	}
-	d->have_session = true;
 
 	qp.sq_entries = d->ring;
 	qp.cq_entries = d->ring;
@@ -120,6 +102,96 @@ err:
 	return rc;
 }
 
+/* Without the capability table: what the daemon picks by default. */
+static const char *default_engine(const struct bench_alg *a)
+{
+	switch (a->alg) {
+	case CC_ALG_NULL:
+		return "null";
+	case CC_ALG_AES_XTS:
+		return "openssl";
+	default:
+		return "aesni";
+	}
+}
+
+int bench_daemon_engine(const struct bench_daemon *d,
+			const struct bench_cfg *cfg, const struct bench_alg *a,
+			char *engine, size_t engine_len, char *why,
+			size_t why_len)
+{
+	const struct cc_alg_caps *c, *hit = NULL;
+	unsigned i;
+
+	snprintf(why, why_len, "no engine of the daemon serves %s",
+		 cc_alg_name(a->alg) ? cc_alg_name(a->alg) : a->name);
+	if (!d->caps) {
+		snprintf(engine, engine_len, "%s",
+			 cfg->engine ? cfg->engine : default_engine(a));
+		return 0;
+	}
+	for (i = 0; i < d->n_caps; i++) {
+		c = &d->caps[i];
+		if (c->alg != a->alg)
+			continue;
+		if (cfg->engine ? strcmp(c->engine, cfg->engine) != 0
+				: !c->default_engine)
+			continue;
+		hit = c;
+		break;
+	}
+	if (!hit) {
+		if (cfg->engine)
+			snprintf(why, why_len, "engine %s does not serve %s",
+				 cfg->engine,
+				 cc_alg_name(a->alg) ? cc_alg_name(a->alg)
+						     : a->name);
+		return -ENOTSUP;
+	}
+	if (!hit->available) {
+		snprintf(why, why_len, "%s on %s unavailable: %s",
+			 hit->alg_name, hit->engine, hit->reason);
+		return -ENOTSUP;
+	}
+	snprintf(engine, engine_len, "%s", hit->engine);
+	return 0;
+}
+
+int bench_daemon_session(struct bench_daemon *d, const struct bench_cfg *cfg,
+			 const struct bench_alg *a, const uint8_t *key,
+			 const uint8_t *auth_key)
+{
+	struct cc_session_params sp = { 0 };
+	int rc;
+
+	sp.alg = a->alg;
+	sp.key = a->key_len ? key : NULL;
+	sp.key_len = a->key_len;
+	sp.auth_key = a->auth_key_len ? auth_key : NULL;
+	sp.auth_key_len = a->auth_key_len;
+	sp.tag_len = a->tag_len;
+	sp.engine = cfg->engine;
+	rc = cc_session_create(d->conn, &sp, &d->session);
+	if (rc < 0) {
+		const char *why = cc_conn_last_error(d->conn);
+
+		fprintf(stderr, "cryptod-bench: session %s%s%s: %s%s%s\n",
+			a->name, cfg->engine ? " on " : "",
+			cfg->engine ? cfg->engine : "", cc_strerror(rc),
+			why && *why ? ": " : "", why ? why : "");
+		return rc;
+	}
+	d->have_session = true;
+	return 0;
+}
+
+void bench_daemon_session_end(struct bench_daemon *d)
+{
+	if (d->have_session)
+		cc_session_destroy(d->conn, d->session);
+	d->have_session = false;
+}
+
 void bench_daemon_close(struct bench_daemon *d)
 {
 	if (d->q) {
@@ -132,9 +204,11 @@ void bench_daemon_close(struct bench_daemon *d)
 	d->q = NULL;
 	d->src_block = NULL;
 	d->dst_block = NULL;
-	if (d->have_session)
-		cc_session_destroy(d->conn, d->session);
-	d->have_session = false;
+	bench_daemon_session_end(d);
+	if (d->caps)
+		cc_capabilities_free(d->caps);
+	d->caps = NULL;
+	d->n_caps = 0;
 	if (d->conn)
 		cc_disconnect(d->conn);
 	d->conn = NULL;
@@ -160,13 +234,14 @@ void bench_daemon_bind(struct bench_daemon *d, struct bench_layout *l,
 		op->session = d->session;
 		op->dir = dir;
 		op->src = bench_slot_src(l, i);
-		op->dst = bench_slot_dst(l, i);
+		/* GMAC writes nothing but the tag: no destination. */
+		op->dst = l->tag_only ? NULL : bench_slot_dst(l, i);
 		op->len = l->len;
 		op->aad = l->aad_len ? bench_slot_aad(l, i) : NULL;
 		op->aad_len = l->aad_len;
 		op->tag = l->tag_len ? bench_slot_tag(l, i) : NULL;
-		op->iv = l->iv[i];
-		op->iv_len = l->tag_len ? BENCH_IV_LEN : 0;
+		op->iv = l->iv_len ? l->iv[i] : NULL;
+		op->iv_len = l->iv_len;
 	}
 	d->l = *l;
 }

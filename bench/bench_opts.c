@@ -19,46 +19,56 @@ static const uint32_t smoke_sizes[] = { 64, 1024 };
 static const char *const usage_text[] = {
 	"Usage: cryptod-bench [OPTIONS]",
 	"Measure cryptod through libcryptoclient (zero-copy, one queue,",
-	"one client thread) against intel-ipsec-mb's direct API in this",
-	"process, alternating the two in rounds; print the median of each",
-	"and the median of the per-round ratios.",
+	"one client thread) against the engine it wraps, in this process",
+	"(intel-ipsec-mb's direct GCM/GMAC API or multi-buffer job API, or",
+	"OpenSSL EVP), and CBC against OpenSSL's serial CBC too, alternating",
+	"the paths in rounds; print the median of each and the median of",
+	"the per-round ratios, one table per algorithm.",
 	"",
 	"  --socket PATH       daemon socket (default:",
 	"                      cc_default_socket_path())",
 	"  --spawn-daemon BIN  run BIN --socket TMP --workers N for the",
 	"                      run; stop it with SIGTERM afterwards",
 	"  --workers N         workers of the spawned daemon (default 1)",
-	"  --alg ALG           aes-128-gcm (default) | aes-256-gcm | null",
-	"  --engine NAME       daemon engine (default: the daemon's pick)",
+	"  --alg LIST          comma-separated algorithms, or all",
+	"                      (default aes-128-gcm); --alg help lists them",
+	"  --engine NAME       daemon engine (default: the daemon's pick per",
+	"                      algorithm); the in-process reference follows",
 	"  --dir enc|dec       direction (default enc); dec is out of place",
 	"  --oop               out of place for enc too (default in place)",
 	"  --sizes LIST        comma-separated buffer sizes, bytes (default",
-	"                      64,128,256,512,1024,1536,2048,16384)",
-	"  --aad-len N         AAD bytes per op (default 0)",
+	"                      64,128,256,512,1024,1536,2048,16384, and",
+	"                      4096 for XTS); sizes an algorithm cannot take",
+	"                      (CBC/ECB: multiples of 16) are skipped",
+	"  --aad-len N         AAD bytes per op for GCM and CBC+HMAC",
+	"                      (default 0)",
 	"  --burst N           ops per enqueue and per in-process burst",
 	"                      (default 32)",
 	"  --depth N           bursts in flight on the daemon path",
 	"                      (default 4)",
 	"  --ring N            submission ring entries, a power of two",
 	"                      (default: the smallest >= burst * depth)",
-	"  --rounds N          A/B rounds per size (default 5)",
+	"  --rounds N          rounds per size (default 5)",
 	"  --time-ms N         length of each measurement (default 300)",
 	"  --touch             the client rewrites each payload before",
 	"                      submitting it and reads each result, as an",
-	"                      application would (both paths; default:",
+	"                      application would (every path; default:",
 	"                      the data is left alone)",
 	"  --cpu N             pin the client thread to CPU N; a spawned",
 	"                      daemon then runs on the other CPUs",
-	"  --no-inproc         skip the in-process measurement",
+	"  --no-inproc         skip the in-process measurements",
 	"  --csv               CSV on stdout, notes on stderr",
-	"  --smoke             sizes 64,1024, 1 round of 50 ms: checks that",
-	"                      it runs and that the output verifies",
+	"  --smoke             sizes 64,1024, 1 round of 50 ms (20 ms with",
+	"                      several algorithms): checks that it runs and",
+	"                      that the output verifies",
 	"  --verbose           print every round's figures too",
 	"  --help              this text",
 	"",
-	"Each size is verified first: the daemon's output for one burst",
-	"must equal ipsec-mb's, or the run stops with an error.",
-	"Throughput counts payload bytes.",
+	"Each size is verified first: the daemon's output (data and tags)",
+	"for one burst must equal the in-process reference's, and that",
+	"reference must equal OpenSSL's, or the run stops with an error.",
+	"Decrypt also checks that a forged tag is refused.",
+	"Throughput counts payload bytes (for GMAC, the bytes authenticated).",
 };
 
 static void usage(FILE *f)
@@ -115,6 +125,67 @@ static int parse_sizes(struct bench_cfg *cfg, const char *s)
 		return -EINVAL;
 	}
 	cfg->n_sizes = n;
+	return 0;
+}
+
+static void list_algs(FILE *f)
+{
+	unsigned i;
+
+	fprintf(f, "Algorithms (--alg, comma-separated, or all):\n");
+	for (i = 0; i < bench_alg_count(); i++)
+		fprintf(f, "  %s\n", bench_alg_at(i)->name);
+}
+
+static int parse_algs(struct bench_cfg *cfg, const char *s)
+{
+	char buf[1024];
+	char *save = NULL, *tok;
+	const struct bench_alg *a;
+	unsigned n = 0, i;
+
+	cfg->all = false;
+	if (!strcmp(s, "all")) {
+		for (i = 0; i < bench_alg_count(); i++)
+			cfg->algs[i] = bench_alg_at(i);
+		cfg->n_algs = bench_alg_count();
+		cfg->all = true;
+		return 0;
+	}
+	if (!strcmp(s, "help") || !strcmp(s, "list")) {
+		list_algs(stdout);
+		return 1;
+	}
+	if (strlen(s) >= sizeof(buf)) {
+		fprintf(stderr, "cryptod-bench: --alg: list too long\n");
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		a = bench_alg_find(tok);
+		if (!a) {
+			fprintf(stderr, "cryptod-bench: --alg: unknown '%s'\n",
+				tok);
+			list_algs(stderr);
+			return -EINVAL;
+		}
+		for (i = 0; i < n && cfg->algs[i] != a; i++)
+			;
+		if (i < n)
+			continue; /* named twice */
+		if (n == BENCH_MAX_ALGS) {
+			fprintf(stderr, "cryptod-bench: --alg: at most %d\n",
+				BENCH_MAX_ALGS);
+			return -EINVAL;
+		}
+		cfg->algs[n++] = a;
+	}
+	if (!n) {
+		fprintf(stderr, "cryptod-bench: --alg: empty list\n");
+		return -EINVAL;
+	}
+	cfg->n_algs = n;
 	return 0;
 }
 
@@ -200,15 +271,7 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 		return parse_uint("--workers", arg, 1, BENCH_MAX_WORKERS,
 				  &cfg->workers);
 	case OPT_ALG:
-		if (!strcmp(arg, "aes-128-gcm"))
-			cfg->alg = BENCH_ALG_AES128_GCM;
-		else if (!strcmp(arg, "aes-256-gcm"))
-			cfg->alg = BENCH_ALG_AES256_GCM;
-		else if (!strcmp(arg, "null"))
-			cfg->alg = BENCH_ALG_NULL;
-		else
-			goto bad_value;
-		return 0;
+		return parse_algs(cfg, arg);
 	case OPT_ENGINE:
 		cfg->engine = arg;
 		return 0;
@@ -225,6 +288,7 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 		return 0;
 	case OPT_SIZES:
 		set->sizes = true;
+		cfg->sizes_set = true;
 		return parse_sizes(cfg, arg);
 	case OPT_AAD:
 		return parse_uint("--aad-len", arg, 0, BENCH_MAX_AAD,
@@ -282,6 +346,16 @@ bad_value:
 	return -EINVAL;
 }
 
+static bool any_aad(const struct bench_cfg *cfg)
+{
+	unsigned i;
+
+	for (i = 0; i < cfg->n_algs; i++)
+		if (cfg->algs[i]->aad)
+			return true;
+	return false;
+}
+
 int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 {
 	struct explicit_opts set = { 0 };
@@ -290,7 +364,8 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->workers = 1;
-	cfg->alg = BENCH_ALG_AES128_GCM;
+	cfg->algs[0] = bench_alg_find("aes-128-gcm");
+	cfg->n_algs = 1;
 	cfg->dir = CC_ENCRYPT;
 	set_sizes(cfg, default_sizes, sizeof(default_sizes) / 4);
 	cfg->burst = 32;
@@ -312,7 +387,7 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 		}
 		rc = parse_one(cfg, &set, c, optarg);
 		if (rc)
-			return rc;
+			return rc; /* 1: --alg help, listed */
 	}
 	if (optind < argc) {
 		fprintf(stderr, "cryptod-bench: unexpected argument '%s'\n",
@@ -325,13 +400,15 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 			set_sizes(cfg, smoke_sizes, sizeof(smoke_sizes) / 4);
 		if (!set.rounds)
 			cfg->rounds = 1;
+		/* Many algorithms: keep the whole smoke run short. */
 		if (!set.time)
-			cfg->time_ms = 50;
+			cfg->time_ms = cfg->n_algs > 1 ? 20 : 50;
 	}
 	if (cfg->dir == CC_DECRYPT)
 		cfg->oop = true; /* in place would destroy the ciphertext */
-	if (cfg->alg == BENCH_ALG_NULL && cfg->aad_len) {
-		fprintf(stderr, "cryptod-bench: --aad-len needs an AEAD\n");
+	if (cfg->aad_len && !any_aad(cfg)) {
+		fprintf(stderr, "cryptod-bench: --aad-len needs GCM or "
+				"CBC+HMAC among the algorithms\n");
 		return -EINVAL;
 	}
 
@@ -361,33 +438,24 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 	return 0;
 }
 
-const char *bench_alg_name(enum bench_alg alg)
+unsigned bench_alg_sizes(const struct bench_cfg *cfg, const struct bench_alg *a,
+			 uint32_t *out)
 {
-	switch (alg) {
-	case BENCH_ALG_AES128_GCM:
-		return "aes-128-gcm";
-	case BENCH_ALG_AES256_GCM:
-		return "aes-256-gcm";
-	case BENCH_ALG_NULL:
-		return "null";
-	}
-	return "?";
-}
+	unsigned i, n = 0;
+	bool extra = a->extra_size && !cfg->sizes_set;
 
-unsigned bench_key_len(enum bench_alg alg)
-{
-	switch (alg) {
-	case BENCH_ALG_AES128_GCM:
-		return 16;
-	case BENCH_ALG_AES256_GCM:
-		return 32;
-	case BENCH_ALG_NULL:
-		return 0;
+	for (i = 0; i < cfg->n_sizes; i++) {
+		if (extra && cfg->sizes[i] == a->extra_size)
+			extra = false;
+		/* The extra size goes in order, before the first larger. */
+		if (extra && cfg->sizes[i] > a->extra_size) {
+			out[n++] = a->extra_size;
+			extra = false;
+		}
+		if (bench_alg_len_ok(a, cfg->sizes[i]) && n < BENCH_MAX_SIZES)
+			out[n++] = cfg->sizes[i];
 	}
-	return 0;
-}
-
-unsigned bench_tag_len(enum bench_alg alg)
-{
-	return alg == BENCH_ALG_NULL ? 0 : BENCH_TAG_LEN;
+	if (extra && n < BENCH_MAX_SIZES)
+		out[n++] = a->extra_size;
+	return n;
 }

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OpenSSL EVP in this process, one buffer after another: the daemon's
+ * openssl engine (XTS, and everything with --engine openssl), the second
+ * reference for CBC encryption (OpenSSL's CBC encrypt is serial within a
+ * buffer and does one buffer at a time), and the independent check that
+ * the ipsec-mb reference computes what docs/algorithms.md says.
+ *
+ * One context per direction, keyed once; each op only sets its IV, as an
+ * application that keeps its contexts would. Authenc is CBC then HMAC
+ * (one-shot HMAC(): slow, used for checking, never for the daemon's
+ * engines, which serve authenc on aesni only).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "bench.h"
+
+struct ossl_ref {
+	const struct bench_alg *a;
+	EVP_CIPHER *cipher;	/* fetched once; owned */
+	EVP_CIPHER_CTX *ctx[2]; /* [0] encrypt, [1] decrypt; owned */
+	const EVP_MD *md;	/* authenc's digest, else NULL */
+	uint8_t auth_key[BENCH_AUTH_KEY_MAX]; /* wiped on free */
+	bool gcm;
+};
+
+static void ossl_destroy(void *priv)
+{
+	struct ossl_ref *o = priv;
+	unsigned i;
+
+	if (!o)
+		return;
+	/* EVP_CIPHER_CTX_free cleanses the key schedule. */
+	for (i = 0; i < 2; i++) {
+		EVP_CIPHER_CTX_free(o->ctx[i]);
+		o->ctx[i] = NULL;
+	}
+	EVP_CIPHER_free(o->cipher);
+	o->cipher = NULL;
+	explicit_bzero(o->auth_key, sizeof(o->auth_key));
+	free(o);
+}
+
+/* "AES-128-CBC" and friends; NULL when EVP has no such cipher. */
+static const char *cipher_name(const struct bench_alg *a, char *buf, size_t len)
+{
+	const char *mode;
+	unsigned bits = a->key_len * 8;
+
+	switch (a->alg) {
+	case CC_ALG_AES_GCM:
+	case CC_ALG_AES_GMAC:
+		mode = "GCM";
+		break;
+	case CC_ALG_AES_CBC:
+	case CC_ALG_AES_CBC_NULL:
+	case CC_ALG_AES_CBC_HMAC_SHA1:
+	case CC_ALG_AES_CBC_HMAC_SHA256:
+		mode = "CBC";
+		break;
+	case CC_ALG_AES_CTR:
+		mode = "CTR";
+		break;
+	case CC_ALG_AES_ECB:
+		mode = "ECB";
+		break;
+	case CC_ALG_AES_XTS:
+		mode = "XTS";
+		bits /= 2; /* the key is two halves */
+		break;
+	default:
+		return NULL;
+	}
+	snprintf(buf, len, "AES-%u-%s", bits, mode);
+	return buf;
+}
+
+static int ossl_create(const struct bench_alg *a, const uint8_t *key,
+		       const uint8_t *auth_key, void **priv, char *desc,
+		       size_t desc_len)
+{
+	struct ossl_ref *o;
+	char name[32];
+	unsigned i;
+
+	if (!cipher_name(a, name, sizeof(name)))
+		return -ENOTSUP;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	o->a = a;
+	o->gcm = a->alg == CC_ALG_AES_GCM || a->alg == CC_ALG_AES_GMAC;
+	if (a->alg == CC_ALG_AES_CBC_HMAC_SHA1)
+		o->md = EVP_sha1();
+	else if (a->alg == CC_ALG_AES_CBC_HMAC_SHA256)
+		o->md = EVP_sha256();
+	if (o->md)
+		memcpy(o->auth_key, auth_key, a->auth_key_len);
+	o->cipher = EVP_CIPHER_fetch(NULL, name, NULL);
+	if (!o->cipher) {
+		fprintf(stderr, "cryptod-bench: OpenSSL has no %s\n", name);
+		ossl_destroy(o);
+		return -ENOTSUP;
+	}
+	for (i = 0; i < 2; i++) {
+		o->ctx[i] = EVP_CIPHER_CTX_new();
+		if (!o->ctx[i] ||
+		    !EVP_CipherInit_ex(o->ctx[i], o->cipher, NULL, key, NULL,
+				       i == 0) ||
+		    !EVP_CIPHER_CTX_set_padding(o->ctx[i], 0)) {
+			fprintf(stderr,
+				"cryptod-bench: OpenSSL %s: context set-up "
+				"failed\n",
+				name);
+			ossl_destroy(o);
+			return -EINVAL;
+		}
+	}
+	snprintf(desc, desc_len, "OpenSSL %s EVP %s, serial",
+		 OpenSSL_version(OPENSSL_VERSION_STRING), name);
+	*priv = o;
+	return 0;
+}
+
+/*
+ * One cipher pass: dst <- src with this op's IV. GCM: aad first, the tag
+ * written (encrypt) or checked (decrypt, 1 on mismatch); GMAC: the data
+ * is all AAD. Returns 0, 1 (tag mismatch) or -EIO.
+ */
+static int cipher_one(struct ossl_ref *o, enum cc_dir dir, uint8_t *dst,
+		      const uint8_t *src, uint32_t len, const uint8_t *iv,
+		      const uint8_t *aad, uint32_t aad_len, uint8_t *tag,
+		      uint32_t tag_len)
+{
+	EVP_CIPHER_CTX *ctx = o->ctx[dir == CC_DECRYPT];
+	int outl = 0, fin = 0, total;
+
+	if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1))
+		return -EIO;
+	if (o->gcm) {
+		if (aad_len &&
+		    !EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aad_len))
+			return -EIO;
+		if (o->a->tag_only) {
+			if (!EVP_CipherUpdate(ctx, NULL, &outl, src, (int)len))
+				return -EIO;
+			len = 0; /* no output expected */
+			outl = 0;
+		} else if (!EVP_CipherUpdate(ctx, dst, &outl, src, (int)len)) {
+			return -EIO;
+		}
+		if (dir == CC_DECRYPT &&
+		    !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG,
+					 (int)tag_len, tag))
+			return -EIO;
+		if (EVP_CipherFinal_ex(ctx, dst + outl, &fin) <= 0)
+			return dir == CC_DECRYPT ? 1 : -EIO;
+		if (dir == CC_ENCRYPT &&
+		    !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG,
+					 (int)tag_len, tag))
+			return -EIO;
+	} else {
+		if (!EVP_CipherUpdate(ctx, dst, &outl, src, (int)len) ||
+		    !EVP_CipherFinal_ex(ctx, dst + outl, &fin))
+			return -EIO;
+	}
+	total = outl + fin;
+	return total == (int)len ? 0 : -EIO;
+}
+
+/* ESP: encrypt-then-MAC over AAD || ciphertext (contiguous in the slot
+ * and, out of place, at the destination's AAD copy). */
+static int authenc_one(struct ossl_ref *o, const struct bench_layout *l,
+		       enum cc_dir dir, unsigned i)
+{
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	uint8_t *dst = bench_slot_dst(l, i), *tag = bench_slot_tag(l, i);
+	const uint8_t *mac_in;
+	int rc;
+
+	if (dir == CC_ENCRYPT) {
+		rc = cipher_one(o, dir, dst, bench_slot_src(l, i), l->len,
+				l->iv[i], NULL, 0, NULL, 0);
+		if (rc)
+			return rc;
+		mac_in = dst - l->aad_len;
+	} else {
+		mac_in = bench_slot_aad(l, i);
+	}
+	if (!HMAC(o->md, o->auth_key, o->a->auth_key_len, mac_in,
+		  (size_t)l->aad_len + l->len, md, &mdlen) ||
+	    mdlen < l->tag_len)
+		return -EIO;
+	if (dir == CC_ENCRYPT) {
+		memcpy(tag, md, l->tag_len);
+		return 0;
+	}
+	if (bench_tag_differs(md, tag, l->tag_len))
+		return 1;
+	return cipher_one(o, dir, dst, bench_slot_src(l, i), l->len, l->iv[i],
+			  NULL, 0, NULL, 0);
+}
+
+static int ossl_burst(void *priv, const struct bench_layout *l, enum cc_dir dir,
+		      unsigned first, unsigned n, bool checked)
+{
+	struct ossl_ref *o = priv;
+	unsigned i;
+	int rc, bad = 0;
+
+	for (i = first; i < first + n; i++) {
+		if (o->md)
+			rc = authenc_one(o, l, dir, i);
+		else
+			rc = cipher_one(o, dir, bench_slot_dst(l, i),
+					bench_slot_src(l, i), l->len,
+					l->iv_len ? l->iv[i] : NULL,
+					bench_slot_aad(l, i), l->aad_len,
+					bench_slot_tag(l, i), l->tag_len);
+		if (rc < 0)
+			return rc;
+		bad += rc;
+	}
+	return bad;
+}
+
+const struct bench_ref_ops bench_ref_ossl_ops = {
+	.create = ossl_create,
+	.destroy = ossl_destroy,
+	.burst = ossl_burst,
+};
