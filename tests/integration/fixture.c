@@ -159,45 +159,15 @@ static pid_t fx_spawn(const char *bin, char *const argv[])
 	_exit(127);
 }
 
-int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
+/* Start the daemon on d->sock (d->dir exists) and wait until a client
+ * can connect. On failure nothing is left running and the dir is gone. */
+static int fx_launch(struct fx_daemon *d, const struct fx_daemon_params *p,
+		     const char *bin)
 {
-	static int atexit_done;
-	const char *bin = getenv("CRYPTOD_BIN");
-	const char *tmp = getenv("TMPDIR");
 	char workers[16], why[96];
 	char *argv[10];
 	uint64_t deadline;
-	int argc = 0, n, st;
-
-	memset(d, 0, sizeof(*d));
-	if (!bin || !*bin)
-		bin = CRYPTOD_BIN;
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (access(bin, X_OK) < 0) {
-		fprintf(stderr, "fixture: daemon %s: %s\n", bin,
-			strerror(errno));
-		return -ENOENT;
-	}
-
-	n = snprintf(d->dir, sizeof(d->dir), "%s/cryptod-test.XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= sizeof(d->dir))
-		return -ENAMETOOLONG;
-	if (!mkdtemp(d->dir)) {
-		int err = -errno;
-
-		fprintf(stderr, "fixture: mkdtemp %s: %s\n", d->dir,
-			strerror(errno));
-		d->dir[0] = '\0';
-		return err;
-	}
-	n = snprintf(d->sock, sizeof(d->sock), "%s/cryptod.sock", d->dir);
-	if (n < 0 || (size_t)n >= sizeof(d->sock)) {
-		fprintf(stderr, "fixture: socket path under %s too long\n",
-			d->dir);
-		fx_rmdir(d);
-		return -ENAMETOOLONG;
-	}
+	int argc = 0, st;
 
 	argv[argc++] = (char *)bin;
 	argv[argc++] = "--socket";
@@ -211,10 +181,6 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 	}
 	argv[argc] = NULL;
 
-	if (!atexit_done) {
-		atexit(fx_atexit);
-		atexit_done = 1;
-	}
 	/* Flush first so buffered output is not duplicated by the child. */
 	fflush(NULL);
 	d->pid = fx_spawn(bin, argv);
@@ -260,6 +226,68 @@ int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
 		}
 		fx_sleep_ms(FX_POLL_MS);
 	}
+}
+
+int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p)
+{
+	static int atexit_done;
+	const char *bin = getenv("CRYPTOD_BIN");
+	const char *tmp = getenv("TMPDIR");
+	int n;
+
+	memset(d, 0, sizeof(*d));
+	if (!bin || !*bin)
+		bin = CRYPTOD_BIN;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (access(bin, X_OK) < 0) {
+		fprintf(stderr, "fixture: daemon %s: %s\n", bin,
+			strerror(errno));
+		return -ENOENT;
+	}
+
+	n = snprintf(d->dir, sizeof(d->dir), "%s/cryptod-test.XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= sizeof(d->dir))
+		return -ENAMETOOLONG;
+	if (!mkdtemp(d->dir)) {
+		int err = -errno;
+
+		fprintf(stderr, "fixture: mkdtemp %s: %s\n", d->dir,
+			strerror(errno));
+		d->dir[0] = '\0';
+		return err;
+	}
+	n = snprintf(d->sock, sizeof(d->sock), "%s/cryptod.sock", d->dir);
+	if (n < 0 || (size_t)n >= sizeof(d->sock)) {
+		fprintf(stderr, "fixture: socket path under %s too long\n",
+			d->dir);
+		fx_rmdir(d);
+		return -ENAMETOOLONG;
+	}
+
+	if (!atexit_done) {
+		atexit(fx_atexit);
+		atexit_done = 1;
+	}
+	return fx_launch(d, p, bin);
+}
+
+int fx_daemon_restart(struct fx_daemon *d, const struct fx_daemon_params *p)
+{
+	const char *bin = getenv("CRYPTOD_BIN");
+	int st;
+
+	if (!bin || !*bin)
+		bin = CRYPTOD_BIN;
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		fx_reap(d->pid, &st, 1);
+		d->pid = 0;
+		fx_running = NULL;
+	}
+	/* The socket file stays behind: the new daemon must see it is stale
+	 * and take it over. */
+	return fx_launch(d, p, bin);
 }
 
 int fx_daemon_stop(struct fx_daemon *d)

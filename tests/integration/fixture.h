@@ -47,6 +47,13 @@ struct fx_daemon {
 int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p);
 
 /*
+ * Crash and restart: SIGKILL the daemon, then start a new one with the
+ * same parameters on the same socket (whose stale file it must take
+ * over), and wait until a client can connect. 0 or -errno.
+ */
+int fx_daemon_restart(struct fx_daemon *d, const struct fx_daemon_params *p);
+
+/*
  * SIGTERM the daemon and wait for it. Returns 0 only if it exited with
  * status 0 in time; -ETIMEDOUT (it was then SIGKILLed) or -EIO (non-zero
  * exit or killed by a signal) otherwise. Always removes the temp dir.
