@@ -225,15 +225,24 @@ static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 }
 
 /* CBC, CTR, ECB, XTS. Returns CRD_ST_*. */
+/* CBC, CTR, ECB, XTS. keyed: the context already holds this session's
+ * key for this direction (the previous op of the burst), so only the IV
+ * is set: a key schedule per op costs as much as a 512-byte XTS sector.
+ * Returns CRD_ST_*. */
 static int ossl_cipher(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
-		       struct engine_op *op)
+		       struct engine_op *op, int keyed)
 {
 	EVP_CIPHER_CTX *ctx = w->ctx;
 	int enc = op->op == CRD_OP_ENCRYPT, n = 0, m = 0;
-	if (!EVP_CipherInit_ex2(ctx, c, key, op->iv_len ? op->iv : NULL, enc,
-				NULL))
-		return CRD_ST_ENGINE;
-	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	const uint8_t *iv = op->iv_len ? op->iv : NULL;
+	if (keyed) {
+		if (!EVP_CipherInit_ex2(ctx, NULL, NULL, iv, enc, NULL))
+			return CRD_ST_ENGINE;
+	} else {
+		if (!EVP_CipherInit_ex2(ctx, c, key, iv, enc, NULL))
+			return CRD_ST_ENGINE;
+		EVP_CIPHER_CTX_set_padding(ctx, 0);
+	}
 	/* XTS takes the whole data unit in one update. */
 	if (op->len && !EVP_CipherUpdate(ctx, op->dst, &n, op->src, op->len))
 		return CRD_ST_ENGINE;
@@ -246,16 +255,26 @@ static int ossl_cipher(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 {
 	struct ossl_worker *w = wctx;
+	/* What the context is keyed with, within this burst only: sessions
+	 * cannot be destroyed under a running burst (grace periods), and
+	 * the context is reset at its end. */
+	const struct session *keyed_sess = NULL;
+	uint8_t keyed_op = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
 		const struct session *s = op->sess;
 		const struct ossl_key *k = (const struct ossl_key *)s->key;
 		EVP_CIPHER *c =
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
-		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC)
+		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
 			op->status = ossl_gcm(w, c, k->raw, op);
-		else
-			op->status = ossl_cipher(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
+		int keyed = keyed_sess == s && keyed_op == op->op;
+		op->status = ossl_cipher(w, c, k->raw, op, keyed);
+		keyed_sess = op->status == CRD_ST_OK ? s : NULL;
+		keyed_op = op->op;
 	}
 	/* The context holds the last key schedule (which begins with the
 	 * key itself): reset it, which cleanses and frees it, once per
