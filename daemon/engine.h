@@ -118,6 +118,31 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n);
 #define KEYS_AES .n_key = 1, .key = { { 16, 32, 8 } }
 #define NO_IV .n_iv = 1, .iv = { RANGE1(0) }
 #define NO_TAG .n_tag = 1, .tag = { RANGE1(0) }
+/* Shared capability rows, so engines that offer the same thing say it the
+ * same way. */
+#define CAP_IVS(lo, hi)                                                        \
+	.n_iv = 1, .iv = { { (lo), (hi), (lo) == (hi) ? 0 : 1 } }
+/* A block-cipher mode: AES keys, one IV size, no tag, no AAD. */
+#define CAP_AES_MODE(a, iv_, blk_)                                             \
+	{                                                                      \
+		.alg = (a), KEYS_AES, CAP_IVS(iv_, iv_), NO_TAG,               \
+		.aad = RANGE1(0), .min_len = 0, .max_len = CRD_OP_MAX_LEN,     \
+		.block = (blk_)                                                \
+	}
+/* GCM (AAD up to aad_max) or GMAC (aad_max 0: the data is the AAD). */
+#define CAP_AES_GCM(a, iv_lo, iv_hi, aad_max)                                  \
+	{                                                                      \
+		.alg = (a), KEYS_AES, CAP_IVS(iv_lo, iv_hi), GCM_TAGS,         \
+		.aad = { 0, (aad_max), (aad_max) ? 1 : 0 }, .min_len = 0,      \
+		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+	}
+/* CBC with a null digest: CBC that takes (and ignores) AAD. */
+#define CAP_AES_CBC_NULL                                                       \
+	{                                                                      \
+		.alg = CRD_ALG_AES_CBC_NULL, KEYS_AES, CAP_IVS(16, 16),        \
+		NO_TAG, .aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,            \
+		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
+	}
 #define GCM_TAGS                                                               \
 	.n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } },            \
 	.default_tag = 16

@@ -47,12 +47,6 @@ struct aesni_key {
 _Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
 	       "expanded key fits the session");
 
-#define CAP_AES_MODE(a, iv_, blk_)                                             \
-	{                                                                      \
-		.alg = (a), KEYS_AES, .n_iv = 1, .iv = { RANGE1(iv_) },        \
-		NO_TAG, .aad = RANGE1(0), .min_len = 0,                        \
-		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
-	}
 #define CAP_AUTHENC(a, tag_)                                                   \
 	{                                                                      \
 		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
@@ -63,38 +57,14 @@ _Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
 	}
 
 static const struct alg_cap aesni_caps[] = {
-	{ .alg = CRD_ALG_AES_GCM,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { RANGE1(12) },
-	  GCM_TAGS,
-	  .aad = { 0, CRD_AAD_MAX, 1 },
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
-	{ .alg = CRD_ALG_AES_GMAC,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { RANGE1(12) },
-	  GCM_TAGS,
-	  .aad = RANGE1(0),
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 12, 12, CRD_AAD_MAX),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 12, 12, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
 	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
 	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
-	{ .alg = CRD_ALG_AES_CBC_NULL,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { RANGE1(16) },
-	  NO_TAG,
-	  .aad = { 0, CRD_AAD_MAX, 1 },
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 16 },
+	CAP_AES_CBC_NULL,
 };
 
 /* Manager for key expansion on the control thread (session_init). */

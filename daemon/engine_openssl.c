@@ -23,35 +23,12 @@
 
 #include <cryptod/ring_abi.h>
 
-#define CAP_OSSL_MODE(a, iv_, blk_)                                            \
-	{                                                                      \
-		.alg = (a), KEYS_AES, .n_iv = 1, .iv = { RANGE1(iv_) },        \
-		NO_TAG, .aad = RANGE1(0), .min_len = 0,                        \
-		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
-	}
-
 static const struct alg_cap ossl_caps[] = {
-	{ .alg = CRD_ALG_AES_GCM,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { { 1, CRD_IV_MAX, 1 } },
-	  GCM_TAGS,
-	  .aad = { 0, CRD_AAD_MAX, 1 },
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
-	{ .alg = CRD_ALG_AES_GMAC,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { RANGE1(12) },
-	  GCM_TAGS,
-	  .aad = RANGE1(0),
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
-	CAP_OSSL_MODE(CRD_ALG_AES_CBC, 16, 16),
-	CAP_OSSL_MODE(CRD_ALG_AES_CTR, 16, 1),
-	CAP_OSSL_MODE(CRD_ALG_AES_ECB, 0, 16),
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_MAX, CRD_AAD_MAX),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 12, 12, 0),
+	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
+	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
+	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
 	{ .alg = CRD_ALG_AES_XTS,
 	  .n_key = 2,
 	  .key = { RANGE1(32), RANGE1(64) },
@@ -62,15 +39,7 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 16,
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
-	{ .alg = CRD_ALG_AES_CBC_NULL,
-	  KEYS_AES,
-	  .n_iv = 1,
-	  .iv = { RANGE1(16) },
-	  NO_TAG,
-	  .aad = { 0, CRD_AAD_MAX, 1 },
-	  .min_len = 0,
-	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 16 },
+	CAP_AES_CBC_NULL,
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
