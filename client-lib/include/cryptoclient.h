@@ -112,9 +112,11 @@ struct cc_sessionless {
 };
 
 struct cc_queue_params {
-	unsigned sq_entries; /* power of two; 0 = 1024 */
-	unsigned cq_entries; /* power of two >= sq_entries; 0 = sq_entries */
-	size_t arena_size;   /* bytes; 0 = 16 MiB */
+	/* The daemon refuses other geometry with -EINVAL. */
+	unsigned sq_entries; /* power of two, 8..65536; 0 = 1024 */
+	unsigned
+		cq_entries; /* power of two, sq_entries..65536; 0 = sq_entries */
+	size_t arena_size; /* 64 KiB..1 GiB (rounded up to 4 KiB); 0 = 16 MiB */
 	/* cc_submit() coalescing: publish staged single ops as one burst
 	 * when this many are staged (0 = 32), ... */
 	unsigned coalesce;
