@@ -487,3 +487,29 @@ int fx_iv_ok(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 	cc_capabilities_free(caps);
 	return ok;
 }
+
+int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
+	     const char *name, const struct cc_queue_params *qp,
+	     struct cc_conn **conn, struct cc_queue **q)
+{
+	int r = fx_daemon_start(d, p);
+	if (r) {
+		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
+			cc_strerror(r));
+		return r;
+	}
+	r = cc_connect(d->sock, name, conn);
+	if (r) {
+		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
+		fx_daemon_stop(d);
+		return r;
+	}
+	r = cc_queue_open(*conn, qp, q);
+	if (r) {
+		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
+		cc_disconnect(*conn);
+		fx_daemon_stop(d);
+		return r;
+	}
+	return 0;
+}

@@ -47,6 +47,15 @@ struct fx_daemon {
 int fx_daemon_start(struct fx_daemon *d, const struct fx_daemon_params *p);
 
 /*
+ * The usual start of a test: fx_daemon_start(), cc_connect() as name,
+ * cc_queue_open() with qp. On failure it says which step failed, undoes
+ * the others and returns -errno; on success the caller owns all three.
+ */
+int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
+	     const char *name, const struct cc_queue_params *qp,
+	     struct cc_conn **conn, struct cc_queue **q);
+
+/*
  * Crash and restart: SIGKILL the daemon, then start a new one with the
  * same parameters on the same socket (whose stale file it must take
  * over), and wait until a client can connect. 0 or -errno.

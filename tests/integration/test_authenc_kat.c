@@ -540,25 +540,8 @@ int main(void)
 	int r, fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_authenc_kat", &qp, &t.conn, &t.q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_authenc_kat", &t.conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(t.conn, &qp, &t.q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(t.conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	run_hmac_cases(&t);
 	for (a = 0; a < sizeof(cbc_algs) / sizeof(cbc_algs[0]); a++)

@@ -1050,25 +1050,8 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mc_srand(0x6261646d6f646573ull);
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_bad_modes", &qp, &t.conn, &t.q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_bad_modes", &t.conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(t.conn, &qp, &t.q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(t.conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 	/* Where the arena starts: cc_sgl_set() turns a pointer into its
 	 * offset, so buffer - offset is offset 0. */
 	t.arena_size = cc_arena_size(t.q);

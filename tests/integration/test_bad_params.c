@@ -306,25 +306,8 @@ int main(void)
 	int r, fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_bad_params", &qp, &t.conn, &t.q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_bad_params", &t.conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(t.conn, &qp, &t.q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(t.conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	r = fx_engines_for(t.conn, CC_ALG_AES_GCM, engines, MAX_ENGINES);
 	if (r < 0)

@@ -984,25 +984,8 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("seed 0x%016llx (set TEST_SEED to reproduce)\n",
 	       (unsigned long long)seed);
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_diff_modes", &qp, &t.conn, &t.q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_diff_modes", &t.conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(t.conn, &qp, &t.q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(t.conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	for (a = 0; a < mc_n_specs && !t.fatal; a++) {
 		const struct mc_spec *s = &mc_specs[a];

@@ -494,25 +494,8 @@ int main(void)
 		return FX_EXIT_SKIP;
 	}
 
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_nist_gcm", &qp, &conn, &q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_nist_gcm", &conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(conn, &qp, &q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	/* Every engine that takes AES-GCM sessions; the daemon's default
 	 * is one of them. If it lists none, test the default alone. */

@@ -722,25 +722,8 @@ int main(void)
 		return FX_EXIT_SKIP;
 	}
 
-	r = fx_daemon_start(&d, &dp);
-	if (r) {
-		fprintf(stderr, "FAIL: cannot start the daemon: %s\n",
-			cc_strerror(r));
+	if (fx_setup(&d, &dp, "test_nist_modes", &qp, &conn, &q))
 		return FX_EXIT_FAIL;
-	}
-	r = cc_connect(d.sock, "test_nist_modes", &conn);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_connect: %s\n", cc_strerror(r));
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
-	r = cc_queue_open(conn, &qp, &q);
-	if (r) {
-		fprintf(stderr, "FAIL: cc_queue_open: %s\n", cc_strerror(r));
-		cc_disconnect(conn);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	n_fs = build_file_sets(fs, names);
 	for (f = 0; f < n_fs; f++) {
