@@ -38,6 +38,14 @@ const char *alg_name(unsigned alg)
 	return alg < CRD_ALG_MAX_ ? alg_names[alg] : NULL;
 }
 
+int alg_from_name(const char *name)
+{
+	for (unsigned i = 1; i < CRD_ALG_MAX_; i++)
+		if (alg_names[i] && !strcmp(name, alg_names[i]))
+			return i;
+	return -ENOENT;
+}
+
 unsigned engine_count(void)
 {
 	return sizeof(engines) / sizeof(engines[0]);
@@ -95,8 +103,39 @@ const struct alg_cap *engine_cap(unsigned idx, unsigned alg)
 	return NULL;
 }
 
+/* Operator routing: alg -> engine index used when a session names none. */
+static int route[CRD_ALG_MAX_] = { [0 ... CRD_ALG_MAX_ - 1] = -1 };
+
+int engine_route_set(unsigned alg, const char *name)
+{
+	if (alg == 0 || alg >= CRD_ALG_MAX_)
+		return -EINVAL;
+	if (!name || !*name) {
+		route[alg] = -1;
+		return 0;
+	}
+	for (unsigned i = 0; i < engine_count(); i++) {
+		if (strcmp(name, engines[i]->name))
+			continue;
+		if (!engine_cap(i, alg))
+			return -EOPNOTSUPP;
+		route[alg] = i;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+const char *engine_route_get(unsigned alg)
+{
+	return alg < CRD_ALG_MAX_ && route[alg] >= 0 ? engines[route[alg]]->name
+						     : NULL;
+}
+
 int engine_select(unsigned alg, const char *name)
 {
+	if ((!name || !*name) && alg < CRD_ALG_MAX_ && route[alg] >= 0 &&
+	    engine_available(route[alg]))
+		return route[alg];
 	int named = name && *name;
 	int err = named ? -ENOENT : -EOPNOTSUPP;
 	for (unsigned i = 0; i < engine_count(); i++) {

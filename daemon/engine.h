@@ -101,11 +101,24 @@ const struct alg_cap *engine_cap(unsigned idx, unsigned alg);
  * supported, -ENODEV engine unavailable). */
 int engine_select(unsigned alg, const char *name);
 
+/*
+ * Operator routing (config file / command line): sessions of alg that name
+ * no engine go to engine name while it is available; otherwise the usual
+ * fastest-first choice. name NULL or "" removes the route. Call before
+ * workers start or under the control thread. 0, -EINVAL (alg),
+ * -ENOENT (no such engine), -EOPNOTSUPP (engine lacks alg).
+ */
+int engine_route_set(unsigned alg, const char *name);
+/* The routed engine's name for alg, or NULL. */
+const char *engine_route_get(unsigned alg);
+
 /* Is v in one of the n ranges? */
 int range_has(const struct range *r, unsigned n, uint32_t v);
 
 /* Algorithm names as users see them ("aes-gcm", ...); NULL if unknown. */
 const char *alg_name(unsigned alg);
+/* The inverse: enum crd_alg, or -ENOENT. */
+int alg_from_name(const char *name);
 
 /* Constant-time comparison: 0 when equal. */
 int engine_ct_memcmp(const void *a, const void *b, size_t n);
