@@ -2,6 +2,7 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "bounds.h"
 #include "log.h"
 #include "queue.h"
+#include "sdnotify.h"
 #include "session.h"
 #include "worker.h"
 #include "wire.h"
@@ -31,6 +33,7 @@ static struct {
 	struct event_base *base; /* not owned */
 	struct event *listen_ev; /* owned */
 	int listen_fd;
+	int inherited; /* socket-activated: the manager owns the file */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } ctl = { .listen_fd = -1 };
 
@@ -304,8 +307,58 @@ static int ctl_socket_in_use(const struct sockaddr_un *sa)
 	return used;
 }
 
+/* Serve a listener systemd passed us (socket activation). */
+static int ctl_adopt(struct event_base *base, int fd, const char *name)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 ||
+	    len <= offsetof(struct sockaddr_un, sun_path) || !sa.sun_path[0])
+		snprintf(ctl.path, sizeof(ctl.path), "fd %d", fd);
+	else
+		snprintf(ctl.path, sizeof(ctl.path), "%.*s",
+			 (int)sizeof(sa.sun_path), sa.sun_path);
+	ctl.base = base;
+	ctl.inherited = 1;
+	ctl.listen_ev =
+		event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
+	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
+		if (ctl.listen_ev)
+			event_free(ctl.listen_ev);
+		ctl.listen_ev = NULL;
+		close(fd);
+		return -ENOMEM;
+	}
+	ctl.listen_fd = fd;
+	log_info("socket activation: serving %s (fd %d%s%s)", ctl.path, fd,
+		 *name ? ", " : "", name);
+	return 0;
+}
+
+const char *ctl_socket_path(void)
+{
+	return ctl.path;
+}
+
 int ctl_start(struct event_base *base, const char *path, mode_t mode)
 {
+	char name[64];
+	int fd = sdn_listen_fd(name, sizeof(name));
+	if (fd >= 0)
+		return ctl_adopt(base, fd, name);
+	if (fd != -ENOENT) {
+		log_err("socket activation: %s",
+			fd == -EPROTOTYPE
+				? "the inherited fd is not a listening "
+				  "AF_UNIX SOCK_SEQPACKET socket "
+				  "(ListenSequentialPacket=)"
+			: fd == -E2BIG ? "more than one fd passed; cryptod "
+					 "serves exactly one socket"
+				       : strerror(-fd));
+		return fd;
+	}
+
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -320,8 +373,7 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		return -EADDRINUSE;
 	unlink(path);
 
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -357,7 +409,8 @@ void ctl_stop_listening(void)
 	ctl.listen_ev = NULL;
 	if (ctl.listen_fd >= 0) {
 		close(ctl.listen_fd);
-		unlink(ctl.path);
+		if (!ctl.inherited) /* else the manager's to keep or remove */
+			unlink(ctl.path);
 	}
 	ctl.listen_fd = -1;
 }

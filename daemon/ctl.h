@@ -10,9 +10,13 @@
 struct event_base;
 
 /* Bind and listen on path (creating its directory), socket mode 'mode'.
- * Refuses to steal a socket another daemon is serving. 0 or -errno. */
+ * Refuses to steal a socket another daemon is serving. Under socket
+ * activation ($LISTEN_FDS) serves the inherited listener instead and
+ * ignores path and mode. 0 or -errno. */
 int ctl_start(struct event_base *base, const char *path, mode_t mode);
-/* Stop accepting and remove the socket file. */
+/* The path served (for logs): ours, or the one systemd passed. */
+const char *ctl_socket_path(void);
+/* Stop accepting and remove the socket file (unless systemd owns it). */
 void ctl_stop_listening(void);
 /* Disconnect every client, freeing what they own. */
 void ctl_close_all(void);

@@ -18,6 +18,7 @@
 #include "keystore.h"
 #include "bounds.h"
 #include "log.h"
+#include "sdnotify.h"
 #include "worker.h"
 #include "wire.h"
 
@@ -224,9 +225,17 @@ int main(int argc, char **argv)
 
 	log_info(
 		"cryptod %s listening on %s with %u worker(s), %s polling, key store %s",
-		CRYPTOD_VERSION, o.socket, workers_count(), workers_poll_mode(),
+		CRYPTOD_VERSION, ctl_socket_path(), workers_count(),
+		workers_poll_mode(),
 		ks_locked() ? "locked in RAM" : "NOT locked");
+	char status[160];
+	snprintf(status, sizeof(status), "serving %s with %u worker(s)",
+		 ctl_socket_path(), workers_count());
+	err = sdn_ready(base, status); /* no-op without systemd */
+	if (err)
+		goto out_signals;
 	event_base_dispatch(base);
+	sdn_stopping("stopping: finishing submitted work, wiping keys");
 
 	/* Teardown in reverse: stop accepting, let workers finish what was
 	 * submitted, then drop every client (keys wiped, regions unmapped). */

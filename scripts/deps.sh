@@ -10,6 +10,7 @@ PKGS=(
 	libcmocka-dev libkcapi-dev
 	clang libclang-rt-14-dev clang-format
 	python3 python3-cryptography python3-cryptography-vectors
+	systemd groff-base xxd
 )
 
 SUDO=
