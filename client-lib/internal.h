@@ -72,7 +72,7 @@ struct cc_conn {
 	uint32_t seq;
 	char version[32];
 	int daemon_pid; /* SO_PEERCRED at connect */
-	char last_error[128];
+	char last_error[256];
 	uint8_t *rx; /* owned, CTL_MSG_MAX */
 
 	uint8_t *tag_len;  /* owned: per session id, from create */

@@ -9,20 +9,7 @@
 #include "engine.h"
 #include "wire.h"
 
-/* Algorithms that no engine of this build provides, and why. */
-static const struct {
-	unsigned alg;
-	const char *engine, *reason;
-} caps_missing[] = {
-	{ CRD_ALG_AES_LRW, "kernel",
-	  "only the kernel's lrw(aes) provides it, through the kernel (AF_ALG) "
-	  "engine, which is not part of this build" },
-};
-
-enum {
-	CAPS_MAX = CRD_ALG_MAX_ * ENGINE_MAX + 4,
-	CAPS_RANGES_MAX = CAPS_MAX * 5
-};
+enum { CAPS_MAX = CRD_ALG_MAX_ * ENGINE_MAX, CAPS_RANGES_MAX = CAPS_MAX * 5 };
 
 struct caps_buf {
 	Cryptod__AlgCaps caps[CAPS_MAX];
@@ -56,8 +43,9 @@ static void caps_one(struct caps_buf *b, unsigned alg, unsigned eng)
 	c->alg = alg;
 	c->alg_name = (char *)alg_name(alg);
 	c->engine = (char *)engine_get(eng)->name;
-	c->available = engine_available(eng);
-	c->reason = c->available ? "" : (char *)engine_unavailable_why(eng);
+	const char *why;
+	c->available = engine_alg_available(eng, alg, &why);
+	c->reason = (char *)why;
 	c->default_engine = engine_select(alg, NULL) == (int)eng;
 	c->key_sizes = caps_ranges(b, cap->key, cap->n_key);
 	c->n_key_sizes = cap->n_key;
@@ -72,7 +60,7 @@ static void caps_one(struct caps_buf *b, unsigned alg, unsigned eng)
 	c->min_len = cap->min_len;
 	c->block_size = cap->block;
 	c->sgl = 1;
-	c->sessionless = 1;
+	c->sessionless = !engine_get(eng)->no_sessionless;
 	b->capp[b->nc++] = c;
 }
 
@@ -85,16 +73,6 @@ int caps_reply(struct client *cl, uint32_t seq)
 		for (unsigned e = 0; e < engine_count(); e++)
 			if (engine_cap(e, alg))
 				caps_one(b, alg, e);
-	for (size_t i = 0; i < sizeof(caps_missing) / sizeof(caps_missing[0]);
-	     i++) {
-		Cryptod__AlgCaps *c = &b->caps[b->nc];
-		cryptod__alg_caps__init(c);
-		c->alg = caps_missing[i].alg;
-		c->alg_name = (char *)alg_name(caps_missing[i].alg);
-		c->engine = (char *)caps_missing[i].engine;
-		c->reason = (char *)caps_missing[i].reason;
-		b->capp[b->nc++] = c;
-	}
 
 	Cryptod__CapabilitiesReply r = CRYPTOD__CAPABILITIES_REPLY__INIT;
 	r.n_caps = b->nc;

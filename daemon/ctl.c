@@ -162,10 +162,18 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 				      "engine (see cryptoctl engines)");
 	case -ENOENT:
 		return ctl_send_error(c, seq, err, "no such engine");
-	case -ENODEV:
-		return ctl_send_error(c, seq, err,
-				      "no available engine provides this "
-				      "algorithm (see cryptoctl engines)");
+	case -ENODEV: {
+		const char *eng = "",
+			   *why = engine_select_why(p.alg, p.engine, &eng);
+		char msg[384];
+		snprintf(msg, sizeof(msg),
+			 "%s: no engine available%s%s%s%s",
+			 alg_name(p.alg) ? alg_name(p.alg) : "this algorithm",
+			 why ? ": " : " (see cryptoctl engines)",
+			 why ? eng : "", why ? " unavailable: " : "",
+			 why ? why : "");
+		return ctl_send_error(c, seq, err, msg);
+	}
 	case -ENOSPC:
 		return ctl_send_error(c, seq, err, "key store full");
 	default:

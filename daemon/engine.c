@@ -7,16 +7,15 @@
 
 /* Fastest first: engine_select() takes the first available that fits. */
 static const struct engine *const engines[] = {
-	&engine_aesni,
-	&engine_openssl,
-	&engine_null,
+	&engine_aesni,	&engine_openssl,       &engine_null,
+	&engine_kernel, &engine_kernel_pcrypt,
 };
 _Static_assert(sizeof(engines) / sizeof(engines[0]) <= ENGINE_MAX,
 	       "ENGINE_MAX");
 
 static struct {
 	int err; /* 0 = available, else -errno from probe */
-	char why[128];
+	char why[256];
 } probe_state[ENGINE_MAX];
 
 static const char *const alg_names[CRD_ALG_MAX_] = {
@@ -92,6 +91,18 @@ const char *engine_unavailable_why(unsigned idx)
 	return idx < engine_count() ? probe_state[idx].why : "no such engine";
 }
 
+int engine_alg_available(unsigned idx, unsigned alg, const char **why)
+{
+	const char *r = NULL;
+	if (!engine_available(idx))
+		r = engine_unavailable_why(idx);
+	else if (engines[idx]->alg_unavailable)
+		r = engines[idx]->alg_unavailable(alg);
+	if (why)
+		*why = r ? r : "";
+	return r == NULL;
+}
+
 const struct alg_cap *engine_cap(unsigned idx, unsigned alg)
 {
 	const struct engine *e = engine_get(idx);
@@ -134,7 +145,7 @@ const char *engine_route_get(unsigned alg)
 int engine_select(unsigned alg, const char *name)
 {
 	if ((!name || !*name) && alg < CRD_ALG_MAX_ && route[alg] >= 0 &&
-	    engine_available(route[alg]))
+	    engine_alg_available(route[alg], alg, NULL))
 		return route[alg];
 	int named = name && *name;
 	int err = named ? -ENOENT : -EOPNOTSUPP;
@@ -142,16 +153,31 @@ int engine_select(unsigned alg, const char *name)
 		if (named && strcmp(name, engines[i]->name))
 			continue;
 		if (!engine_cap(i, alg)) {
-			err = -EOPNOTSUPP;
+			if (err != -ENODEV) /* "exists but unavailable" wins */
+				err = -EOPNOTSUPP;
 			continue;
 		}
-		if (!engine_available(i)) {
+		if (!engine_alg_available(i, alg, NULL)) {
 			err = -ENODEV; /* keep looking for another engine */
 			continue;
 		}
 		return i;
 	}
 	return err;
+}
+
+const char *engine_select_why(unsigned alg, const char *name, const char **eng)
+{
+	for (unsigned i = 0; i < engine_count(); i++) {
+		const char *why;
+		if ((name && *name && strcmp(name, engines[i]->name)) ||
+		    !engine_cap(i, alg) || engine_alg_available(i, alg, &why))
+			continue;
+		if (eng)
+			*eng = engines[i]->name;
+		return why;
+	}
+	return NULL;
 }
 
 int range_has(const struct range *r, unsigned n, uint32_t v)

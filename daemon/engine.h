@@ -56,7 +56,7 @@ struct alg_cap {
 	uint32_t block; /* data length must be a multiple; 1 = any */
 };
 
-enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 4 };
+enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 6 };
 
 struct engine {
 	const char *name;
@@ -80,11 +80,27 @@ struct engine {
 	void (*process)(void *wctx, struct engine_op *ops, unsigned n);
 	/* Release what probe set up (optional). */
 	void (*fini)(void);
+	/* Release what session_init made besides key bytes (optional; the
+	 * kernel engine's AF_ALG sockets). Called once no worker can see s. */
+	void (*session_fini)(struct session *s);
+	/* Why alg is unavailable on an available engine, or NULL (optional:
+	 * the kernel engine probes every algorithm separately). */
+	const char *(*alg_unavailable)(unsigned alg);
+	/* Session-less ops are refused (setting a key costs a socket). */
+	int no_sessionless;
 };
 
 extern const struct engine engine_aesni;
 extern const struct engine engine_openssl;
 extern const struct engine engine_null;
+extern const struct engine engine_kernel;
+extern const struct engine engine_kernel_pcrypt;
+
+/* How the kernel-pcrypt engine finds pcrypt instances: off; auto (the
+ * default: cryptoshim.ko's, then existing ones, then create them over
+ * crypto_user netlink when permitted). Call before engine_probe_all(). */
+enum kernel_pcrypt_mode { KPCRYPT_OFF, KPCRYPT_AUTO };
+void engine_kernel_configure(enum kernel_pcrypt_mode mode);
 
 /* Registry (engine.c). Index is stable for the process lifetime. */
 unsigned engine_count(void);
@@ -94,6 +110,8 @@ int engine_probe_all(void);
 void engine_fini_all(void);
 int engine_available(unsigned idx);
 const char *engine_unavailable_why(unsigned idx);
+/* Engine idx is available and serves alg; else *why (if given) says why. */
+int engine_alg_available(unsigned idx, unsigned alg, const char **why);
 /* The capability of engine idx for alg, or NULL. */
 const struct alg_cap *engine_cap(unsigned idx, unsigned alg);
 /* name NULL or "" = the first (fastest) available engine for alg.
@@ -111,6 +129,11 @@ int engine_select(unsigned alg, const char *name);
 int engine_route_set(unsigned alg, const char *name);
 /* The routed engine's name for alg, or NULL. */
 const char *engine_route_get(unsigned alg);
+
+/* After engine_select() said -ENODEV: the reason of the first engine
+ * (named name, if given) that has alg but cannot serve it now, and that
+ * engine's name in *eng; NULL if none. */
+const char *engine_select_why(unsigned alg, const char *name, const char **eng);
 
 /* Is v in one of the n ranges? */
 int range_has(const struct range *r, unsigned n, uint32_t v);

@@ -44,7 +44,7 @@ int session_create(const struct session_params *p, struct session **out)
 		return -ENOSPC;
 	int err = session_setup(s, p, NULL);
 	if (err) {
-		ks_free(s);
+		ks_free(s); /* session_init cleans up after itself on failure */
 		return err;
 	}
 	*out = s;
@@ -53,5 +53,7 @@ int session_create(const struct session_params *p, struct session **out)
 
 void session_destroy(struct session *s)
 {
+	if (s->eng && s->eng->session_fini)
+		s->eng->session_fini(s);
 	ks_free(s); /* wipes the expanded key with the slot */
 }

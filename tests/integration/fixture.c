@@ -418,6 +418,19 @@ int fx_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	return r;
 }
 
+int fx_engine_wanted(const char *name)
+{
+	const char *only = getenv("CRYPTOD_TEST_ENGINES");
+	if (!only || !*only)
+		return 1;
+	size_t l = strlen(name);
+	for (const char *p = only; (p = strstr(p, name)); p += l)
+		if ((p == only || p[-1] == ',') &&
+		    (p[l] == ',' || p[l] == '\0'))
+			return 1;
+	return 0;
+}
+
 int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 		   char names[][FX_ENGINE_NAME_MAX], unsigned max)
 {
@@ -432,6 +445,8 @@ int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 		return r;
 	}
 	for (i = 0; i < st.n_engines && n < max; i++) {
+		if (!fx_engine_wanted(st.engines[i].name))
+			continue;
 		struct cc_session_params sp = {
 			.alg = alg,
 			.key = alg == CC_ALG_NULL ? NULL : probe_key,

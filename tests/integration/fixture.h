@@ -72,6 +72,13 @@ int fx_daemon_stop(struct fx_daemon *d);
 #define FX_ENGINE_NAME_MAX 32
 
 /*
+ * Should tests run engine name? Yes, unless $CRYPTOD_TEST_ENGINES (a comma
+ * list) leaves it out: the VM suite runs the vector tests on the kernel
+ * engines alone, as the host has already run them on the others.
+ */
+int fx_engine_wanted(const char *name);
+
+/*
  * Names of the engines the daemon lists (cc_stats_get) that accept a
  * session of alg, probed by creating and destroying one with a throw-away
  * key. Engines that refuse are printed, with the reason, and left out.

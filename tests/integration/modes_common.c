@@ -345,7 +345,8 @@ int mc_engines_for(struct cc_conn *conn, enum cc_alg alg,
 			int want_default = pass == 0;
 
 			if (caps[i].alg != alg || !caps[i].available ||
-			    !!caps[i].default_engine != want_default)
+			    !!caps[i].default_engine != want_default ||
+			    !fx_engine_wanted(caps[i].engine))
 				continue;
 			snprintf(names[r++], FX_ENGINE_NAME_MAX, "%s",
 				 caps[i].engine);
