@@ -42,15 +42,10 @@ bad()
 	echo "FAIL: $*" >&2
 }
 
-# The first vector of [Keylen = 128] [IVlen = 96] [PTlen = 128]
-# [AADlen = 128] [Taglen = 128].
-read -r KEY IV PT AAD CT TAG < <(tr -d '\r' <"$VEC" | awk '
-	/^\[/ { sec = sec $0; if ($0 ~ /Taglen/) { want = (sec ~ /PTlen = 128\]/ && sec ~ /AADlen = 128\]/ && sec ~ /Taglen = 128\]/); sec = "" } next }
-	want && /^Count = 0$/ { grab = 1; next }
-	grab && /^(Key|IV|PT|AAD|CT|Tag) = / { v[$1] = $3 }
-	grab && /^Tag = / { print v["Key"], v["IV"], v["PT"], v["AAD"], v["CT"], v["Tag"]; exit }')
+VECTOR=$(dirname "$0")/../common/nist_gcm_vector.sh
+read -r KEY IV PT AAD CT TAG < <(sh "$VECTOR")
 if [ -z "${TAG:-}" ]; then
-	echo "FAIL: no vector found in $VEC" >&2
+	echo "FAIL: no NIST GCM vector" >&2
 	exit 1
 fi
 
@@ -128,6 +123,39 @@ kill -TERM "$dpid"
 wait "$dpid"
 [ $? -eq 0 ] && ok || bad "exit status after SIGTERM (own socket)"
 [ ! -e "$own" ] && ok || bad "the daemon left its own socket file behind"
+
+# 4. A user's client finds the system service's socket by default. In a
+# private mount namespace with its own /run (nothing on the host changes):
+# a socket-activated daemon on /run/cryptod/cryptod.sock, and cryptoctl
+# run as nobody with no $CRYPTOD_SOCKET.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v setpriv >/dev/null &&
+	unshare -m true 2>/dev/null; then
+	cat >"$tmp/ns.sh" <<'NS'
+set -u
+mount -t tmpfs -o mode=0755 none /run || exit 77
+mkdir -p /run/cryptod
+systemd-socket-activate --seqpacket -l /run/cryptod/cryptod.sock "$1" --workers 1 >"$3" 2>&1 &
+apid=$!
+for _ in $(seq 100); do [ -S /run/cryptod/cryptod.sock ] && break; sleep 0.1; done
+chmod 0666 /run/cryptod/cryptod.sock  # cryptod.socket: 0660, group cryptod
+as_user() { env -u CRYPTOD_SOCKET XDG_RUNTIME_DIR=/nonexistent \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+rc=0
+as_user "$2" ping >/dev/null || { echo "FAIL: a user's cryptoctl did not find /run/cryptod/cryptod.sock" >&2; rc=1; }
+kill -TERM "$apid"; wait "$apid"
+rm -f /run/cryptod/cryptod.sock
+# Without the system socket the user's default is per user again.
+out=$(as_user "$2" ping 2>&1) && { echo "FAIL: ping succeeded with no daemon" >&2; rc=1; }
+case "$out" in *"/nonexistent/cryptod.sock"*) ;; *) echo "FAIL: no fallback to \$XDG_RUNTIME_DIR: $out" >&2; rc=1 ;; esac
+exit $rc
+NS
+	unshare -m bash "$tmp/ns.sh" "$DAEMON" "$CTL" "$tmp/log4"
+	case $? in
+	0) ok ;;
+	77) echo "(client default path: no tmpfs on /run here; not checked)" ;;
+	*) bad "client default path (log: $(tail -3 "$tmp/log4" | tr '\n' ' '))" ;;
+	esac
+fi
 
 echo "socket activation: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
