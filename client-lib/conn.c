@@ -13,8 +13,19 @@
 
 enum { CONN_REPLY_TIMEOUT_MS = 30000 };
 
+#define CC_SYSTEM_SOCKET "/run/cryptod/cryptod.sock"
+
+/* A user's client finds the system service (cryptod.socket, group cryptod)
+ * when it is there; the daemon's own default stays per user
+ * (wire_default_socket_path), so a user's daemon never competes for it. */
 int cc_default_socket_path(char *buf, size_t len)
 {
+	const char *env = getenv("CRYPTOD_SOCKET");
+	if ((!env || !*env) && geteuid() != 0 &&
+	    access(CC_SYSTEM_SOCKET, F_OK) == 0) {
+		int n = snprintf(buf, len, "%s", CC_SYSTEM_SOCKET);
+		return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	}
 	return wire_default_socket_path(buf, len);
 }
 

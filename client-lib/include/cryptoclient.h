@@ -220,7 +220,8 @@ struct cc_stats {
 /* ---- Connection and control ---- */
 
 /* Default socket path: $CRYPTOD_SOCKET, else /run/cryptod/cryptod.sock for
- * root, else $XDG_RUNTIME_DIR/cryptod.sock, else /tmp/cryptod-$UID/cryptod.sock.
+ * root or when it exists (the system service), else
+ * $XDG_RUNTIME_DIR/cryptod.sock, else /tmp/cryptod-$UID/cryptod.sock.
  * Writes at most len bytes; returns 0 or -ENAMETOOLONG. */
 int cc_default_socket_path(char *buf, size_t len);
 
