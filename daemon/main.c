@@ -58,7 +58,10 @@ static void usage(FILE *f)
 		"  -V, --version          print the version\n"
 		"\n"
 		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT stops\n"
-		"accepting clients, completes submitted work, wipes keys and exits 0.\n",
+		"accepting clients, completes submitted work, wipes keys and exits 0.\n"
+		"Under systemd it reports readiness and pings the watchdog\n"
+		"($NOTIFY_SOCKET, $WATCHDOG_USEC), and serves a socket passed by\n"
+		"socket activation ($LISTEN_FDS) instead of --socket. See cryptod(8).\n",
 		MAX_WORKERS, WORKER_SPIN_US);
 }
 
