@@ -166,8 +166,7 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 		const char *eng = "",
 			   *why = engine_select_why(p.alg, p.engine, &eng);
 		char msg[384];
-		snprintf(msg, sizeof(msg),
-			 "%s: no engine available%s%s%s%s",
+		snprintf(msg, sizeof(msg), "%s: no engine available%s%s%s%s",
 			 alg_name(p.alg) ? alg_name(p.alg) : "this algorithm",
 			 why ? ": " : " (see cryptoctl engines)",
 			 why ? eng : "", why ? " unavailable: " : "",
