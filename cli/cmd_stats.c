@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl stats: the daemon's counters per engine and per client queue,
- * as aligned tables for people or as JSON for scripts.
+ * cryptoctl stats: the daemon's counters per engine, worker, client queue
+ * and session, as aligned tables for people, JSON for scripts, Prometheus
+ * text for node_exporter, or a live view (stats_watch.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,29 +10,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
-	"Usage: cryptoctl stats [--json] [--socket PATH]\n"
+	"Usage: cryptoctl stats [--json | --prometheus | --watch [SECONDS]]\n"
+	"                       [--count N] [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
 	"the ops, bytes, errors and authentication failures it saw; per\n"
-	"client queue the same plus retries (enqueue refused: ring full),\n"
-	"empty polls (worker passes that found no work), wake-ups (doorbells\n"
-	"rung for a sleeping client), its owner (client id, pid, uid, name),\n"
-	"its sessions and the ops in flight; then, per queue, how many runs\n"
-	"of 1, 2-3, 4-7, ... ops the workers took at once. Bytes are exact.\n"
+	"worker the same plus empty polls (passes that found no work),\n"
+	"wake-ups (times it woke from sleep), passes, runs and its service\n"
+	"time percentiles; per client queue the counters plus retries\n"
+	"(enqueue refused: ring full), empty polls (worker visits that found\n"
+	"nothing), wake-ups (doorbells rung for a sleeping client), its\n"
+	"owner, sessions, ops in flight and service time p50/p90/p99/p99.9\n"
+	"(from a worker's claim of an op to the post of its completion);\n"
+	"per queue the runs of 1, 2-3, 4-7, ... ops workers took at once; and\n"
+	"per session its algorithm, engine and counters. A client that is\n"
+	"not root or the daemon's user sees only its own queues and sessions.\n"
+	"docs/observability.md describes every field.\n"
 	"\n"
 	"  -j, --json         one JSON object instead of the tables:\n"
 	"                     uptime_ms, workers, poll_mode, clients,\n"
-	"                     sessions, engines[] (name, COUNTERS) and\n"
-	"                     queues[] (client_id, queue_id, pid, uid,\n"
-	"                     client_name, in_flight, sessions, COUNTERS,\n"
-	"                     batch_hist[8]: runs of 1, 2-3, ..., 128-255\n"
-	"                     ops workers took at once), where COUNTERS\n"
-	"                     are ops, bytes, errors, auth_failures,\n"
-	"                     retries, empty_polls and wakeups\n"
+	"                     sessions, engines[] (name, COUNTERS),\n"
+	"                     worker_stats[] (index, asleep, passes, runs,\n"
+	"                     COUNTERS, latency), queues[] (client_id,\n"
+	"                     queue_id, pid, uid, client_name, connected_ms,\n"
+	"                     in_flight, sessions, COUNTERS, batch_hist[8],\n"
+	"                     latency) and session_list[] (client_id,\n"
+	"                     session_id, pid, uid, alg, key_bits, engine,\n"
+	"                     tag_len, COUNTERS), where COUNTERS are ops,\n"
+	"                     bytes, errors, auth_failures, retries,\n"
+	"                     empty_polls and wakeups, and latency is\n"
+	"                     {count, sum_ns, p50_ns, p90_ns, p99_ns, p999_ns}\n"
+	"  -p, --prometheus   Prometheus text format (node_exporter's textfile\n"
+	"                     collector): cryptod_* metrics labelled engine,\n"
+	"                     worker, client, queue, session\n"
+	"  -w, --watch [SECONDS]\n"
+	"                     a live view refreshed every SECONDS (default 1,\n"
+	"                     0.1 to 3600): rates per second and the service\n"
+	"                     time of the last interval; q or Ctrl-C quits.\n"
+	"                     When stdout is not a terminal, one snapshot per\n"
+	"                     interval, one after another\n"
+	"  -n, --count N      with --watch: stop after N refreshes\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
@@ -137,8 +160,128 @@ static int print_queues(const struct cc_stats *st)
 	return print_runs(st);
 }
 
-static int print_tables(const struct cc_stats *st)
+void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 100000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.0fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+static void tbl_ns(struct tbl *t, unsigned row, unsigned col, uint64_t ns,
+		   uint64_t count)
+{
+	if (!count)
+		snprintf(tbl_cell(t, row, col), TBL_CELL, "-");
+	else
+		fmt_ns(tbl_cell(t, row, col), TBL_CELL, ns);
+}
+
+static int print_workers(const struct cc_stats *st)
+{
+	static const char *const titles[] = {
+		"WORKER",    "<STATE", "OPS",  "BYTES",	      "ERRORS",
+		"AUTH-FAIL", "PASSES", "RUNS", "EMPTY-POLLS", "WAKEUPS",
+		"P50",	     "P90",    "P99",  "P99.9",
+	};
+	enum { N_COLS = 14 };
+	struct tbl t;
+	unsigned i;
+
+	if (tbl_init(&t, st->n_workers_stats, titles, N_COLS))
+		return -ENOMEM;
+	for (i = 0; i < st->n_workers_stats; i++) {
+		const struct cc_worker_stats *w = &st->worker_stats[i];
+
+		tbl_u64(&t, i, 0, w->index);
+		tbl_text(&t, i, 1, w->asleep ? "asleep" : "polling");
+		tbl_counters(&t, i, 2, &w->c, 4);
+		tbl_u64(&t, i, 6, w->passes);
+		tbl_u64(&t, i, 7, w->runs);
+		tbl_u64(&t, i, 8, w->c.empty_polls);
+		tbl_u64(&t, i, 9, w->c.wakeups);
+		tbl_ns(&t, i, 10, w->lat.p50_ns, w->lat.count);
+		tbl_ns(&t, i, 11, w->lat.p90_ns, w->lat.count);
+		tbl_ns(&t, i, 12, w->lat.p99_ns, w->lat.count);
+		tbl_ns(&t, i, 13, w->lat.p999_ns, w->lat.count);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+/* Service time per queue: claim to completion post. */
+static int print_queue_latency(const struct cc_stats *st)
+{
+	static const char *const titles[] = {
+		"CLIENT", "QUEUE", "OPS", "MEAN", "P50", "P90", "P99", "P99.9"
+	};
+	enum { N_COLS = 8 };
+	struct tbl t;
+	unsigned i;
+
+	if (tbl_init(&t, st->n_queues, titles, N_COLS))
+		return -ENOMEM;
+	for (i = 0; i < st->n_queues; i++) {
+		const struct cc_latency *l = &st->queues[i].lat;
+
+		tbl_u64(&t, i, 0, st->queues[i].client_id);
+		tbl_u64(&t, i, 1, st->queues[i].queue_id);
+		tbl_u64(&t, i, 2, l->count);
+		tbl_ns(&t, i, 3, l->count ? l->sum_ns / l->count : 0, l->count);
+		tbl_ns(&t, i, 4, l->p50_ns, l->count);
+		tbl_ns(&t, i, 5, l->p90_ns, l->count);
+		tbl_ns(&t, i, 6, l->p99_ns, l->count);
+		tbl_ns(&t, i, 7, l->p999_ns, l->count);
+	}
+	printf("\nService time per op (worker claim to completion post):\n");
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+static int print_sessions(const struct stats_snap *s)
+{
+	static const char *const titles[] = {
+		"CLIENT", "SESSION", "<ALG",   "KEY-BITS",  "<ENGINE",
+		"OPS",	  "BYTES",   "ERRORS", "AUTH-FAIL",
+	};
+	enum { N_COLS = 9 };
+	struct tbl t;
+	unsigned i;
+
+	if (!s->n_sess) {
+		puts("\nno sessions");
+		return 0;
+	}
+	if (tbl_init(&t, s->n_sess, titles, N_COLS))
+		return -ENOMEM;
+	for (i = 0; i < s->n_sess; i++) {
+		const struct cc_session_info *x = &s->sess[i];
+		const char *alg = cc_alg_name(x->alg);
+
+		tbl_u64(&t, i, 0, x->client_id);
+		tbl_u64(&t, i, 1, x->session_id);
+		tbl_text(&t, i, 2, alg ? alg : "?");
+		tbl_u64(&t, i, 3, x->key_bits);
+		tbl_text(&t, i, 4, x->engine);
+		tbl_counters(&t, i, 5, &x->c, 4);
+	}
+	printf("\nSessions:\n");
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+int stats_print_tables(const struct stats_snap *snap)
+{
+	const struct cc_stats *st = &snap->st;
 	uint64_t s = st->uptime_ms / 1000;
 
 	fputs("uptime ", stdout);
@@ -152,7 +295,19 @@ static int print_tables(const struct cc_stats *st)
 	if (print_engines(st))
 		return -ENOMEM;
 	putchar('\n');
-	return print_queues(st);
+	if (st->n_workers_stats) {
+		if (print_workers(st))
+			return -ENOMEM;
+		putchar('\n');
+	}
+	if (print_queues(st))
+		return -ENOMEM;
+	if (st->total_queues > st->n_queues)
+		printf("(%u of %u queues shown: the reply was cut to fit)\n",
+		       st->n_queues, st->total_queues);
+	if (st->n_queues && print_queue_latency(st))
+		return -ENOMEM;
+	return print_sessions(snap);
 }
 
 static void json_counters(const struct cc_counters *k)
@@ -165,8 +320,61 @@ static void json_counters(const struct cc_counters *k)
 	       k->empty_polls, k->wakeups);
 }
 
-static void print_json(const struct cc_stats *st)
+static void json_latency(const struct cc_latency *l)
 {
+	printf("\"latency\": {\"count\": %" PRIu64 ", \"sum_ns\": %" PRIu64
+	       ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+	       ", \"p99_ns\": %" PRIu64 ", \"p999_ns\": %" PRIu64 "}",
+	       l->count, l->sum_ns, l->p50_ns, l->p90_ns, l->p99_ns,
+	       l->p999_ns);
+}
+
+static void json_workers(const struct cc_stats *st)
+{
+	unsigned i;
+
+	fputs(",\n  \"worker_stats\": [", stdout);
+	for (i = 0; i < st->n_workers_stats; i++) {
+		const struct cc_worker_stats *w = &st->worker_stats[i];
+
+		printf("%s\n    {\"index\": %u, \"asleep\": %s, "
+		       "\"passes\": %" PRIu64 ", \"runs\": %" PRIu64 ", ",
+		       i ? "," : "", w->index, w->asleep ? "true" : "false",
+		       w->passes, w->runs);
+		json_counters(&w->c);
+		fputs(", ", stdout);
+		json_latency(&w->lat);
+		putchar('}');
+	}
+	printf("%s]", st->n_workers_stats ? "\n  " : "");
+}
+
+static void json_sessions(const struct stats_snap *s)
+{
+	unsigned i;
+
+	fputs(",\n  \"session_list\": [", stdout);
+	for (i = 0; i < s->n_sess; i++) {
+		const struct cc_session_info *x = &s->sess[i];
+		const char *alg = cc_alg_name(x->alg);
+
+		printf("%s\n    {\"client_id\": %u, \"session_id\": %u, "
+		       "\"pid\": %u, \"uid\": %u, \"alg\": ",
+		       i ? "," : "", x->client_id, x->session_id, x->pid,
+		       x->uid);
+		json_str(alg ? alg : "?");
+		printf(", \"key_bits\": %u, \"engine\": ", x->key_bits);
+		json_str(x->engine);
+		printf(", \"tag_len\": %u, ", x->tag_len);
+		json_counters(&x->c);
+		putchar('}');
+	}
+	printf("%s]", s->n_sess ? "\n  " : "");
+}
+
+static void print_json(const struct stats_snap *snap)
+{
+	const struct cc_stats *st = &snap->st;
 	unsigned i;
 
 	printf("{\n  \"uptime_ms\": %" PRIu64 ",\n  \"workers\": %u,\n"
@@ -182,7 +390,9 @@ static void print_json(const struct cc_stats *st)
 		json_counters(&st->engines[i].c);
 		putchar('}');
 	}
-	printf("%s],\n  \"queues\": [", st->n_engines ? "\n  " : "");
+	printf("%s]", st->n_engines ? "\n  " : "");
+	json_workers(st);
+	printf(",\n  \"total_queues\": %u,\n  \"queues\": [", st->total_queues);
 	for (i = 0; i < st->n_queues; i++) {
 		const struct cc_queue_stats *q = &st->queues[i];
 
@@ -190,34 +400,119 @@ static void print_json(const struct cc_stats *st)
 		       "\"pid\": %u, \"uid\": %u, \"client_name\": ",
 		       i ? "," : "", q->client_id, q->queue_id, q->pid, q->uid);
 		json_str(q->client_name);
-		printf(", \"in_flight\": %u, \"sessions\": %u, ", q->in_flight,
-		       q->sessions);
+		printf(", \"connected_ms\": %" PRIu64
+		       ", \"in_flight\": %u, \"sessions\": %u, ",
+		       q->connected_ms, q->in_flight, q->sessions);
 		json_counters(&q->c);
 		fputs(", \"batch_hist\": [", stdout);
 		for (unsigned b = 0; b < 8; b++)
 			printf("%s%" PRIu64, b ? ", " : "", q->batch_hist[b]);
-		fputs("]}", stdout);
+		fputs("], ", stdout);
+		json_latency(&q->lat);
+		putchar('}');
 	}
-	printf("%s]\n}\n", st->n_queues ? "\n  " : "");
+	printf("%s]", st->n_queues ? "\n  " : "");
+	json_sessions(snap);
+	fputs("\n}\n", stdout);
+}
+
+int stats_snap_take(struct cc_conn *conn, struct stats_snap *s)
+{
+	struct timespec ts;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = cc_stats_get(conn, &s->st);
+	if (ret < 0)
+		return ret;
+	ret = cc_sessions_get(conn, &s->sess, &s->n_sess);
+	if (ret < 0) {
+		cc_stats_free(&s->st);
+		return ret;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return 0;
+}
+
+void stats_snap_free(struct stats_snap *s)
+{
+	cc_stats_free(&s->st);
+	free(s->sess);
+	s->sess = NULL;
+	s->n_sess = 0;
+}
+
+/* A number of seconds in [0.1, WATCH_MAX_S]: 0, or -EINVAL. */
+static int parse_interval(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0.1 && v <= WATCH_MAX_S))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int is_number(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return 0;
+	(void)strtod(s, &end);
+	return !*end;
 }
 
 int cmd_stats(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cc_stats st;
+	enum { TABLES, JSON, PROM, WATCH } mode = TABLES;
+	struct stats_snap snap;
 	struct cc_conn *conn;
-	int json = 0, c, ret;
+	double interval = 1;
+	unsigned long count = 0;
+	int c, ret, modes = 0;
+	char *end;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "jhs:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jpw::n:hs:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = 1;
+			mode = JSON;
+			modes++;
+			break;
+		case 'p':
+			mode = PROM;
+			modes++;
+			break;
+		case 'w':
+			mode = WATCH;
+			modes++;
+			if (optarg && parse_interval(optarg, &interval))
+				goto bad_interval;
+			break;
+		case 'n':
+			errno = 0;
+			count = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !count ||
+			    count > WATCH_MAX_COUNT) {
+				cli_usage_err("stats",
+					      "--count wants 1 to %u, not '%s'",
+					      WATCH_MAX_COUNT, optarg);
+				return CLI_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			fputs(usage_stats, stdout);
@@ -229,13 +524,33 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 	}
+	/* '--watch 2': getopt leaves an optional argument's separate word
+	 * as an operand. */
+	if (mode == WATCH && optind < argc && is_number(argv[optind])) {
+		optarg = argv[optind++];
+		if (parse_interval(optarg, &interval))
+			goto bad_interval;
+	}
 	if (cli_no_args("stats", argc, argv))
 		return CLI_EXIT_USAGE;
+	if (modes > 1) {
+		cli_usage_err("stats", "--json, --prometheus and --watch "
+				       "exclude each other");
+		return CLI_EXIT_USAGE;
+	}
+	if (count && mode != WATCH) {
+		cli_usage_err("stats", "--count goes with --watch");
+		return CLI_EXIT_USAGE;
+	}
 
 	if (cli_connect(cli, &conn))
 		return CLI_EXIT_FAIL;
-	memset(&st, 0, sizeof(st));
-	ret = cc_stats_get(conn, &st);
+	if (mode == WATCH) {
+		ret = stats_watch(conn, interval, (unsigned)count);
+		cc_disconnect(conn);
+		return ret;
+	}
+	ret = stats_snap_take(conn, &snap);
 	cc_disconnect(conn);
 	if (ret < 0) {
 		cli_err("stats: %s", cc_strerror(ret));
@@ -243,14 +558,21 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	}
 
 	ret = 0;
-	if (json)
-		print_json(&st);
+	if (mode == JSON)
+		print_json(&snap);
+	else if (mode == PROM)
+		stats_print_prom(&snap);
 	else
-		ret = print_tables(&st);
-	cc_stats_free(&st);
+		ret = stats_print_tables(&snap);
+	stats_snap_free(&snap);
 	if (ret < 0) {
 		cli_err("stats: %s", strerror(-ret));
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
+
+bad_interval:
+	cli_usage_err("stats", "--watch wants 0.1 to %u seconds, not '%s'",
+		      WATCH_MAX_S, optarg);
+	return CLI_EXIT_USAGE;
 }

@@ -20,14 +20,19 @@ static const char usage_main[] =
 	"Operate cryptod, the crypto offload daemon.\n"
 	"\n"
 	"Commands:\n"
-	"  stats      counters per engine and per client queue (or --json)\n"
+	"  stats      counters and service-time percentiles per engine,\n"
+	"             worker, client queue and session (--json,\n"
+	"             --prometheus, --watch for a live view)\n"
+	"  clients    the daemon's client connections\n"
+	"  sessions   the sessions clients hold (never key material)\n"
 	"  engines    algorithms and the engines that run them: sizes,\n"
 	"             availability (or --json)\n"
 	"  encrypt    encrypt stdin to stdout: AES-GCM, -GMAC, -CBC, -CTR,\n"
 	"             -ECB, -XTS, CBC+HMAC-SHA1/SHA256, CBC+null; null\n"
 	"  decrypt    decrypt stdin to stdout once the tag has verified\n"
 	"             (aes-gmac: verify the tag of stdin)\n"
-	"  ping       check that the daemon answers; print its version\n"
+	"  ping       health check: does the daemon answer, are the engines\n"
+	"             the operator routes algorithms to available\n"
 	"  version    print the version of cryptoctl (and of the daemon)\n"
 	"  help [COMMAND]\n"
 	"             this text, or the help of COMMAND\n"
@@ -43,14 +48,26 @@ static const char usage_main[] =
 	"  -V, --version      print the version\n"
 	"\n"
 	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
-	"I/O error); 2 bad arguments; 3 authentication failed (decrypt).\n";
+	"I/O error); 2 bad arguments; 3 authentication failed (decrypt);\n"
+	"4 degraded (ping: an engine an algorithm is routed to is\n"
+	"unavailable).\n";
 
 static const char usage_ping[] =
 	"Usage: cryptoctl ping [--socket PATH]\n"
 	"\n"
-	"Connect to cryptod, exchange hello, and print the daemon's version\n"
-	"and how long connecting and hello took. Exit status 0 if it\n"
-	"answered, else 1.\n";
+	"Health check for scripts and monitoring. Connect to cryptod, exchange\n"
+	"hello, ask for its capabilities, and print the daemon's version and\n"
+	"how long connecting and hello took. Then check every algorithm the\n"
+	"operator's configuration routes to a named engine: if that engine is\n"
+	"unavailable (the daemon falls back to another, or serves nothing),\n"
+	"say which and why.\n"
+	"\n"
+	"Exit status:\n"
+	"  0  healthy: the daemon answered and every routed engine is available\n"
+	"  1  unreachable: no daemon at the socket, or it did not answer\n"
+	"  2  bad arguments\n"
+	"  4  degraded: the daemon answered, but an engine the configuration\n"
+	"     routes an algorithm to is unavailable\n";
 
 static const char usage_version[] =
 	"Usage: cryptoctl version [--socket PATH]\n"
@@ -181,7 +198,9 @@ static double now_ms(void)
 
 static int cmd_ping(struct cli *cli, int argc, char **argv)
 {
+	struct cc_alg_caps *caps;
 	struct cc_conn *conn;
+	unsigned n, i, degraded = 0;
 	double t0;
 	int ret;
 
@@ -194,7 +213,27 @@ static int cmd_ping(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	printf("cryptod %s at %s: hello in %.3f ms\n", cc_daemon_version(conn),
 	       cli->path, now_ms() - t0);
+	ret = cc_capabilities_get(conn, &caps, &n);
 	cc_disconnect(conn);
+	if (ret < 0) {
+		cli_err("ping: capabilities: %s", cc_strerror(ret));
+		return CLI_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!caps[i].routed || caps[i].available)
+			continue;
+		printf("degraded: %s is routed to engine %s, which is "
+		       "unavailable: ",
+		       caps[i].alg_name, caps[i].engine);
+		tbl_puts(caps[i].reason[0] ? caps[i].reason
+					   : "no reason given");
+		putchar('\n');
+		degraded++;
+	}
+	cc_capabilities_free(caps);
+	if (degraded)
+		return CLI_EXIT_DEGRADED;
+	puts("healthy");
 	return CLI_EXIT_OK;
 }
 
@@ -232,6 +271,7 @@ static const struct cli_cmd {
 	int (*run)(struct cli *cli, int argc, char **argv);
 } commands[] = {
 	{ "stats", cmd_stats },	    { "engines", cmd_engines },
+	{ "clients", cmd_clients }, { "sessions", cmd_sessions },
 	{ "encrypt", cmd_encrypt }, { "decrypt", cmd_decrypt },
 	{ "ping", cmd_ping },	    { "version", cmd_version },
 	{ "help", cmd_help },

@@ -22,9 +22,11 @@
 /* Exit statuses, documented in the usage text. */
 enum cli_exit {
 	CLI_EXIT_OK = 0,
-	CLI_EXIT_FAIL = 1,  /* daemon unreachable or refused, I/O error */
-	CLI_EXIT_USAGE = 2, /* bad arguments */
-	CLI_EXIT_AUTH = 3,  /* decrypt: tag mismatch, nothing written */
+	CLI_EXIT_FAIL = 1,     /* daemon unreachable or refused, I/O error */
+	CLI_EXIT_USAGE = 2,    /* bad arguments */
+	CLI_EXIT_AUTH = 3,     /* decrypt: tag mismatch, nothing written */
+	CLI_EXIT_DEGRADED = 4, /* ping: answers, but an engine the operator
+				* routes an algorithm to is unavailable */
 };
 
 /* All bounds of the CLI live here. */
@@ -42,6 +44,8 @@ enum cli_limits {
 	CLI_WAIT_MS = 30000,   /* --sessionless: longest wait for the op */
 	TBL_COLS_MAX = 16,     /* columns of a text table */
 	TBL_CELL = 72,	       /* a client name (64) plus room to spare */
+	WATCH_MAX_S = 3600,    /* --watch interval */
+	WATCH_MAX_COUNT = 1000000,
 };
 
 struct cli {
@@ -86,10 +90,33 @@ void tbl_fini(struct tbl *t);
 /* A quoted JSON string on stdout; invalid UTF-8 becomes U+FFFD. */
 void json_str(const char *s);
 
+/* A point-in-time view of the daemon: cmd_stats.c, stats_prom.c,
+ * stats_watch.c. */
+struct stats_snap {
+	struct cc_stats st;
+	struct cc_session_info *sess; /* owned */
+	unsigned n_sess;
+	double t; /* CLOCK_MONOTONIC seconds when taken */
+};
+
+int stats_snap_take(struct cc_conn *conn, struct stats_snap *s);
+void stats_snap_free(struct stats_snap *s);
+/* "850ns", "12.3us", "1.50ms", "2.00s" into buf (>= 16 bytes). */
+void fmt_ns(char *buf, size_t len, uint64_t ns);
+/* The tables of 'cryptoctl stats'. 0 or -ENOMEM. */
+int stats_print_tables(const struct stats_snap *s);
+/* Prometheus text exposition format (version 0.0.4). */
+void stats_print_prom(const struct stats_snap *s);
+/* Refresh every interval seconds, count times (0: until q or Ctrl-C).
+ * Returns an exit status. */
+int stats_watch(struct cc_conn *conn, double interval, unsigned count);
+
 /* commands */
 int cmd_stats(struct cli *cli, int argc, char **argv);
 int cmd_engines(struct cli *cli, int argc, char **argv);
 int cmd_encrypt(struct cli *cli, int argc, char **argv);
 int cmd_decrypt(struct cli *cli, int argc, char **argv);
+int cmd_clients(struct cli *cli, int argc, char **argv);
+int cmd_sessions(struct cli *cli, int argc, char **argv);
 
 #endif /* CRYPTOCTL_H */

@@ -94,6 +94,7 @@ int cc_capabilities_get(struct cc_conn *c, struct cc_alg_caps **out,
 			 s->reason ? s->reason : "");
 		d->available = s->available;
 		d->default_engine = s->default_engine;
+		d->routed = s->routed;
 		d->sgl = s->sgl;
 		d->sessionless = s->sessionless;
 		d->n_key_sizes = caps_ranges(d->key_sizes, 4, s->key_sizes,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Connection and control calls: hello, sessions, stats. */
+/* Connection and control calls: hello, sessions (stats.c: stats). */
 #include "internal.h"
 
 #include <errno.h>
@@ -281,85 +281,4 @@ int conn_close_queue(struct cc_conn *c, uint32_t queue_id)
 	req.body_case = CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE;
 	req.close_queue = &m;
 	return conn_simple(c, &req);
-}
-
-static void counters_copy(struct cc_counters *d, const Cryptod__Counters *s)
-{
-	if (!s)
-		return;
-	d->ops = s->ops;
-	d->bytes = s->bytes;
-	d->errors = s->errors;
-	d->auth_failures = s->auth_failures;
-	d->retries = s->retries;
-	d->empty_polls = s->empty_polls;
-	d->wakeups = s->wakeups;
-}
-
-int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	Cryptod__StatsRequest m = CRYPTOD__STATS_REQUEST__INIT;
-	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
-	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
-	req.stats_request = &m;
-
-	pthread_mutex_lock(&c->lock);
-	Cryptod__Envelope *rep;
-	int err = conn_call(c, &req, &rep, NULL, NULL);
-	pthread_mutex_unlock(&c->lock);
-	if (err)
-		return err;
-	if (rep->body_case != CRYPTOD__ENVELOPE__BODY_STATS_REPLY) {
-		wire_free(rep);
-		return -EPROTO;
-	}
-	const Cryptod__StatsReply *r = rep->stats_reply;
-	st->uptime_ms = r->uptime_ms;
-	st->workers = r->workers;
-	st->clients = r->clients;
-	st->sessions = r->sessions;
-	snprintf(st->poll_mode, sizeof(st->poll_mode), "%s",
-		 r->poll_mode ? r->poll_mode : "");
-	st->engines =
-		calloc(r->n_engines ? r->n_engines : 1, sizeof(*st->engines));
-	st->queues = calloc(r->n_queues ? r->n_queues : 1, sizeof(*st->queues));
-	if (!st->engines || !st->queues) {
-		wire_free(rep);
-		cc_stats_free(st);
-		return -ENOMEM;
-	}
-	st->n_engines = r->n_engines;
-	for (size_t i = 0; i < r->n_engines; i++) {
-		snprintf(st->engines[i].name, sizeof(st->engines[i].name), "%s",
-			 r->engines[i]->name ? r->engines[i]->name : "");
-		counters_copy(&st->engines[i].c, r->engines[i]->counters);
-	}
-	st->n_queues = r->n_queues;
-	for (size_t i = 0; i < r->n_queues; i++) {
-		const Cryptod__QueueStats *q = r->queues[i];
-		struct cc_queue_stats *d = &st->queues[i];
-		d->client_id = q->client_id;
-		d->queue_id = q->queue_id;
-		d->pid = q->pid;
-		d->uid = q->uid;
-		d->in_flight = q->in_flight;
-		d->sessions = q->sessions;
-		snprintf(d->client_name, sizeof(d->client_name), "%s",
-			 q->client_name ? q->client_name : "");
-		counters_copy(&d->c, q->counters);
-		for (size_t b = 0; b < q->n_batch_hist && b < 8; b++)
-			d->batch_hist[b] = q->batch_hist[b];
-	}
-	wire_free(rep);
-	return 0;
-}
-
-void cc_stats_free(struct cc_stats *st)
-{
-	free(st->engines);
-	free(st->queues);
-	st->engines = NULL;
-	st->queues = NULL;
-	st->n_engines = st->n_queues = 0;
 }

@@ -2,6 +2,7 @@
 /* The CapabilitiesReply: every algorithm on every engine, in DPDK's
  * {min, max, increment} style, with the reason when unavailable. */
 #include <errno.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "client.h"
@@ -47,6 +48,8 @@ static void caps_one(struct caps_buf *b, unsigned alg, unsigned eng)
 	c->available = engine_alg_available(eng, alg, &why);
 	c->reason = (char *)why;
 	c->default_engine = engine_select(alg, NULL) == (int)eng;
+	const char *route = engine_route_get(alg);
+	c->routed = route && !strcmp(route, engine_get(eng)->name);
 	c->key_sizes = caps_ranges(b, cap->key, cap->n_key);
 	c->n_key_sizes = cap->n_key;
 	c->auth_key_sizes = caps_ranges(b, cap->auth_key, cap->n_auth_key);

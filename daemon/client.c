@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,6 +33,9 @@ struct client *client_new(int fd)
 		return NULL;
 	c->id = next_client_id++;
 	c->fd = fd;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	c->connected_ms = (uint64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 	c->next = clients;
 	clients = c;
 	n_clients++;

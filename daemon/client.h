@@ -26,6 +26,7 @@ struct client {
 	gid_t gid;
 	char name[65];
 	int hello_done;
+	uint64_t connected_ms; /* CLOCK_MONOTONIC at accept (listings) */
 
 	/* sessions[i] has id i + 1. Published with release stores, read by
 	 * workers with acquire loads (client_session_get). */

@@ -22,6 +22,7 @@
 #include "queue.h"
 #include "sdnotify.h"
 #include "session.h"
+#include "stats.h"
 #include "worker.h"
 #include "wire.h"
 
@@ -221,6 +222,10 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 		return stats_reply(c, seq);
 	case CRYPTOD__ENVELOPE__BODY_CAPABILITIES_REQUEST:
 		return caps_reply(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_CLIENTS_REQUEST:
+		return clients_reply(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_SESSIONS_REQUEST:
+		return sessions_reply(c, seq);
 	default:
 		return ctl_send_error(c, seq, -EOPNOTSUPP,
 				      "not a request the daemon serves");

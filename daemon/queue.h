@@ -13,6 +13,7 @@
 #include <cryptod/ring_abi.h>
 
 #include "bounds.h"
+#include "lathist.h"
 #include "order.h"
 
 struct client;
@@ -27,6 +28,10 @@ struct queue_stats {
 		wakeups;
 	/* Runs claimed, by size: [k] counts runs of 2^k .. 2^(k+1)-1 ops. */
 	_Atomic uint64_t batch_hist[QUEUE_HIST];
+	/* Service time per op, claim to post (lathist.h), added once per
+	 * run: the ops of a run share its time. */
+	_Atomic uint64_t lat_sum_ns;
+	_Atomic uint64_t lat_hist[LAT_BUCKETS];
 };
 
 struct queue {

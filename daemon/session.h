@@ -23,6 +23,10 @@ struct session {
 	uint8_t eng_idx; /* engine registry index */
 	const struct engine *eng;
 	const struct alg_cap *cap; /* the engine's limits for alg */
+	/* Added to by the workers once per run (relaxed), read by
+	 * SessionsReply; ops that completed OK, their bytes, other
+	 * failures, tag mismatches. Zero while the slot is fresh. */
+	_Atomic uint64_t ops, bytes, errors, auth_failures;
 	/* Engine-private key material (expanded keys, GHASH tables, HMAC
 	 * pads, or the raw key for OpenSSL). Wiped with the slot. */
 	_Alignas(64) uint8_t key[KS_SLOT_SIZE - 64];

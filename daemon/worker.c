@@ -39,6 +39,15 @@ struct eng_counters {
 	_Atomic uint64_t ops, bytes, errors, auth_failures;
 };
 
+/* Written by its worker only (plain load + store, no locked add), read
+ * by the control thread; on lines of their own (struct worker is
+ * allocated 64-byte aligned). */
+struct wstats {
+	_Atomic uint64_t ops, bytes, errors, auth_failures, empty_polls,
+		wakeups, passes, runs, lat_sum_ns;
+	_Atomic uint64_t lat_hist[LAT_BUCKETS];
+};
+
 struct worker {
 	unsigned idx;
 	pthread_t thread;
@@ -57,6 +66,7 @@ struct worker {
 	void *eng_ctx[ENGINE_MAX];
 	struct stage stage; /* bounce buffer, session-less scratch */
 	struct eng_counters est[ENGINE_MAX];
+	_Alignas(64) struct wstats ws;
 };
 
 static struct {
@@ -80,6 +90,23 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 {
 	if (v)
 		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+
+/* A counter only this thread writes: no locked instruction needed. */
+static inline void wstat_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* vDSO with the TSC clocksource: no syscall. Called twice per run of
+ * ops, never per op. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t now_us(void)
@@ -131,9 +158,50 @@ static void worker_run(struct worker *w, struct engine_op *ops, unsigned n)
 	}
 }
 
-static void worker_account(struct worker *w, struct queue *q,
-			   const struct engine_op *ops, unsigned n)
+/* One session's share of a run, added when the run moves on to another
+ * session (bursts usually share one: one add per run). */
+struct sess_acc {
+	struct session *s;
+	uint64_t ops, bytes, errors, auth;
+};
+
+static void sess_flush(struct sess_acc *a)
 {
+	if (!a->s)
+		return;
+	stat_add(&a->s->ops, a->ops);
+	stat_add(&a->s->bytes, a->bytes);
+	stat_add(&a->s->errors, a->errors);
+	stat_add(&a->s->auth_failures, a->auth);
+	memset(a, 0, sizeof(*a));
+}
+
+static void sess_count(struct sess_acc *a, const struct session *s,
+		       int32_t status, uint32_t len)
+{
+	/* Session-less ops run on scratch sessions with id 0: not listed. */
+	if (!s || !s->id)
+		return;
+	if (a->s != s) {
+		sess_flush(a);
+		/* The counters are the only fields a worker writes. */
+		a->s = (struct session *)s;
+	}
+	if (status == CRD_ST_OK) {
+		a->ops++;
+		a->bytes += len;
+	} else if (status == CRD_ST_AUTH_FAILED) {
+		a->auth++;
+	} else {
+		a->errors++;
+	}
+}
+
+static void worker_account(struct worker *w, struct queue *q,
+			   const struct engine_op *ops, unsigned n,
+			   uint64_t dt_ns)
+{
+	struct sess_acc sa = { 0 };
 	/* Sum locally, publish once per pass: the counters are read by the
 	 * control thread, and every store to them is a shared line. */
 	uint64_t bytes = 0, errors = 0, auth = 0;
@@ -141,6 +209,7 @@ static void worker_account(struct worker *w, struct queue *q,
 	uint64_t eerr[ENGINE_MAX] = { 0 }, eauth[ENGINE_MAX] = { 0 };
 	for (unsigned i = 0; i < n; i++) {
 		const struct engine_op *op = &ops[i];
+		sess_count(&sa, op->sess, op->status, op->len);
 		if (op->status == CRD_ST_OK) {
 			bytes += op->len;
 			eops[op->sess->eng_idx]++;
@@ -163,10 +232,23 @@ static void worker_account(struct worker *w, struct queue *q,
 		stat_add(&w->est[e].errors, eerr[e]);
 		stat_add(&w->est[e].auth_failures, eauth[e]);
 	}
+	sess_flush(&sa);
 	stat_add(&q->st.ops, n);
 	stat_add(&q->st.bytes, bytes);
 	stat_add(&q->st.errors, errors);
 	stat_add(&q->st.auth_failures, auth);
+
+	unsigned b = lat_bucket(dt_ns);
+	stat_add(&q->st.lat_hist[b], n);
+	stat_add(&q->st.lat_sum_ns, dt_ns * n);
+	struct wstats *ws = &w->ws;
+	wstat_add(&ws->ops, n);
+	wstat_add(&ws->bytes, bytes);
+	wstat_add(&ws->errors, errors);
+	wstat_add(&ws->auth_failures, auth);
+	wstat_add(&ws->runs, 1);
+	wstat_add(&ws->lat_hist[b], n);
+	wstat_add(&ws->lat_sum_ns, dt_ns * n);
 }
 
 /* The run to claim: everything for a lone worker; with siblings, an
@@ -268,6 +350,8 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 		return 0;
 	}
 	uint32_t n = (uint32_t)got;
+	/* Service time starts at the claim; one clock read per run. */
+	uint64_t t0 = now_ns();
 	stat_add(&q->st.batch_hist[31 - __builtin_clz(n)], 1);
 
 	struct crd_sqe sqe[WORKER_BURST];
@@ -300,7 +384,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	}
 	worker_post(q);
 
-	worker_account(w, q, ops, n);
+	worker_account(w, q, ops, n, now_ns() - t0);
 	stage_pass_end(&w->stage); /* session-less sessions: wiped */
 	return n;
 }
@@ -408,10 +492,12 @@ static void *worker_main(void *arg)
 		if (atomic_load(&pool.gen) != w->seen_gen)
 			worker_refresh(w);
 
+		wstat_add(&w->ws.passes, 1);
 		if (worker_poll_all(w)) {
 			idle_since = 0;
 			continue;
 		}
+		wstat_add(&w->ws.empty_polls, 1);
 		/* Check the clock only now and then: it is not free. */
 		if (++spins & 63) {
 			__builtin_ia32_pause();
@@ -428,6 +514,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		int first = worker_park(w);
+		wstat_add(&w->ws.wakeups, 1);
 		idle_since = 0;
 		worker_refresh(w);
 		if (first)
@@ -484,9 +571,12 @@ int workers_start(const struct worker_config *c)
 	if (n == 0 || n > MAX_WORKERS)
 		return -EINVAL;
 	pool.cfg = *c;
-	pool.w = calloc(n, sizeof(*pool.w));
+	/* Aligned: each worker's counters on cache lines of their own. */
+	size_t size = n * sizeof(*pool.w);
+	pool.w = aligned_alloc(_Alignof(struct worker), size);
 	if (!pool.w)
 		return -ENOMEM;
+	memset(pool.w, 0, size);
 	pthread_mutex_init(&pool.lock, NULL);
 	pool.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (pool.efd < 0) {
@@ -604,4 +694,30 @@ void worker_engine_counters(unsigned eng_idx, struct counters *out)
 		out->auth_failures += atomic_load_explicit(
 			&c->auth_failures, memory_order_relaxed);
 	}
+}
+
+int worker_stats_get(unsigned i, struct worker_snapshot *out)
+{
+	if (i >= pool.n)
+		return -ENOENT;
+	struct wstats *ws = &pool.w[i].ws;
+	memset(out, 0, sizeof(*out));
+	out->c.ops = atomic_load_explicit(&ws->ops, memory_order_relaxed);
+	out->c.bytes = atomic_load_explicit(&ws->bytes, memory_order_relaxed);
+	out->c.errors = atomic_load_explicit(&ws->errors, memory_order_relaxed);
+	out->c.auth_failures =
+		atomic_load_explicit(&ws->auth_failures, memory_order_relaxed);
+	out->c.empty_polls =
+		atomic_load_explicit(&ws->empty_polls, memory_order_relaxed);
+	out->c.wakeups =
+		atomic_load_explicit(&ws->wakeups, memory_order_relaxed);
+	out->passes = atomic_load_explicit(&ws->passes, memory_order_relaxed);
+	out->runs = atomic_load_explicit(&ws->runs, memory_order_relaxed);
+	out->lat_sum_ns =
+		atomic_load_explicit(&ws->lat_sum_ns, memory_order_relaxed);
+	for (unsigned b = 0; b < LAT_BUCKETS; b++)
+		out->lat_hist[b] = atomic_load_explicit(&ws->lat_hist[b],
+							memory_order_relaxed);
+	out->asleep = atomic_load(&pool.w[i].parked);
+	return 0;
 }

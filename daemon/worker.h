@@ -15,10 +15,21 @@
 
 #include <stdint.h>
 
+#include "lathist.h"
+
 struct queue;
 
 struct counters {
 	uint64_t ops, bytes, errors, auth_failures, empty_polls, wakeups;
+};
+
+/* One worker's own view (worker_stats_get). */
+struct worker_snapshot {
+	struct counters c; /* empty_polls: passes that found no work;
+			    * wakeups: times it woke from the doorbell */
+	uint64_t passes, runs, lat_sum_ns;
+	uint64_t lat_hist[LAT_BUCKETS];
+	int asleep;
 };
 
 struct worker_config {
@@ -47,6 +58,9 @@ int worker_doorbell_fd(const struct queue *q);
 
 /* Grace period: returns once every worker has passed a quiescent state. */
 void worker_synchronize(void);
+
+/* Worker i's counters and service-time histogram. -ENOENT past the end. */
+int worker_stats_get(unsigned i, struct worker_snapshot *out);
 
 /* Sum of one engine's counters over all workers. */
 void worker_engine_counters(unsigned eng_idx, struct counters *out);

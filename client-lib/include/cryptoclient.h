@@ -174,6 +174,20 @@ struct cc_engine_stats {
 	struct cc_counters c;
 };
 
+/*
+ * The daemon's service time per op: from the moment a worker claims a
+ * run of descriptors to the post of their completions. Percentiles are
+ * bucket upper bounds (at most 12.5% above the true value); hist is the
+ * log-linear histogram they come from (cc_latency_quantile() takes the
+ * difference of two snapshots, for a rate over an interval).
+ */
+#define CC_LAT_BUCKETS 280
+struct cc_latency {
+	uint64_t count, sum_ns;
+	uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+	uint64_t hist[CC_LAT_BUCKETS];
+};
+
 struct cc_queue_stats {
 	uint32_t client_id, queue_id, pid, uid, in_flight, sessions;
 	char client_name[65];
@@ -181,6 +195,33 @@ struct cc_queue_stats {
 	/* Runs of ops a worker took from the queue at once, by size:
 	 * batch_hist[k] counts runs of 2^k .. 2^(k+1)-1 ops. */
 	uint64_t batch_hist[8];
+	struct cc_latency lat;
+	uint64_t connected_ms; /* how long its client has been connected */
+};
+
+/* One daemon worker thread. c.empty_polls counts its passes that found
+ * no work, c.wakeups the times it woke from sleeping on the doorbell. */
+struct cc_worker_stats {
+	uint32_t index;
+	int asleep;
+	struct cc_counters c;
+	uint64_t passes, runs;
+	struct cc_latency lat;
+};
+
+/* One connection (cc_clients_get). */
+struct cc_client_info {
+	uint32_t client_id, pid, uid, gid, queues, sessions, in_flight;
+	char name[65];
+	uint64_t connected_ms, ops, bytes, arena_bytes;
+};
+
+/* One session (cc_sessions_get): never any key material. */
+struct cc_session_info {
+	uint32_t client_id, session_id, pid, uid, key_bits, tag_len;
+	enum cc_alg alg;
+	char engine[16];
+	struct cc_counters c; /* ops, bytes, errors, auth_failures */
 };
 
 struct cc_range {
@@ -206,6 +247,9 @@ struct cc_alg_caps {
 	unsigned n_tag_sizes;
 	struct cc_range aad_sizes;
 	uint32_t min_len, max_len, block_size;
+	/* The operator's routing names this engine for alg; routed and not
+	 * available means the daemon is degraded (cryptoctl ping exits 4). */
+	int routed;
 };
 
 struct cc_stats {
@@ -215,6 +259,9 @@ struct cc_stats {
 	unsigned n_engines, n_queues;
 	struct cc_engine_stats *engines; /* n_engines entries */
 	struct cc_queue_stats *queues;	 /* n_queues entries */
+	unsigned n_workers_stats;
+	struct cc_worker_stats *worker_stats; /* n_workers_stats entries */
+	unsigned total_queues; /* > n_queues: the reply was cut to fit */
 };
 
 /* ---- Connection and control ---- */
@@ -265,6 +312,20 @@ unsigned cc_alg_tag_len(enum cc_alg alg);
 /* Fills *st (free it with cc_stats_free). */
 int cc_stats_get(struct cc_conn *conn, struct cc_stats *st);
 void cc_stats_free(struct cc_stats *st);
+
+/* The q-quantile (0 < q <= 1) of a CC_LAT_BUCKETS histogram, in ns; 0
+ * when it is empty. */
+uint64_t cc_latency_quantile(const uint64_t *hist, double q);
+
+/*
+ * Connections and sessions the daemon lets this connection see: all of
+ * them for an administrator (root or the daemon's uid), else its own.
+ * *out is allocated (free with free()). 0 and the count in *n, or -errno.
+ */
+int cc_clients_get(struct cc_conn *conn, struct cc_client_info **out,
+		   unsigned *n);
+int cc_sessions_get(struct cc_conn *conn, struct cc_session_info **out,
+		    unsigned *n);
 
 /* ---- Queues ---- */
 

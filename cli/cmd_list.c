@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl clients / sessions: who is connected and which sessions they
+ * hold. The daemon decides visibility: root and the daemon's own user see
+ * everything, anyone else only their own connection (this cryptoctl's,
+ * so an empty session list).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cryptoctl.h"
+
+static const char usage_clients[] =
+	"Usage: cryptoctl clients [--json] [--socket PATH]\n"
+	"\n"
+	"List the daemon's client connections: client id, pid, uid, gid, how\n"
+	"long connected, open queues, sessions, ops completed and bytes over\n"
+	"its open queues, ops in flight, arena memory, and the name the client\n"
+	"gave. cryptoctl's own connection is one of them. Unless you are root\n"
+	"or the daemon's user, only your own connection is listed.\n"
+	"\n"
+	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, name,\n"
+	"                     connected_ms, queues, sessions, ops, bytes,\n"
+	"                     in_flight, arena_bytes}]}\n"
+	"  -s, --socket PATH  daemon socket\n"
+	"  -h, --help         this text\n";
+
+static const char usage_sessions[] =
+	"Usage: cryptoctl sessions [--json] [--socket PATH]\n"
+	"\n"
+	"List the sessions clients hold: client id, session id (per client),\n"
+	"owner pid and uid, algorithm, key size in bits (XTS: both halves),\n"
+	"engine, tag length, and ops, bytes, errors and authentication\n"
+	"failures. Never any key material. Unless you are root or the\n"
+	"daemon's user, only your own connection's sessions are listed (and\n"
+	"cryptoctl holds none).\n"
+	"\n"
+	"  -j, --json         {\"sessions\": [{client_id, session_id, pid, uid,\n"
+	"                     alg, key_bits, engine, tag_len, ops, bytes,\n"
+	"                     errors, auth_failures}]}\n"
+	"  -s, --socket PATH  daemon socket\n"
+	"  -h, --help         this text\n";
+
+/* --json, --help, --socket. 0 go on, 1 help printed, -EINVAL. */
+static int list_opts(struct cli *cli, int argc, char **argv, const char *cmd,
+		     const char *usage, int *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "jhs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case 's':
+			cli->socket = optarg;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return cli_no_args(cmd, argc, argv);
+}
+
+static void fmt_dur(char *buf, size_t len, uint64_t ms)
+{
+	uint64_t s = ms / 1000;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%" PRIu64 "d%02uh", s / 86400,
+			 (unsigned)(s / 3600 % 24));
+	else
+		snprintf(buf, len, "%02u:%02u:%02u", (unsigned)(s / 3600),
+			 (unsigned)(s / 60 % 60), (unsigned)(s % 60));
+}
+
+static void clients_json(const struct cc_client_info *v, unsigned n)
+{
+	fputs("{\"clients\": [", stdout);
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_client_info *c = &v[i];
+
+		printf("%s\n  {\"client_id\": %u, \"pid\": %u, \"uid\": %u, "
+		       "\"gid\": %u, \"name\": ",
+		       i ? "," : "", c->client_id, c->pid, c->uid, c->gid);
+		json_str(c->name);
+		printf(", \"connected_ms\": %" PRIu64 ", \"queues\": %u, "
+		       "\"sessions\": %u, \"ops\": %" PRIu64
+		       ", \"bytes\": %" PRIu64 ", \"in_flight\": %u, "
+		       "\"arena_bytes\": %" PRIu64 "}",
+		       c->connected_ms, c->queues, c->sessions, c->ops,
+		       c->bytes, c->in_flight, c->arena_bytes);
+	}
+	printf("%s]}\n", n ? "\n" : "");
+}
+
+static int clients_table(const struct cc_client_info *v, unsigned n)
+{
+	static const char *const titles[] = {
+		"CLIENT",   "PID", "UID",   "GID",	 "CONNECTED", "QUEUES",
+		"SESSIONS", "OPS", "BYTES", "IN-FLIGHT", "ARENA",     "<NAME",
+	};
+	enum { N_COLS = 12 };
+	struct tbl t;
+
+	if (tbl_init(&t, n, titles, N_COLS))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_client_info *c = &v[i];
+
+		tbl_u64(&t, i, 0, c->client_id);
+		tbl_u64(&t, i, 1, c->pid);
+		tbl_u64(&t, i, 2, c->uid);
+		tbl_u64(&t, i, 3, c->gid);
+		fmt_dur(tbl_cell(&t, i, 4), TBL_CELL, c->connected_ms);
+		tbl_u64(&t, i, 5, c->queues);
+		tbl_u64(&t, i, 6, c->sessions);
+		tbl_u64(&t, i, 7, c->ops);
+		tbl_u64(&t, i, 8, c->bytes);
+		tbl_u64(&t, i, 9, c->in_flight);
+		tbl_u64(&t, i, 10, c->arena_bytes);
+		tbl_text(&t, i, 11, c->name);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+int cmd_clients(struct cli *cli, int argc, char **argv)
+{
+	struct cc_client_info *v;
+	struct cc_conn *conn;
+	unsigned n;
+	int json = 0, ret;
+
+	ret = list_opts(cli, argc, argv, "clients", usage_clients, &json);
+	if (ret)
+		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (cli_connect(cli, &conn))
+		return CLI_EXIT_FAIL;
+	ret = cc_clients_get(conn, &v, &n);
+	cc_disconnect(conn);
+	if (ret < 0) {
+		cli_err("clients: %s", cc_strerror(ret));
+		return CLI_EXIT_FAIL;
+	}
+	if (json)
+		clients_json(v, n);
+	else
+		ret = clients_table(v, n);
+	free(v);
+	if (ret < 0) {
+		cli_err("clients: %s", strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+static void sessions_json(const struct cc_session_info *v, unsigned n)
+{
+	fputs("{\"sessions\": [", stdout);
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_session_info *s = &v[i];
+		const char *alg = cc_alg_name(s->alg);
+
+		printf("%s\n  {\"client_id\": %u, \"session_id\": %u, "
+		       "\"pid\": %u, \"uid\": %u, \"alg\": ",
+		       i ? "," : "", s->client_id, s->session_id, s->pid,
+		       s->uid);
+		json_str(alg ? alg : "?");
+		printf(", \"key_bits\": %u, \"engine\": ", s->key_bits);
+		json_str(s->engine);
+		printf(", \"tag_len\": %u, \"ops\": %" PRIu64
+		       ", \"bytes\": %" PRIu64 ", \"errors\": %" PRIu64
+		       ", \"auth_failures\": %" PRIu64 "}",
+		       s->tag_len, s->c.ops, s->c.bytes, s->c.errors,
+		       s->c.auth_failures);
+	}
+	printf("%s]}\n", n ? "\n" : "");
+}
+
+static int sessions_table(const struct cc_session_info *v, unsigned n)
+{
+	static const char *const titles[] = {
+		"CLIENT",  "SESSION", "PID", "UID",   "<ALG",	"KEY-BITS",
+		"<ENGINE", "TAG",     "OPS", "BYTES", "ERRORS", "AUTH-FAIL",
+	};
+	enum { N_COLS = 12 };
+	struct tbl t;
+
+	if (!n) {
+		puts("no sessions");
+		return 0;
+	}
+	if (tbl_init(&t, n, titles, N_COLS))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_session_info *s = &v[i];
+		const char *alg = cc_alg_name(s->alg);
+
+		tbl_u64(&t, i, 0, s->client_id);
+		tbl_u64(&t, i, 1, s->session_id);
+		tbl_u64(&t, i, 2, s->pid);
+		tbl_u64(&t, i, 3, s->uid);
+		tbl_text(&t, i, 4, alg ? alg : "?");
+		tbl_u64(&t, i, 5, s->key_bits);
+		tbl_text(&t, i, 6, s->engine);
+		tbl_u64(&t, i, 7, s->tag_len);
+		tbl_u64(&t, i, 8, s->c.ops);
+		tbl_u64(&t, i, 9, s->c.bytes);
+		tbl_u64(&t, i, 10, s->c.errors);
+		tbl_u64(&t, i, 11, s->c.auth_failures);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+int cmd_sessions(struct cli *cli, int argc, char **argv)
+{
+	struct cc_session_info *v;
+	struct cc_conn *conn;
+	unsigned n;
+	int json = 0, ret;
+
+	ret = list_opts(cli, argc, argv, "sessions", usage_sessions, &json);
+	if (ret)
+		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (cli_connect(cli, &conn))
+		return CLI_EXIT_FAIL;
+	ret = cc_sessions_get(conn, &v, &n);
+	cc_disconnect(conn);
+	if (ret < 0) {
+		cli_err("sessions: %s", cc_strerror(ret));
+		return CLI_EXIT_FAIL;
+	}
+	if (json)
+		sessions_json(v, n);
+	else
+		ret = sessions_table(v, n);
+	free(v);
+	if (ret < 0) {
+		cli_err("sessions: %s", strerror(-ret));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
