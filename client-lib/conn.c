@@ -44,6 +44,32 @@ const char *cc_conn_last_error(const struct cc_conn *conn)
 	return conn->last_error;
 }
 
+/*
+ * A daemon that refuses a peer (access policy, connection limits) sends
+ * an Error with seq 0 and hangs up, possibly before our request went out:
+ * after a failed send, look for that explanation before reporting EPIPE.
+ */
+static int conn_refusal(struct cc_conn *c)
+{
+	int fds[CTL_MAX_FDS];
+	unsigned nfds = 0;
+	ssize_t n = wire_recv(c->fd, c->rx, fds, CTL_MAX_FDS, &nfds);
+	wire_close_fds(fds, nfds);
+	if (n <= 0)
+		return 0;
+	Cryptod__Envelope *env = wire_decode(c->rx, (size_t)n);
+	int code = 0;
+	if (env && env->seq == 0 &&
+	    env->body_case == CRYPTOD__ENVELOPE__BODY_ERROR &&
+	    env->error->code < 0) {
+		code = env->error->code;
+		snprintf(c->last_error, sizeof(c->last_error), "%s",
+			 env->error->message ? env->error->message : "");
+	}
+	wire_free(env);
+	return code;
+}
+
 int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 	      Cryptod__Envelope **reply, int *fds, unsigned *nfds)
 {
@@ -57,8 +83,12 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 	c->last_error[0] = '\0';
 	req->seq = ++c->seq;
 	int err = wire_send(c->fd, req, NULL, 0);
+	if (err == -EPIPE || err == -ECONNRESET) {
+		int why = conn_refusal(c);
+		return why ? why : -EPIPE;
+	}
 	if (err)
-		return err == -EPIPE || err == -ECONNRESET ? -EPIPE : err;
+		return err;
 
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
@@ -80,7 +110,10 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 			*nfds = 0;
 			return -EBADMSG;
 		}
-		if (env->seq != req->seq) { /* stale reply: drop it */
+		/* seq 0: the daemon refuses us (conn_refusal). */
+		int refusal = env->seq == 0 &&
+			      env->body_case == CRYPTOD__ENVELOPE__BODY_ERROR;
+		if (env->seq != req->seq && !refusal) { /* stale: drop it */
 			wire_free(env);
 			wire_close_fds(fds, *nfds);
 			*nfds = 0;

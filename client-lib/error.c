@@ -22,6 +22,10 @@ const char *cc_strerror(int err)
 		return "engine error";
 	case CC_ERR_SHUTDOWN:
 		return "daemon shut down before running the op";
+	case CC_ERR_POLICY:
+		return "refused by cryptod's key policy";
+	case CC_ERR_ACCESS:
+		return "not allowed by cryptod's access policy";
 	}
 	if (err < 0 && err > -4096)
 		return strerror(

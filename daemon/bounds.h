@@ -15,8 +15,14 @@ enum daemon_limits {
 	MAX_WORKERS = 64,
 	MAX_ARENA_PER_CLIENT_MIB = 2048, /* arena memory a client may hold */
 	WORKER_BURST = 64,		 /* descriptors taken per queue pass */
-	WORKER_MIN_CHUNK = 8, /* smallest run split off for a sibling */
-	WORKER_SPIN_US = 200, /* busy-poll this long before sleeping */
+	WORKER_MIN_CHUNK = 8,	    /* smallest run split off for a sibling */
+	WORKER_SPIN_US = 200,	    /* busy-poll this long before sleeping */
+	DEFAULT_CONNS_PER_UID = 64, /* limits.connections_per_uid */
+	/* limits.inflight_per_client: what the ring geometry allows anyway
+	 * (every queue's completion ring at its largest). */
+	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,
+	LOG_RATE_BURST = 10,	/* client-caused log lines per client... */
+	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
 };
 
 #define MAX_ARENA_PER_CLIENT ((uint64_t)MAX_ARENA_PER_CLIENT_MIB << 20)

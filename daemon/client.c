@@ -11,6 +11,7 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "config.h"
 #include "log.h"
 #include "queue.h"
 #include "session.h"
@@ -24,15 +25,42 @@ static unsigned n_queues_total;
 static uint32_t next_client_id = 1;
 static uint32_t next_queue_id = 1;
 
-struct client *client_new(int fd)
+static int uid_is_admin(uid_t uid)
 {
+	return uid == 0 || uid == geteuid();
+}
+
+int client_is_admin(const struct client *c)
+{
+	return uid_is_admin(c->uid);
+}
+
+static unsigned client_count_uid(uid_t uid)
+{
+	unsigned n = 0;
+	for (struct client *c = clients; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+struct client *client_new(int fd, pid_t pid, uid_t uid, gid_t gid, int *err)
+{
+	*err = -EUSERS;
 	if (n_clients >= MAX_CLIENTS)
 		return NULL;
+	if (!uid_is_admin(uid) &&
+	    client_count_uid(uid) >= config_active()->lim.conns_per_uid)
+		return NULL;
+	*err = -ENOMEM;
 	struct client *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	*err = 0;
 	c->id = next_client_id++;
 	c->fd = fd;
+	c->pid = pid;
+	c->uid = uid;
+	c->gid = gid;
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	c->connected_ms = (uint64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
@@ -90,15 +118,21 @@ int client_session_destroy(struct client *c, uint32_t id)
 int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 		      uint64_t arena, struct queue **out)
 {
-	if (c->n_queues >= MAX_QUEUES_PER_CLIENT ||
-	    n_queues_total >= MAX_QUEUES)
+	const struct config_limits *lim = &config_active()->lim;
+	if (c->n_queues >= lim->queues || n_queues_total >= MAX_QUEUES)
 		return -EMFILE;
 	/* Arena memory is the daemon's, held for the queue's life: a
-	 * client may hold MAX_ARENA_PER_CLIENT of it in all. */
+	 * client may hold limits.arena_per_client of it in all. */
 	if (arena <= CRD_ARENA_MAX_SIZE &&
 	    c->arena_bytes + (arena ? arena : CRD_ARENA_DEFAULT_SIZE) >
-		    MAX_ARENA_PER_CLIENT)
+		    lim->arena_bytes)
 		return -EDQUOT;
+	/* Ops held for a client: at most its completion rings' entries
+	 * (queue.h); the ring sizes are checked by queue_create(). */
+	uint64_t cq_n = cq ? cq : sq ? sq : CRD_RING_DEFAULT_ENTRIES;
+	if (cq_n <= CRD_RING_MAX_ENTRIES &&
+	    c->inflight_max + cq_n > lim->inflight)
+		return -ENOBUFS;
 	unsigned slot = 0;
 	while (c->queues[slot])
 		slot++;
@@ -114,6 +148,7 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 	}
 	next_queue_id++;
 	c->arena_bytes += q->arena_size;
+	c->inflight_max += q->cq_entries;
 	c->queues[slot] = q;
 	c->n_queues++;
 	n_queues_total++;
@@ -125,6 +160,7 @@ static void client_queue_drop(struct client *c, unsigned slot)
 {
 	struct queue *q = c->queues[slot];
 	c->arena_bytes -= q->arena_size;
+	c->inflight_max -= q->cq_entries;
 	worker_detach(q); /* waits until no worker can touch q */
 	queue_destroy(q);
 	c->queues[slot] = NULL;
@@ -171,6 +207,7 @@ void client_destroy(struct client *c)
 	c->ev = NULL;
 	if (c->fd >= 0)
 		close(c->fd);
-	log_info("client %u (pid %d) gone", c->id, (int)c->pid);
+	log_peer(c->uid, LOG_INFO_, "client %u (pid %d) gone", c->id,
+		 (int)c->pid);
 	free(c);
 }

@@ -34,7 +34,8 @@ struct client {
 	unsigned n_sessions;
 	struct queue *queues[MAX_QUEUES_PER_CLIENT]; /* owned */
 	unsigned n_queues;
-	uint64_t arena_bytes; /* sum over its queues */
+	uint64_t arena_bytes;  /* sum over its queues */
+	uint64_t inflight_max; /* sum of its queues' completion ring sizes */
 
 	struct client *next; /* registry list */
 };
@@ -63,8 +64,17 @@ int client_queue_close(struct client *c, uint32_t queue_id);
 /* Tear down everything the client owns; frees c. */
 void client_destroy(struct client *c);
 
-/* Registry of live clients (control thread only). */
-struct client *client_new(int fd);
+/*
+ * Is the peer an administrator: uid 0 or the daemon's own uid? Admins
+ * pass the allow lists and the per-uid connection limit and see every
+ * client in stats, clients and sessions listings.
+ */
+int client_is_admin(const struct client *c);
+
+/* Registry of live clients (control thread only). On success the client
+ * owns fd; otherwise NULL and *err = -EUSERS (MAX_CLIENTS reached, or
+ * limits.connections_per_uid for a non-admin uid) or -ENOMEM. */
+struct client *client_new(int fd, pid_t pid, uid_t uid, gid_t gid, int *err);
 struct client *client_first(void);
 unsigned client_count(void);
 unsigned client_sessions_total(void);

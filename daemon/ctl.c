@@ -16,6 +16,7 @@
 #include <cryptod/ring_abi.h>
 
 #include "client.h"
+#include "config.h"
 #include "engine.h"
 #include "bounds.h"
 #include "log.h"
@@ -72,8 +73,8 @@ static int ctl_hello(struct client *c, uint32_t seq, const Cryptod__Hello *m)
 		c->name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
 	c->name[n] = '\0';
 	c->hello_done = 1;
-	log_info("client %u: hello from pid %d uid %u (%s)", c->id, (int)c->pid,
-		 (unsigned)c->uid, c->name);
+	log_peer(c->uid, LOG_INFO_, "client %u: hello from pid %d uid %u (%s)",
+		 c->id, (int)c->pid, (unsigned)c->uid, c->name);
 
 	Cryptod__HelloReply r = CRYPTOD__HELLO_REPLY__INIT;
 	r.abi_version = CRD_ABI_VERSION;
@@ -102,11 +103,19 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 			"bad queue geometry (ring sizes must be powers of two, "
 			"cq >= sq; arena 64 KiB..1 GiB)");
 	if (err == -EMFILE)
-		return ctl_send_error(c, seq, err, "too many queues");
-	if (err == -EDQUOT)
 		return ctl_send_error(
 			c, seq, err,
-			"arena memory limit for this client reached");
+			"too many queues (limits.queues_per_client)");
+	if (err == -EDQUOT)
+		return ctl_send_error(c, seq, err,
+				      "arena memory limit for this client "
+				      "reached (limits.arena_per_client)");
+	if (err == -ENOBUFS)
+		return ctl_send_error(
+			c, seq, err,
+			"in-flight limit for this client reached: "
+			"its completion rings would hold more "
+			"than limits.inflight_per_client ops");
 	if (err)
 		return ctl_send_error(c, seq, err, "cannot create queue");
 
@@ -135,8 +144,10 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 {
 	if (m->key.len > CTL_KEY_MAX || m->auth_key.len > CTL_KEY_MAX)
 		return ctl_send_error(c, seq, -EINVAL, "key too long");
-	if (c->n_sessions >= MAX_SESSIONS_PER_CLIENT)
-		return ctl_send_error(c, seq, -ENOSPC, "too many sessions");
+	if (c->n_sessions >= config_active()->lim.sessions)
+		return ctl_send_error(
+			c, seq, -ENOSPC,
+			"too many sessions (limits.sessions_per_client)");
 
 	struct session_params p = {
 		.alg = m->alg,
@@ -176,6 +187,10 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	}
 	case -ENOSPC:
 		return ctl_send_error(c, seq, err, "key store full");
+	case -EPERM:
+		return ctl_send_error(c, seq, CRD_ST_POLICY,
+				      "key shorter than the daemon's key "
+				      "policy allows (keys.min_bits)");
 	default:
 		return ctl_send_error(c, seq, err, "cannot create session");
 	}
@@ -246,7 +261,8 @@ static void ctl_client_read(evutil_socket_t fd, short what, void *arg)
 		return;
 	if (n < 0) {
 		if (n == -EMSGSIZE)
-			log_warn("client %u: oversized message, disconnecting",
+			log_peer(c->uid, LOG_WARN_,
+				 "client %u: oversized message, disconnecting",
 				 c->id);
 		client_destroy(c);
 		return;
@@ -254,17 +270,65 @@ static void ctl_client_read(evutil_socket_t fd, short what, void *arg)
 	Cryptod__Envelope *env = wire_decode(buf, (size_t)n);
 	explicit_bzero(buf, (size_t)n); /* may have carried a key */
 	if (!env) {
-		log_warn("client %u: malformed message, disconnecting", c->id);
+		log_peer(c->uid, LOG_WARN_,
+			 "client %u: malformed message, disconnecting", c->id);
 		client_destroy(c);
 		return;
 	}
 	int err = ctl_dispatch(c, env);
 	wire_free(env);
 	if (err < 0) {
-		log_info("client %u: reply failed (%s), disconnecting", c->id,
+		log_peer(c->uid, LOG_INFO_,
+			 "client %u: reply failed (%s), disconnecting", c->id,
 			 strerror(-err));
 		client_destroy(c);
 	}
+}
+
+/*
+ * Tell a peer we will not serve why, then hang up. The Error carries seq 0
+ * (it answers no request); the client library returns its code from
+ * cc_connect(). The socket is non-blocking: a peer that does not read
+ * loses the message, never stalls the daemon.
+ */
+static void ctl_refuse(int fd, int code, const char *msg)
+{
+	Cryptod__Error e = CRYPTOD__ERROR__INIT;
+	e.code = code;
+	e.message = (char *)msg;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
+	env.error = &e;
+	wire_send(fd, &env, NULL, 0);
+	close(fd);
+}
+
+/* The allow lists, with the peer's supplementary groups (SO_PEERGROUPS)
+ * fetched only when a group list must be consulted. */
+static int ctl_peer_allowed(int fd, const struct ucred *cred)
+{
+	const struct config *cf = config_active();
+	if (config_peer_allowed(cf, cred->uid, cred->gid, NULL, 0))
+		return 1;
+	if (!cf->n_allow_gids)
+		return 0;
+	gid_t small[64], *groups = small;
+	socklen_t len = sizeof(small);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		if (errno != ERANGE || len > (1u << 20))
+			return 0;
+		groups = malloc(len);
+		if (!groups || getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups,
+					  &len) < 0) {
+			free(groups);
+			return 0;
+		}
+	}
+	int ok = config_peer_allowed(cf, cred->uid, cred->gid, groups,
+				     len / sizeof(gid_t));
+	if (groups != small)
+		free(groups);
+	return ok;
 }
 
 static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
@@ -278,15 +342,32 @@ static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
 		close(fd);
 		return;
 	}
-	struct client *c = client_new(fd);
-	if (!c) {
-		log_warn("refusing pid %d: too many clients", (int)cred.pid);
-		close(fd);
+	if (!ctl_peer_allowed(fd, &cred)) {
+		log_peer(cred.uid, LOG_WARN_,
+			 "refusing pid %d uid %u gid %u: not allowed by "
+			 "allow_users/allow_groups",
+			 (int)cred.pid, (unsigned)cred.uid, (unsigned)cred.gid);
+		ctl_refuse(fd, CRD_ST_ACCESS,
+			   "not allowed by cryptod's access policy "
+			   "(allow_users, allow_groups)");
 		return;
 	}
-	c->pid = cred.pid;
-	c->uid = cred.uid;
-	c->gid = cred.gid;
+	int err;
+	struct client *c = client_new(fd, cred.pid, cred.uid, cred.gid, &err);
+	if (!c) {
+		int all = client_count() >= MAX_CLIENTS;
+		log_peer(cred.uid, LOG_WARN_, "refusing pid %d uid %u: %s",
+			 (int)cred.pid, (unsigned)cred.uid,
+			 err == -ENOMEM ? "out of memory"
+			 : all		? "too many clients"
+					: "too many connections from this uid "
+					  "(limits.connections_per_uid)");
+		ctl_refuse(fd, err,
+			   all ? "cryptod serves too many clients"
+			       : "too many connections from this user "
+				 "(limits.connections_per_uid)");
+		return;
+	}
 	c->ev = event_new(ctl.base, fd, EV_READ | EV_PERSIST, ctl_client_read,
 			  c);
 	if (!c->ev || event_add(c->ev, NULL) < 0) {
@@ -412,6 +493,15 @@ err_close:
 	err = -errno;
 	close(fd);
 	return err;
+}
+
+int ctl_set_group(gid_t gid)
+{
+	if (ctl.listen_fd < 0)
+		return -ENOTCONN;
+	if (ctl.inherited)
+		return 0; /* the .socket unit's SocketGroup= decides */
+	return chown(ctl.path, (uid_t)-1, gid) < 0 ? -errno : 0;
 }
 
 void ctl_stop_listening(void)

@@ -16,6 +16,9 @@ struct event_base;
 int ctl_start(struct event_base *base, const char *path, mode_t mode);
 /* The path served (for logs): ours, or the one systemd passed. */
 const char *ctl_socket_path(void);
+/* Give the socket file to group gid (socket_group); a no-op under socket
+ * activation, where the unit decides. 0 or -errno. */
+int ctl_set_group(gid_t gid);
 /* Stop accepting and remove the socket file (unless systemd owns it). */
 void ctl_stop_listening(void);
 /* Disconnect every client, freeing what they own. */

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "bounds.h"
 #include "client.h"
@@ -16,19 +15,11 @@
 #include "stats.h"
 #include "wire.h"
 
-/*
- * An administrator is root or the daemon's own uid (the peer's
- * SO_PEERCRED uid, taken at accept). One place to decide it, so that a
- * later policy (a group, the config) changes one function.
- */
-static int listing_is_admin(const struct client *c)
-{
-	return c->uid == 0 || c->uid == geteuid();
-}
-
+/* Administrators (client_is_admin: root or the daemon's own uid, from
+ * the peer's SO_PEERCRED) see everyone. */
 int stats_may_see(const struct client *viewer, const struct client *k)
 {
-	return viewer == k || listing_is_admin(viewer);
+	return viewer == k || client_is_admin(viewer);
 }
 
 static uint64_t ld(_Atomic uint64_t *p)

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include "config.h"
 #include "ctl.h"
 #include "engine.h"
 #include "keystore.h"
@@ -27,10 +28,10 @@
 #endif
 
 struct options {
-	char socket[108];
-	struct worker_config wc;
-	mode_t mode;
-	enum log_level level;
+	const char *config_path; /* NULL: CONFIG_DEFAULT_PATH if it exists */
+	int no_config;
+	int check;
+	struct config cli; /* keys the command line set */
 };
 
 static void usage(FILE *f)
@@ -40,11 +41,20 @@ static void usage(FILE *f)
 		"Crypto offload daemon: serves encrypt/decrypt batches to local\n"
 		"processes over a Unix socket and shared-memory rings.\n"
 		"\n"
+		"  -c, --config PATH      configuration file (default %s\n"
+		"                         if it exists; see cryptod.conf(5))\n"
+		"      --no-config        read no configuration file\n"
+		"      --check-config     check the configuration (file and flags),\n"
+		"                         print the result, exit 0 if valid, 1 if not\n"
+		"  -o, --set KEY=VALUE    set any configuration key, as in the file\n"
+		"                         (repeatable; for example\n"
+		"                         --set limits.sessions_per_client=64)\n"
 		"  -s, --socket PATH      control socket (default: $CRYPTOD_SOCKET, else\n"
 		"                         /run/cryptod/cryptod.sock as root, else\n"
 		"                         $XDG_RUNTIME_DIR/cryptod.sock or\n"
 		"                         /tmp/cryptod-$UID/cryptod.sock)\n"
 		"  -m, --socket-mode MODE octal permissions of the socket (default 0660)\n"
+		"  -g, --socket-group GRP group owning the socket (name or number)\n"
 		"  -w, --workers N        worker threads, 1..%d (default: online CPUs);\n"
 		"                         every worker serves every queue\n"
 		"  -p, --poll-mode MODE   adaptive (default): busy-poll while work flows,\n"
@@ -57,19 +67,41 @@ static void usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
-		"Runs in the foreground and logs to stderr. SIGTERM or SIGINT stops\n"
-		"accepting clients, completes submitted work, wipes keys and exits 0.\n"
+		"Command-line settings override the file. Runs in the foreground and\n"
+		"logs to stderr (with <N> priorities when stderr is the journal).\n"
+		"SIGHUP re-reads the file: log level, allow lists, limits, routing and\n"
+		"key policy change at once; other changes are logged and wait for a\n"
+		"restart; a broken file is logged and the running configuration kept.\n"
+		"SIGTERM or SIGINT stops accepting clients, completes submitted work,\n"
+		"wipes keys and exits 0.\n"
 		"Under systemd it reports readiness and pings the watchdog\n"
 		"($NOTIFY_SOCKET, $WATCHDOG_USEC), and serves a socket passed by\n"
-		"socket activation ($LISTEN_FDS) instead of --socket. See cryptod(8).\n",
-		MAX_WORKERS, WORKER_SPIN_US);
+		"socket activation ($LISTEN_FDS) instead of --socket. See cryptod(8)\n"
+		"and cryptod.conf(5).\n",
+		CONFIG_DEFAULT_PATH, MAX_WORKERS, WORKER_SPIN_US);
+}
+
+/* One command-line setting; 0 or exit status 2 after saying why. */
+static int cli_set(struct options *o, const char *key, const char *value,
+		   const char *flag)
+{
+	char err[CONFIG_ERR_MAX];
+	if (!config_set(&o->cli, key, value, flag, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, "cryptod: %s\n", err);
+	return 2;
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "no-config", no_argument, NULL, 'N' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "set", required_argument, NULL, 'o' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "socket-mode", required_argument, NULL, 'm' },
+		{ "socket-group", required_argument, NULL, 'g' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "poll-mode", required_argument, NULL, 'p' },
 		{ "spin-us", required_argument, NULL, 'S' },
@@ -79,77 +111,61 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	o->wc.n = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : cpus;
-	o->wc.spin_us = WORKER_SPIN_US;
-	o->mode = 0660;
-	o->level = LOG_INFO_;
-	if (wire_default_socket_path(o->socket, sizeof(o->socket)))
-		o->socket[0] = '\0';
+	memset(o, 0, sizeof(*o));
+	config_defaults(&o->cli);
 
-	int c;
-	char *end;
-	while ((c = getopt_long(argc, argv, "s:m:w:p:l:hV", longopts, NULL)) !=
-	       -1) {
+	int c, rc = 0;
+	while (!rc && (c = getopt_long(argc, argv, "c:o:s:m:g:w:p:l:hV",
+				       longopts, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			if (strlen(optarg) >= sizeof(o->socket)) {
+		case 'c':
+			o->config_path = optarg;
+			break;
+		case 'N':
+			o->no_config = 1;
+			break;
+		case 'C':
+			o->check = 1;
+			break;
+		case 'o': {
+			char key[128];
+			const char *eq = strchr(optarg, '=');
+			if (!eq || (size_t)(eq - optarg) >= sizeof(key)) {
 				fprintf(stderr,
-					"cryptod: socket path too long\n");
+					"cryptod: --set wants KEY=VALUE, not "
+					"'%s'\n",
+					optarg);
 				return 2;
 			}
-			snprintf(o->socket, sizeof(o->socket), "%s", optarg);
+			memcpy(key, optarg, eq - optarg);
+			key[eq - optarg] = '\0';
+			rc = cli_set(o, key, eq + 1, "--set");
+			break;
+		}
+		case 's':
+			rc = cli_set(o, "socket", optarg, "--socket");
 			break;
 		case 'm':
-			o->mode = strtoul(optarg, &end, 8);
-			if (*end || o->mode > 0777) {
-				fprintf(stderr,
-					"cryptod: bad socket mode '%s'\n",
-					optarg);
-				return 2;
-			}
+			rc = cli_set(o, "socket_mode", optarg, "--socket-mode");
 			break;
-		case 'w': {
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (*end || n < 1 || n > MAX_WORKERS) {
-				fprintf(stderr,
-					"cryptod: workers must be 1..%d\n",
-					MAX_WORKERS);
-				return 2;
-			}
-			o->wc.n = n;
+		case 'g':
+			rc = cli_set(o, "socket_group", optarg,
+				     "--socket-group");
 			break;
-		}
+		case 'w':
+			rc = cli_set(o, "workers", optarg, "--workers");
+			break;
 		case 'p':
-			if (!strcmp(optarg, "busy")) {
-				o->wc.busy_poll = 1;
-			} else if (!strcmp(optarg, "adaptive")) {
-				o->wc.busy_poll = 0;
-			} else {
-				fprintf(stderr,
-					"cryptod: poll mode must be adaptive or busy\n");
-				return 2;
-			}
+			rc = cli_set(o, "poll_mode", optarg, "--poll-mode");
 			break;
-		case 'S': {
-			unsigned long us = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || us > 1000000) {
-				fprintf(stderr,
-					"cryptod: spin-us must be 0..1000000\n");
-				return 2;
-			}
-			o->wc.spin_us = us;
+		case 'S':
+			rc = cli_set(o, "spin_us", optarg, "--spin-us");
 			break;
-		}
 		case 'P':
-			o->wc.pin = 1;
+			rc = cli_set(o, "pin", "yes", "--pin");
 			break;
 		case 'l':
-			if (log_parse_level(optarg, &o->level)) {
-				fprintf(stderr, "cryptod: bad log level '%s'\n",
-					optarg);
-				return 2;
-			}
+			rc = cli_set(o, "log_level", optarg, "--log-level");
 			break;
 		case 'h':
 			usage(stdout);
@@ -162,16 +178,110 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return 2;
 		}
 	}
+	if (rc)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "cryptod: unexpected argument '%s'\n",
 			argv[optind]);
 		return 2;
 	}
-	if (!o->socket[0]) {
-		fprintf(stderr, "cryptod: default socket path too long\n");
+	if (o->no_config && o->config_path) {
+		fprintf(stderr,
+			"cryptod: --config and --no-config exclude each other\n");
 		return 2;
 	}
 	return 0;
+}
+
+/* Fill what "unset" means: the default socket path and "auto" workers.
+ * 0, or -ENAMETOOLONG. */
+static int config_resolve(struct config *c)
+{
+	if (!c->socket[0] &&
+	    wire_default_socket_path(c->socket, sizeof(c->socket)))
+		return -ENAMETOOLONG;
+	if (!c->workers) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		c->workers = cpus < 1		  ? 1
+			     : cpus > MAX_WORKERS ? MAX_WORKERS
+						  : (unsigned)cpus;
+	}
+	return 0;
+}
+
+/*
+ * Defaults, then the file, then the command line. The file is the
+ * explicit --config (which must exist) or CONFIG_DEFAULT_PATH if it
+ * exists. Returns 0 or -errno with the reason in err; *path says which
+ * file was read (NULL: none).
+ */
+static int config_build(const struct options *o, struct config *c,
+			const char **path, char *err, size_t errlen)
+{
+	config_defaults(c);
+	*path = NULL;
+	if (!o->no_config) {
+		const char *p =
+			o->config_path ? o->config_path : CONFIG_DEFAULT_PATH;
+		int rc = config_load(c, p, err, errlen);
+		if (rc == -ENOENT && !o->config_path)
+			rc = 0; /* no default file: defaults it is */
+		else if (!rc)
+			*path = p;
+		if (rc)
+			return rc;
+	}
+	config_merge(c, &o->cli);
+	if (config_resolve(c)) {
+		snprintf(err, errlen, "default socket path too long");
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* The running configuration and the one a reload builds; main owns both,
+ * config_active() points at one of them. */
+static struct config cfg_slots[2];
+static struct options opts;
+
+static void on_reload(evutil_socket_t sig, short what, void *arg)
+{
+	const struct config *cur = config_active();
+	struct config *next =
+		cur == &cfg_slots[0] ? &cfg_slots[1] : &cfg_slots[0];
+	char err[CONFIG_ERR_MAX];
+	const char *path;
+	sdn_notify("RELOADING=1");
+	if (config_build(&opts, next, &path, err, sizeof(err))) {
+		log_err("reload: %s; keeping the running configuration", err);
+		sdn_notifyf("READY=1\nSTATUS=reload failed: %s", err);
+		return;
+	}
+	unsigned changed = 0;
+	for (unsigned k = 0; k < CK_N; k++) {
+		const char *name = config_key_name(k);
+		if (!name)
+			continue;
+		char was[256], now[256];
+		config_value_str(cur, k, was, sizeof(was));
+		config_value_str(next, k, now, sizeof(now));
+		if (!strcmp(was, now))
+			continue;
+		if (config_key_live(k)) {
+			log_info("reload: %s = %s (was %s)", name, now, was);
+			changed++;
+			continue;
+		}
+		log_warn("reload: %s = %s needs a restart; still %s", name, now,
+			 was);
+		config_copy_key(next, cur, k);
+	}
+	config_set_active(next);
+	config_apply_live(next);
+	log_info("reloaded %s: %u setting(s) changed",
+		 path ? path : "(no file)", changed);
+	sdn_notifyf("READY=1\nSTATUS=serving %s, configuration reloaded",
+		    ctl_socket_path());
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -183,13 +293,41 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int main(int argc, char **argv)
 {
-	struct options o;
-	int rc = parse_args(argc, argv, &o);
+	int rc = parse_args(argc, argv, &opts);
 	if (rc)
 		return rc;
-	log_init(o.level);
+	struct config *cfg = &cfg_slots[0];
+	char why[CONFIG_ERR_MAX];
+	const char *path;
+	rc = config_build(&opts, cfg, &path, why, sizeof(why));
+	if (opts.check) {
+		if (rc) {
+			fprintf(stderr, "cryptod: %s\n", why);
+			return 1;
+		}
+		printf("%s: configuration OK\n", path ? path : "(no file)");
+		return 0;
+	}
+	if (rc) {
+		fprintf(stderr, "cryptod: %s\n", why);
+		return 1;
+	}
+	log_init(cfg->log_level);
+	config_set_active(cfg);
+	config_apply_live(cfg);
 	signal(SIGPIPE, SIG_IGN);
+	log_info("configuration: %s", path ? path : "built-in defaults");
 
+	struct worker_config wc = {
+		.n = cfg->workers,
+		.busy_poll = cfg->busy_poll,
+		.spin_us = cfg->spin_us,
+		.pin = cfg->pin,
+	};
+	/* kernel.pcrypt: the kernel engine's probe reads the rest through
+	 * config_pcrypt_mode() and config_pcrypt_algs(). */
+	engine_kernel_configure(
+		cfg->pcrypt == CONFIG_PCRYPT_OFF ? KPCRYPT_OFF : KPCRYPT_AUTO);
 	if (engine_probe_all() <= 0) {
 		log_err("no crypto engine available");
 		return 1;
@@ -199,7 +337,14 @@ int main(int argc, char **argv)
 		log_err("key store: %s", strerror(-err));
 		goto out_engines;
 	}
-	err = workers_start(&o.wc);
+	if (cfg->keys.require_mlock && !ks_locked()) {
+		log_err("key memory cannot be locked in RAM and "
+			"keys.require_mlock = yes (raise RLIMIT_MEMLOCK, "
+			"LimitMEMLOCK= in the unit)");
+		err = -ENOMEM;
+		goto out_keystore;
+	}
+	err = workers_start(&wc);
 	if (err) {
 		log_err("workers: %s", strerror(-err));
 		goto out_keystore;
@@ -211,17 +356,24 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	stats_init();
-	err = ctl_start(base, o.socket, o.mode);
+	err = ctl_start(base, cfg->socket, cfg->socket_mode);
 	if (err) {
-		log_err("cannot listen on %s: %s%s", o.socket, strerror(-err),
+		log_err("cannot listen on %s: %s%s", cfg->socket,
+			strerror(-err),
 			err == -EADDRINUSE ? " (another cryptod is serving it)"
 					   : "");
 		goto out_base;
 	}
 	struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
-	if (!sigterm || !sigint || event_add(sigterm, NULL) ||
-	    event_add(sigint, NULL)) {
+	struct event *sighup = evsignal_new(base, SIGHUP, on_reload, NULL);
+	if (cfg->has_socket_group && (err = ctl_set_group(cfg->socket_group))) {
+		log_err("socket_group %u: %s", (unsigned)cfg->socket_group,
+			strerror(-err));
+		goto out_signals;
+	}
+	if (!sigterm || !sigint || !sighup || event_add(sigterm, NULL) ||
+	    event_add(sigint, NULL) || event_add(sighup, NULL)) {
 		err = -ENOMEM;
 		goto out_signals;
 	}
@@ -253,6 +405,8 @@ out_signals:
 		event_free(sigterm);
 	if (sigint)
 		event_free(sigint);
+	if (sighup)
+		event_free(sighup);
 	if (err)
 		ctl_stop_listening();
 out_base:

@@ -6,6 +6,32 @@
 
 #include <cryptod/ring_abi.h>
 
+/* Relaxed: a reload racing with a session-less op may apply either way. */
+static unsigned policy_min_bits;
+static int policy_sessionless = 1;
+
+void session_policy_set(unsigned min_bits, int sessionless)
+{
+	__atomic_store_n(&policy_min_bits, min_bits, __ATOMIC_RELAXED);
+	__atomic_store_n(&policy_sessionless, sessionless, __ATOMIC_RELAXED);
+}
+
+int session_sessionless_allowed(void)
+{
+	return __atomic_load_n(&policy_sessionless, __ATOMIC_RELAXED);
+}
+
+/* Cipher key strength in bits: XTS keys are two halves; the null
+ * algorithm has none. */
+static int session_key_ok(unsigned alg, size_t key_len)
+{
+	unsigned min = __atomic_load_n(&policy_min_bits, __ATOMIC_RELAXED);
+	if (alg == CRD_ALG_NULL || !min)
+		return 1;
+	size_t bits = alg == CRD_ALG_AES_XTS ? key_len * 4 : key_len * 8;
+	return bits >= min;
+}
+
 int session_setup(struct session *s, const struct session_params *p,
 		  void *const *wctx)
 {
@@ -19,6 +45,8 @@ int session_setup(struct session *s, const struct session_params *p,
 	    !range_has(cap->key, cap->n_key, p->key_len) ||
 	    !range_has(cap->tag, cap->n_tag, tag))
 		return -EINVAL;
+	if (!session_key_ok(p->alg, p->key_len))
+		return -EPERM;
 	if (cap->n_auth_key ? !range_has(cap->auth_key, cap->n_auth_key,
 					 p->auth_key_len)
 			    : p->auth_key_len != 0)

@@ -44,11 +44,20 @@ struct session_params {
 };
 
 /*
+ * Key policy (cryptod.conf keys.*), read by the control thread and by
+ * workers (session-less ops): the shortest cipher key in bits (XTS: one
+ * half; 0 = any), and whether session-less ops are allowed. A change
+ * applies to sessions created afterwards; existing sessions keep working.
+ */
+void session_policy_set(unsigned min_bits, int sessionless);
+int session_sessionless_allowed(void);
+
+/*
  * Validate p against the chosen engine's capabilities and expand the key
  * into s (zeroed, locked memory the caller owns). wctx: the calling
  * worker's engine context for that engine, NULL on the control thread.
  * Returns 0, or -EINVAL (bad key/tag length), -ENOENT/-EOPNOTSUPP/-ENODEV
- * (engine choice).
+ * (engine choice), -EPERM (key shorter than the key policy allows).
  */
 int session_setup(struct session *s, const struct session_params *p,
 		  void *const *wctx);

@@ -44,6 +44,8 @@ int stage_sessionless(struct stage *st, const uint8_t *arena,
 		      void *const *eng_ctx, const struct session **out)
 {
 	struct crd_sessionless p;
+	if (!session_sessionless_allowed()) /* key policy: keys.sessionless */
+		return CRD_ST_POLICY;
 	if (!desc_range_ok(e->sl_off, sizeof(p), arena_size))
 		return CRD_ST_BAD_RANGE;
 	if (st->sl_used >= WORKER_BURST)
@@ -65,9 +67,11 @@ int stage_sessionless(struct stage *st, const uint8_t *arena,
 			.tag_len = p.tag_len,
 		};
 		st->sl_used++; /* wiped at the end of the pass, used or not */
-		if (p.alg == 0 || p.alg >= CRD_ALG_MAX_ ||
-		    session_setup(s, &sp, eng_ctx))
-			st_ = CRD_ST_BAD_PARAM;
+		int err = p.alg == 0 || p.alg >= CRD_ALG_MAX_
+				  ? -EINVAL
+				  : session_setup(s, &sp, eng_ctx);
+		if (err)
+			st_ = err == -EPERM ? CRD_ST_POLICY : CRD_ST_BAD_PARAM;
 	}
 	explicit_bzero(&p, sizeof(p));
 	*out = st_ == CRD_ST_OK ? s : NULL;

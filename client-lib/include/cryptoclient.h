@@ -68,6 +68,14 @@ enum cc_status {
 	CC_ERR_BAD_PARAM = -1004,
 	CC_ERR_ENGINE = -1005,
 	CC_ERR_SHUTDOWN = -1006,
+	/* Refused by cryptod's key policy (cryptod.conf keys.*): a key
+	 * shorter than keys.min_bits, or a session-less op when
+	 * keys.sessionless = no. From cc_session_create() and in completions. */
+	CC_ERR_POLICY = -1007,
+	/* cc_connect(): this user is not allowed by cryptod's access policy
+	 * (allow_users / allow_groups). A socket file the user may not open
+	 * gives -EACCES instead. */
+	CC_ERR_ACCESS = -1008,
 };
 
 struct cc_session_params {

@@ -119,6 +119,12 @@ enum crd_status {
 	CRD_ST_BAD_PARAM = -1004,   /* IV/tag/AAD/length not supported */
 	CRD_ST_ENGINE = -1005,	    /* the engine reported an internal error */
 	CRD_ST_SHUTDOWN = -1006,    /* the daemon stopped before running it */
+	/* Refused by the daemon's key policy (cryptod.conf keys.*): also the
+	 * code of a control-call Error for the same reason. */
+	CRD_ST_POLICY = -1007,
+	/* Not a completion status: the code of the Error a peer that the
+	 * daemon's access policy refuses gets instead of a HelloReply. */
+	CRD_ST_ACCESS = -1008,
 };
 
 /*

@@ -165,7 +165,7 @@ static int fx_launch(struct fx_daemon *d, const struct fx_daemon_params *p,
 		     const char *bin)
 {
 	char workers[16], why[96];
-	char *argv[10];
+	char *argv[12 + FX_EXTRA_ARGS];
 	uint64_t deadline;
 	int argc = 0, st;
 
@@ -178,6 +178,21 @@ static int fx_launch(struct fx_daemon *d, const struct fx_daemon_params *p,
 		snprintf(workers, sizeof(workers), "%u", p->workers);
 		argv[argc++] = "--workers";
 		argv[argc++] = workers;
+	}
+	if (p && p->config) {
+		argv[argc++] = "--config";
+		argv[argc++] = (char *)p->config;
+	} else {
+		argv[argc++] = "--no-config";
+	}
+	for (unsigned i = 0; p && p->args && p->args[i]; i++) {
+		if (i == FX_EXTRA_ARGS) {
+			fprintf(stderr, "fixture: more than %d extra args\n",
+				FX_EXTRA_ARGS);
+			fx_rmdir(d);
+			return -E2BIG;
+		}
+		argv[argc++] = (char *)p->args[i];
 	}
 	argv[argc] = NULL;
 

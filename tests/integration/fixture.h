@@ -31,7 +31,14 @@
 struct fx_daemon_params {
 	unsigned workers;      /* 0 = the daemon's default */
 	const char *log_level; /* NULL = $CRYPTOD_TEST_LOG_LEVEL, else "warn" */
+	/* --config FILE; NULL = --no-config (a file installed in /etc must
+	 * not change what tests see). */
+	const char *config;
+	/* More arguments (NULL-terminated, at most FX_EXTRA_ARGS), or NULL. */
+	const char *const *args;
 };
+
+#define FX_EXTRA_ARGS 16
 
 struct fx_daemon {
 	pid_t pid; /* 0 when not running */
