@@ -135,7 +135,8 @@ static void queue_set_dead(struct queue *q)
 {
 	if (atomic_exchange(&q->broken, 1))
 		return;
-	log_warn("client %u queue %u: ring index out of range, queue stopped",
+	log_peer(q->owner->uid, LOG_WARN_,
+		 "client %u queue %u: ring index out of range, queue stopped",
 		 q->owner->id, q->id);
 	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
 	eventfd_write(q->cq_efd, 1);

@@ -405,6 +405,57 @@ static void apply_routes(void **state)
 	assert_null(engine_route_get(CRD_ALG_AES_GCM));
 }
 
+/*
+ * The shipped example (etc/cryptod.conf) parses as it is, every key it
+ * shows is a real key, and uncommenting every "#key = value" line gives
+ * exactly the defaults: the example documents the defaults truly.
+ */
+static void example_file(void **state)
+{
+	struct config c, d, def;
+	config_defaults(&def);
+	config_defaults(&c);
+	assert_int_equal(
+		config_load(&c, CRYPTOD_EXAMPLE_CONF, err, sizeof(err)), 0);
+	c.set = 0;
+	assert_memory_equal(&c, &def, sizeof(c));
+
+	FILE *f = fopen(CRYPTOD_EXAMPLE_CONF, "r");
+	assert_non_null(f);
+	char line[512], text[16384] = "";
+	unsigned keys_shown = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' && line[1] != ' ' && line[1] != '\n' &&
+		    strchr(line, '=')) {
+			strncat(text, line + 1,
+				sizeof(text) - strlen(text) - 1);
+			keys_shown++;
+		}
+	}
+	fclose(f);
+	config_defaults(&d);
+	if (config_parse(&d, text, strlen(text), "uncommented", err,
+			 sizeof(err)))
+		fail_msg("%s", err);
+	/* Every key appears (route.* for every algorithm with a name). */
+	unsigned n_keys = 0;
+	for (unsigned k = 0; k < CK_N; k++) {
+		if (!config_key_name(k))
+			continue;
+		n_keys++;
+		if (!(d.set & (1ull << k)))
+			fail_msg("the example does not show %s",
+				 config_key_name(k));
+	}
+	assert_int_equal(keys_shown, n_keys);
+	/* ...with its default value (workers = auto is 0, socket_group
+	 * empty, and so on). The socket line shows root's default path. */
+	memcpy(d.socket, def.socket, sizeof(d.socket));
+	d.set = 0;
+	memset(d.line, 0, sizeof(d.line));
+	assert_memory_equal(&d, &def, sizeof(d));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +470,7 @@ int main(void)
 		cmocka_unit_test(peer_allowed),
 		cmocka_unit_test(load_file),
 		cmocka_unit_test(apply_routes),
+		cmocka_unit_test(example_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
