@@ -47,7 +47,8 @@ const char *cc_conn_last_error(const struct cc_conn *conn)
 /*
  * A daemon that refuses a peer (access policy, connection limits) sends
  * an Error with seq 0 and hangs up, possibly before our request went out:
- * after a failed send, look for that explanation before reporting EPIPE.
+ * after a failed send or receive, look for that explanation before
+ * reporting EPIPE.
  */
 static int conn_refusal(struct cc_conn *c)
 {
@@ -55,6 +56,11 @@ static int conn_refusal(struct cc_conn *c)
 	unsigned nfds = 0;
 	ssize_t n = wire_recv(c->fd, c->rx, fds, CTL_MAX_FDS, &nfds);
 	wire_close_fds(fds, nfds);
+	if (n == -ECONNRESET) { /* reported once, before the queued data */
+		nfds = 0;
+		n = wire_recv(c->fd, c->rx, fds, CTL_MAX_FDS, &nfds);
+		wire_close_fds(fds, nfds);
+	}
 	if (n <= 0)
 		return 0;
 	Cryptod__Envelope *env = wire_decode(c->rx, (size_t)n);
@@ -102,8 +108,15 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 		ssize_t n = wire_recv(c->fd, c->rx, fds, CTL_MAX_FDS, nfds);
 		if (n == -EAGAIN)
 			continue;
+		if (n == -ECONNRESET || n == -EPIPE) {
+			/* A daemon that closes with our request unread makes
+			 * the kernel report ECONNRESET before the refusal it
+			 * queued for us: read once more. */
+			int why = conn_refusal(c);
+			return why ? why : -EPIPE;
+		}
 		if (n < 0)
-			return n == -ECONNRESET ? -EPIPE : (int)n;
+			return (int)n;
 		Cryptod__Envelope *env = wire_decode(c->rx, (size_t)n);
 		if (!env) {
 			wire_close_fds(fds, *nfds);

@@ -18,6 +18,9 @@ enum daemon_limits {
 	WORKER_MIN_CHUNK = 8,	    /* smallest run split off for a sibling */
 	WORKER_SPIN_US = 200,	    /* busy-poll this long before sleeping */
 	DEFAULT_CONNS_PER_UID = 64, /* limits.connections_per_uid */
+	DEFAULT_QUEUES_PER_UID = MAX_QUEUES / 8,     /* limits.queues_per_uid */
+	DEFAULT_SESSIONS_PER_UID = MAX_SESSIONS / 4, /* ...sessions_per_uid */
+	DEFAULT_ARENA_PER_UID_MIB = 4096,	     /* ...arena_per_uid */
 	/* limits.inflight_per_client: what the ring geometry allows anyway
 	 * (every queue's completion ring at its largest). */
 	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,

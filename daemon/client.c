@@ -43,6 +43,37 @@ static unsigned client_count_uid(uid_t uid)
 	return n;
 }
 
+/* What all connections of uid hold (control thread). */
+struct uid_usage {
+	unsigned queues, sessions;
+	uint64_t arena;
+};
+
+static void client_uid_usage(uid_t uid, struct uid_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	for (struct client *c = clients; c; c = c->next) {
+		if (c->uid != uid)
+			continue;
+		u->queues += c->n_queues;
+		u->sessions += c->n_sessions;
+		u->arena += c->arena_bytes;
+	}
+}
+
+const char *client_session_limit(const struct client *c)
+{
+	const struct config_limits *lim = &config_active()->lim;
+	if (c->n_sessions >= lim->sessions)
+		return "limits.sessions_per_client";
+	if (client_is_admin(c))
+		return NULL;
+	struct uid_usage u;
+	client_uid_usage(c->uid, &u);
+	return u.sessions >= lim->uid_sessions ? "limits.sessions_per_uid"
+					       : NULL;
+}
+
 struct client *client_new(int fd, pid_t pid, uid_t uid, gid_t gid, int *err)
 {
 	*err = -EUSERS;
@@ -119,13 +150,19 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 		      uint64_t arena, struct queue **out)
 {
 	const struct config_limits *lim = &config_active()->lim;
-	if (c->n_queues >= lim->queues || n_queues_total >= MAX_QUEUES)
+	struct uid_usage u = { 0 }; /* admins: per-client bounds only */
+	if (!client_is_admin(c))
+		client_uid_usage(c->uid, &u);
+	uint64_t want = arena ? arena : CRD_ARENA_DEFAULT_SIZE;
+	if (c->n_queues >= lim->queues || n_queues_total >= MAX_QUEUES ||
+	    (!client_is_admin(c) && u.queues >= lim->uid_queues))
 		return -EMFILE;
 	/* Arena memory is the daemon's, held for the queue's life: a
-	 * client may hold limits.arena_per_client of it in all. */
+	 * client may hold limits.arena_per_client of it in all, a user
+	 * limits.arena_per_uid. */
 	if (arena <= CRD_ARENA_MAX_SIZE &&
-	    c->arena_bytes + (arena ? arena : CRD_ARENA_DEFAULT_SIZE) >
-		    lim->arena_bytes)
+	    (c->arena_bytes + want > lim->arena_bytes ||
+	     (!client_is_admin(c) && u.arena + want > lim->uid_arena_bytes)))
 		return -EDQUOT;
 	/* Ops held for a client: at most its completion rings' entries
 	 * (queue.h); the ring sizes are checked by queue_create(). */

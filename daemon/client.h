@@ -50,6 +50,10 @@ static inline const struct session *client_session_get(struct client *c,
 	return __atomic_load_n(&c->sessions[id - 1], __ATOMIC_ACQUIRE);
 }
 
+/* NULL if c may create another session, else the name of the limit it
+ * reached ("limits.sessions_per_client" or "limits.sessions_per_uid"). */
+const char *client_session_limit(const struct client *c);
+
 /* Returns the new id (> 0) or -ENOSPC. */
 int client_session_add(struct client *c, struct session *s);
 /* Unpublish, wait for workers, wipe. 0 or -ENOENT. */

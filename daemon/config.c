@@ -100,6 +100,22 @@ static const struct {
 			      .min = CRD_RING_MIN_ENTRIES,
 			      .max = MAX_INFLIGHT_PER_CLIENT,
 			      .live = 1 },
+	[CK_LIM_UID_QUEUES] = { .name = "limits.queues_per_uid",
+				.type = KT_UINT,
+				.min = 1,
+				.max = MAX_QUEUES,
+				.live = 1 },
+	[CK_LIM_UID_SESSIONS] = { .name = "limits.sessions_per_uid",
+				  .type = KT_UINT,
+				  .min = 1,
+				  .max = MAX_SESSIONS,
+				  .live = 1 },
+	[CK_LIM_UID_ARENA] = { .name = "limits.arena_per_uid",
+			       .type = KT_SIZE,
+			       .min = CRD_ARENA_MIN_SIZE,
+			       .max = (uint64_t)MAX_CLIENTS *
+				      MAX_ARENA_PER_CLIENT,
+			       .live = 1 },
 	[CK_KEY_MIN_BITS] = { .name = "keys.min_bits",
 			      .type = KT_BITS,
 			      .live = 1 },
@@ -123,6 +139,9 @@ void config_defaults(struct config *c)
 	c->lim.sessions = MAX_SESSIONS_PER_CLIENT;
 	c->lim.arena_bytes = MAX_ARENA_PER_CLIENT;
 	c->lim.inflight = MAX_INFLIGHT_PER_CLIENT;
+	c->lim.uid_queues = DEFAULT_QUEUES_PER_UID;
+	c->lim.uid_sessions = DEFAULT_SESSIONS_PER_UID;
+	c->lim.uid_arena_bytes = (uint64_t)DEFAULT_ARENA_PER_UID_MIB << 20;
 	c->keys.min_bits = 128;
 	c->keys.sessionless = 1;
 	c->pcrypt = CONFIG_PCRYPT_AUTO;
@@ -535,6 +554,12 @@ static int store(struct config *c, unsigned k, char *v, char *err,
 		case CK_LIM_INFLIGHT:
 			c->lim.inflight = u;
 			break;
+		case CK_LIM_UID_QUEUES:
+			c->lim.uid_queues = u;
+			break;
+		case CK_LIM_UID_SESSIONS:
+			c->lim.uid_sessions = u;
+			break;
 		}
 		return 0;
 	case KT_SIZE:
@@ -546,7 +571,10 @@ static int store(struct config *c, unsigned k, char *v, char *err,
 				 (unsigned long long)keys[k].max >> 20, v);
 			return -1;
 		}
-		c->lim.arena_bytes = u;
+		if (k == CK_LIM_ARENA)
+			c->lim.arena_bytes = u;
+		else
+			c->lim.uid_arena_bytes = u;
 		return 0;
 	case KT_BOOL:
 		if (parse_bool(v, &b)) {
@@ -845,251 +873,4 @@ int config_set(struct config *c, const char *key, const char *value,
 	c->set |= 1ull << k;
 	c->line[k] = 0;
 	return 0;
-}
-
-void config_copy_key(struct config *dst, const struct config *src, unsigned k)
-{
-	if (k >= CK_N)
-		return;
-	dst->set = (dst->set & ~(1ull << k)) | (src->set & (1ull << k));
-	dst->line[k] = src->line[k];
-	switch (k) {
-	case CK_SOCKET:
-		memcpy(dst->socket, src->socket, sizeof(dst->socket));
-		break;
-	case CK_SOCKET_MODE:
-		dst->socket_mode = src->socket_mode;
-		break;
-	case CK_SOCKET_GROUP:
-		dst->socket_group = src->socket_group;
-		dst->has_socket_group = src->has_socket_group;
-		break;
-	case CK_WORKERS:
-		dst->workers = src->workers;
-		break;
-	case CK_POLL_MODE:
-		dst->busy_poll = src->busy_poll;
-		break;
-	case CK_SPIN_US:
-		dst->spin_us = src->spin_us;
-		break;
-	case CK_PIN:
-		dst->pin = src->pin;
-		break;
-	case CK_LOG_LEVEL:
-		dst->log_level = src->log_level;
-		break;
-	case CK_ALLOW_USERS:
-		memcpy(dst->allow_uids, src->allow_uids,
-		       sizeof(dst->allow_uids));
-		dst->n_allow_uids = src->n_allow_uids;
-		break;
-	case CK_ALLOW_GROUPS:
-		memcpy(dst->allow_gids, src->allow_gids,
-		       sizeof(dst->allow_gids));
-		dst->n_allow_gids = src->n_allow_gids;
-		break;
-	case CK_LIM_CONNS:
-		dst->lim.conns_per_uid = src->lim.conns_per_uid;
-		break;
-	case CK_LIM_QUEUES:
-		dst->lim.queues = src->lim.queues;
-		break;
-	case CK_LIM_SESSIONS:
-		dst->lim.sessions = src->lim.sessions;
-		break;
-	case CK_LIM_ARENA:
-		dst->lim.arena_bytes = src->lim.arena_bytes;
-		break;
-	case CK_LIM_INFLIGHT:
-		dst->lim.inflight = src->lim.inflight;
-		break;
-	case CK_KEY_MIN_BITS:
-		dst->keys.min_bits = src->keys.min_bits;
-		break;
-	case CK_KEY_SESSIONLESS:
-		dst->keys.sessionless = src->keys.sessionless;
-		break;
-	case CK_KEY_REQUIRE_MLOCK:
-		dst->keys.require_mlock = src->keys.require_mlock;
-		break;
-	case CK_PCRYPT:
-		dst->pcrypt = src->pcrypt;
-		break;
-	case CK_PCRYPT_ALGS:
-		memcpy(dst->pcrypt_algs, src->pcrypt_algs,
-		       sizeof(dst->pcrypt_algs));
-		break;
-	default:
-		memcpy(dst->route[k - CK_ROUTE], src->route[k - CK_ROUTE],
-		       sizeof(dst->route[0]));
-		break;
-	}
-}
-
-void config_merge(struct config *dst, const struct config *src)
-{
-	for (unsigned k = 0; k < CK_N; k++)
-		if (src->set & (1ull << k))
-			config_copy_key(dst, src, k);
-}
-
-static void list_ids(char *buf, size_t len, const uint32_t *ids, unsigned n)
-{
-	size_t o = 0;
-	buf[0] = '\0';
-	for (unsigned i = 0; i < n && o < len; i++)
-		o += snprintf(buf + o, len - o, "%s%u", i ? ", " : "", ids[i]);
-}
-
-void config_value_str(const struct config *c, unsigned k, char *buf, size_t len)
-{
-	static const char *const pcrypt[] = { "off", "auto", "create" };
-	buf[0] = '\0';
-	switch (k) {
-	case CK_SOCKET:
-		snprintf(buf, len, "%s", c->socket);
-		break;
-	case CK_SOCKET_MODE:
-		snprintf(buf, len, "%04o", (unsigned)c->socket_mode);
-		break;
-	case CK_SOCKET_GROUP:
-		if (c->has_socket_group)
-			snprintf(buf, len, "%u", (unsigned)c->socket_group);
-		break;
-	case CK_WORKERS:
-		if (c->workers)
-			snprintf(buf, len, "%u", c->workers);
-		else
-			snprintf(buf, len, "auto");
-		break;
-	case CK_POLL_MODE:
-		snprintf(buf, len, "%s", c->busy_poll ? "busy" : "adaptive");
-		break;
-	case CK_SPIN_US:
-		snprintf(buf, len, "%u", c->spin_us);
-		break;
-	case CK_PIN:
-		snprintf(buf, len, "%s", c->pin ? "yes" : "no");
-		break;
-	case CK_LOG_LEVEL:
-		snprintf(buf, len, "%s", log_level_name(c->log_level));
-		break;
-	case CK_ALLOW_USERS:
-		list_ids(buf, len, c->allow_uids, c->n_allow_uids);
-		break;
-	case CK_ALLOW_GROUPS:
-		list_ids(buf, len, c->allow_gids, c->n_allow_gids);
-		break;
-	case CK_LIM_CONNS:
-		snprintf(buf, len, "%u", c->lim.conns_per_uid);
-		break;
-	case CK_LIM_QUEUES:
-		snprintf(buf, len, "%u", c->lim.queues);
-		break;
-	case CK_LIM_SESSIONS:
-		snprintf(buf, len, "%u", c->lim.sessions);
-		break;
-	case CK_LIM_ARENA:
-		if (c->lim.arena_bytes % (1 << 20) == 0)
-			snprintf(
-				buf, len, "%lluM",
-				(unsigned long long)(c->lim.arena_bytes >> 20));
-		else
-			snprintf(buf, len, "%llu",
-				 (unsigned long long)c->lim.arena_bytes);
-		break;
-	case CK_LIM_INFLIGHT:
-		snprintf(buf, len, "%llu", (unsigned long long)c->lim.inflight);
-		break;
-	case CK_KEY_MIN_BITS:
-		snprintf(buf, len, "%u", c->keys.min_bits);
-		break;
-	case CK_KEY_SESSIONLESS:
-		snprintf(buf, len, "%s", c->keys.sessionless ? "yes" : "no");
-		break;
-	case CK_KEY_REQUIRE_MLOCK:
-		snprintf(buf, len, "%s", c->keys.require_mlock ? "yes" : "no");
-		break;
-	case CK_PCRYPT:
-		snprintf(buf, len, "%s", pcrypt[c->pcrypt]);
-		break;
-	case CK_PCRYPT_ALGS:
-		snprintf(buf, len, "%s", c->pcrypt_algs);
-		break;
-	default:
-		if (k < CK_N)
-			snprintf(buf, len, "%s",
-				 c->route[k - CK_ROUTE][0]
-					 ? c->route[k - CK_ROUTE]
-					 : "default");
-		break;
-	}
-}
-
-int config_peer_allowed(const struct config *c, uid_t uid, gid_t gid,
-			const gid_t *groups, unsigned n_groups)
-{
-	if (uid == 0 || uid == geteuid())
-		return 1;
-	if (!c->n_allow_uids && !c->n_allow_gids)
-		return 1;
-	for (unsigned i = 0; i < c->n_allow_uids; i++)
-		if (c->allow_uids[i] == uid)
-			return 1;
-	for (unsigned i = 0; i < c->n_allow_gids; i++) {
-		if (c->allow_gids[i] == gid)
-			return 1;
-		for (unsigned j = 0; j < n_groups; j++)
-			if (c->allow_gids[i] == groups[j])
-				return 1;
-	}
-	return 0;
-}
-
-/* ---- the active configuration ---- */
-
-static struct config config_builtin;
-static const struct config *active;
-
-const struct config *config_active(void)
-{
-	if (!active) {
-		config_defaults(&config_builtin);
-		active = &config_builtin;
-	}
-	return active;
-}
-
-void config_set_active(const struct config *c)
-{
-	active = c;
-}
-
-int config_apply_live(const struct config *c)
-{
-	int rc = 0;
-	log_set_level(c->log_level);
-	session_policy_set(c->keys.min_bits, c->keys.sessionless);
-	for (unsigned alg = 1; alg < CRD_ALG_MAX_; alg++) {
-		if (!alg_name(alg))
-			continue;
-		int err = engine_route_set(alg, c->route[alg]);
-		if (err) {
-			log_err("route.%s = %s: %s", alg_name(alg),
-				c->route[alg], strerror(-err));
-			rc = err;
-		}
-	}
-	return rc;
-}
-
-enum config_pcrypt config_pcrypt_mode(void)
-{
-	return config_active()->pcrypt;
-}
-
-const char *config_pcrypt_algs(void)
-{
-	return config_active()->pcrypt_algs;
 }

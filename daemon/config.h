@@ -50,6 +50,9 @@ enum config_key {
 	CK_LIM_SESSIONS,
 	CK_LIM_ARENA,
 	CK_LIM_INFLIGHT,
+	CK_LIM_UID_QUEUES,
+	CK_LIM_UID_SESSIONS,
+	CK_LIM_UID_ARENA,
 	CK_KEY_MIN_BITS,
 	CK_KEY_SESSIONLESS,
 	CK_KEY_REQUIRE_MLOCK,
@@ -78,6 +81,12 @@ struct config_limits {
 	 * ring until the client consumes its completion, so a queue holds at
 	 * most its completion ring's entries. Enforced when a queue opens. */
 	uint64_t inflight;
+	/* The same summed over all connections of one uid (admins exempt),
+	 * so one user cannot take the whole key store, queue table or
+	 * memory from the others by opening many connections. */
+	unsigned uid_queues;
+	unsigned uid_sessions;
+	uint64_t uid_arena_bytes;
 };
 
 struct config_key_policy {

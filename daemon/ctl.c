@@ -105,11 +105,13 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 	if (err == -EMFILE)
 		return ctl_send_error(
 			c, seq, err,
-			"too many queues (limits.queues_per_client)");
+			"too many queues (limits.queues_per_client, "
+			"limits.queues_per_uid, or the daemon's 1024)");
 	if (err == -EDQUOT)
 		return ctl_send_error(c, seq, err,
-				      "arena memory limit for this client "
-				      "reached (limits.arena_per_client)");
+				      "arena memory limit reached "
+				      "(limits.arena_per_client or "
+				      "limits.arena_per_uid)");
 	if (err == -ENOBUFS)
 		return ctl_send_error(
 			c, seq, err,
@@ -144,10 +146,12 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 {
 	if (m->key.len > CTL_KEY_MAX || m->auth_key.len > CTL_KEY_MAX)
 		return ctl_send_error(c, seq, -EINVAL, "key too long");
-	if (c->n_sessions >= config_active()->lim.sessions)
-		return ctl_send_error(
-			c, seq, -ENOSPC,
-			"too many sessions (limits.sessions_per_client)");
+	const char *limit = client_session_limit(c);
+	if (limit) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "too many sessions (%s)", limit);
+		return ctl_send_error(c, seq, -ENOSPC, msg);
+	}
 
 	struct session_params p = {
 		.alg = m->alg,

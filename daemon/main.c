@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -284,6 +285,29 @@ static void on_reload(evutil_socket_t sig, short what, void *arg)
 		    ctl_socket_path());
 }
 
+/*
+ * Every client connection, queue memfd and doorbell is an fd: at the
+ * bounds (bounds.h) that is more than the usual soft limit of 1024, and a
+ * daemon out of fds cannot even accept a connection to refuse it. Raise
+ * the soft limit to the hard one.
+ */
+static void raise_fd_limit(void)
+{
+	const rlim_t need = MAX_CLIENTS + 2 * MAX_QUEUES + 64 + 4 * MAX_WORKERS;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need)
+		log_warn("open files limit %llu is below the %llu the daemon's "
+			 "bounds can use (LimitNOFILE=)",
+			 (unsigned long long)rl.rlim_cur,
+			 (unsigned long long)need);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct event_base *base = arg;
@@ -316,6 +340,7 @@ int main(int argc, char **argv)
 	config_set_active(cfg);
 	config_apply_live(cfg);
 	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
 	log_info("configuration: %s", path ? path : "built-in defaults");
 
 	struct worker_config wc = {

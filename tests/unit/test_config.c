@@ -76,6 +76,9 @@ static void every_key(void **state)
 			   "limits.sessions_per_client = 10\n"
 			   "limits.arena_per_client = 64M\n"
 			   "limits.inflight_per_client = 4096\n"
+			   "limits.queues_per_uid = 5\n"
+			   "limits.sessions_per_uid = 6\n"
+			   "limits.arena_per_uid = 1G\n"
 			   "keys.min_bits = 256\n"
 			   "keys.sessionless = no\n"
 			   "keys.require_mlock = on\n"
@@ -103,6 +106,9 @@ static void every_key(void **state)
 	assert_int_equal(c.lim.sessions, 10);
 	assert_true(c.lim.arena_bytes == 64ull << 20);
 	assert_true(c.lim.inflight == 4096);
+	assert_int_equal(c.lim.uid_queues, 5);
+	assert_int_equal(c.lim.uid_sessions, 6);
+	assert_true(c.lim.uid_arena_bytes == 1ull << 30);
 	assert_int_equal(c.keys.min_bits, 256);
 	assert_false(c.keys.sessionless);
 	assert_true(c.keys.require_mlock);
@@ -113,7 +119,7 @@ static void every_key(void **state)
 	assert_string_equal(c.route[CRD_ALG_AES_XTS], "");
 	assert_true(c.set & (1ull << CK_PCRYPT_ALGS));
 	assert_int_equal(c.line[CK_WORKERS], 5);
-	assert_int_equal(c.line[CK_ROUTE + CRD_ALG_AES_GCM], 22);
+	assert_int_equal(c.line[CK_ROUTE + CRD_ALG_AES_GCM], 25);
 	assert_int_equal(config_pcrypt_mode(), CONFIG_PCRYPT_AUTO);
 	config_set_active(&c);
 	assert_int_equal(config_pcrypt_mode(), CONFIG_PCRYPT_CREATE);
@@ -202,6 +208,10 @@ static void bad_files(void **state)
 		{ "limits.arena_per_client = 64Q\n", 1, "size" },
 		{ "limits.arena_per_client = 99999999999G\n", 1, "size" },
 		{ "limits.inflight_per_client = 7\n", 1, "8.." },
+		{ "limits.inflight_per_client = 1048577\n", 1, "8..1048576" },
+		{ "limits.queues_per_uid = 0\n", 1, "1..1024" },
+		{ "limits.sessions_per_uid = 8193\n", 1, "1..8192" },
+		{ "limits.arena_per_uid = 32K\n", 1, "size" },
 		{ "keys.min_bits = 100\n", 1, "0, 128, 192 or 256" },
 		{ "keys.sessionless = sometimes\n", 1, "yes or no" },
 		{ "kernel.pcrypt = always\n", 1, "off, auto or create" },
