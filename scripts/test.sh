@@ -2,12 +2,15 @@
 # The whole test suite: install, build, test. What CI runs (.ci/run).
 #  1. formatting check (clang-format, .clang-format)
 #  2. gcc build with -Werror, every ctest test
-#  3. clang build with ASan+UBSan, every ctest test
-#  4. clang build with ThreadSanitizer, every ctest test (the daemon the
+#  3. the kernel VM suite (tests/vm/run-vm.sh): Debian's stock kernel under
+#     qemu with the gcc build, AF_ALG, pcrypt and kmod-shim/cryptoshim.ko
+#  4. clang build with ASan+UBSan, every ctest test
+#  5. clang build with ThreadSanitizer, every ctest test (the daemon the
 #     tests start is the TSan build too, and halts on any report)
-#  5. libFuzzer (ASan+UBSan) on every parser of client bytes: replay the
+#  6. libFuzzer (ASan+UBSan) on every parser of client bytes: replay the
 #     saved crashers, then FUZZ_SECONDS (default 30) of fuzzing each
-# Set QUICK=1 to skip the sanitizer and fuzzing passes while developing.
+# Set QUICK=1 to skip the sanitizer and fuzzing passes while developing,
+# VM=0 to skip the VM suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,6 +38,19 @@ run_suite() { # name build-dir cmake-args...
 }
 
 run_suite "gcc" build-test-gcc -DCMAKE_C_COMPILER=gcc
+if [ "${VM:-1}" != 0 ]; then
+	echo
+	KVER=$(tests/vm/run-vm.sh --print-kver)
+	[ -n "$KVER" ] || { echo "no Debian kernel with headers for the VM suite" >&2; exit 1; }
+	KMOD_ARGS=()
+	if [ -f kmod-shim/Kbuild ]; then
+		echo "== kmod-shim: build against $KVER =="
+		make -s -C kmod-shim KDIR="/lib/modules/$KVER/build"
+		KMOD_ARGS=(--kmod kmod-shim/cryptoshim.ko)
+	fi
+	echo "== kernel VM suite ($KVER, build-test-gcc) =="
+	tests/vm/run-vm.sh --kver "$KVER" "${KMOD_ARGS[@]}" build-test-gcc
+fi
 if [ "${QUICK:-0}" != 1 ]; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
