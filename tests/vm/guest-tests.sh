@@ -96,19 +96,26 @@ t_afalg_gcm() {
 }
 
 # ---------------------------------------------------------- cryptoshim.ko
+# Every module test starts unloaded, so one failure does not cascade.
 need_kmod() {
 	[ "${HAVE_KMOD:-0}" = 1 ] || {
 		echo "no cryptoshim.ko (run-vm.sh --kmod)"
 		exit 77
 	}
+	[ "${1:-}" = loaded ] && return
+	if [ -d /sys/module/cryptoshim ]; then
+		echo "(unloading cryptoshim left by an earlier test)"
+		rmmod cryptoshim || fail "cannot unload the leftover module"
+	fi
 }
 
 # /proc/crypto field $2 of the entry whose driver is $1
 proc_crypto() {
 	awk -v d="$1" -v f="$2" '
-		/^name/ { drv = "" }
-		/^driver/ { drv = $3 }
-		drv == d && $1 == f { print $3; exit }' /proc/crypto
+		/^$/ { if (drv == d) exit; delete e; drv = "" }
+		{ e[$1] = $3 }
+		$1 == "driver" { drv = $3 }
+		END { if (drv == d && f in e) print e[f] }' /proc/crypto
 }
 
 # Check the sysfs tree against the list of algs given in order ($@).
@@ -158,7 +165,7 @@ t_kmod_load() {
 }
 
 t_kmod_afalg() {
-	need_kmod
+	need_kmod loaded
 	local drv
 	drv=$(cat $SYS/instances/0/driver) || fail "module not loaded"
 	"$VMSHARE/afalg-check" "$drv" 200 || fail "AF_ALG on $drv failed"
@@ -168,7 +175,7 @@ t_kmod_afalg() {
 }
 
 t_kmod_pinned() {
-	need_kmod
+	need_kmod loaded
 	rmmod pcrypt 2>/dev/null && fail "pcrypt unloaded while pinned"
 	lsmod | awk '$1 == "pcrypt" { print "pcrypt used by", $3; exit }'
 	lsmod | awk '$1 == "pcrypt" && $3 >= 1 { ok = 1 } END { exit !ok }' ||
@@ -176,7 +183,7 @@ t_kmod_pinned() {
 }
 
 t_kmod_unload() {
-	need_kmod
+	need_kmod loaded
 	local drv
 	drv=$(cat $SYS/instances/0/driver) || fail "module not loaded"
 	rmmod cryptoshim || fail "rmmod failed"
@@ -200,9 +207,10 @@ t_kmod_reload() {
 
 t_kmod_bad_params() {
 	need_kmod
-	local p
-	for p in 'nosuch(aes)' 'cbc(aes)' 'gcm(aes' ',' '' \
-		"gcm($(printf 'a%.0s' $(seq 200))))"; do
+	local p long
+	long="gcm($(printf 'a%.0s' $(seq 200)))"
+	for p in 'nosuch(aes)' 'cbc(aes)' 'gcm(aes' 'gcm(aes))' ',' '' \
+		'gcm(aes),,gcm(aes)' 'gcm(aes);x' "$long"; do
 		if insmod "$KO" "algs=$p" 2>/dev/null; then
 			rmmod cryptoshim
 			fail "insmod algs=$p loaded"

@@ -148,7 +148,7 @@ timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-accel tcg,thread=multi -cpu max -smp "$CPUS" -m "$MEM" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init" \
 	-serial "file:$LOG" -monitor none -net none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$SHARE,mount_tag=vmshare,security_model=none" \
