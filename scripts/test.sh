@@ -42,14 +42,10 @@ if [ "${VM:-1}" != 0 ]; then
 	echo
 	KVER=$(tests/vm/run-vm.sh --print-kver)
 	[ -n "$KVER" ] || { echo "no Debian kernel with headers for the VM suite" >&2; exit 1; }
-	KMOD_ARGS=()
-	if [ -f kmod-shim/Kbuild ]; then
-		echo "== kmod-shim: build against $KVER =="
-		make -s -C kmod-shim KDIR="/lib/modules/$KVER/build"
-		KMOD_ARGS=(--kmod kmod-shim/cryptoshim.ko)
-	fi
+	echo "== kmod-shim: build against $KVER =="
+	make -s -C kmod-shim KDIR="/lib/modules/$KVER/build"
 	echo "== kernel VM suite ($KVER, build-test-gcc) =="
-	tests/vm/run-vm.sh --kver "$KVER" "${KMOD_ARGS[@]}" build-test-gcc
+	tests/vm/run-vm.sh --kver "$KVER" --kmod kmod-shim/cryptoshim.ko build-test-gcc
 fi
 if [ "${QUICK:-0}" != 1 ]; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
