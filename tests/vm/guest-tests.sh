@@ -246,6 +246,55 @@ t_kmod_preexisting() {
 	echo "$drv kept after unload (not ours)"
 }
 
+# The boot set-up kmod-shim/README.md documents, taken from the README
+# itself: the module under a modules tree, the modprobe.d lines, modprobe.
+t_kmod_modprobe_conf() {
+	need_kmod
+	local v root conf want m f
+	v=$(uname -r)
+	root=$(mktemp -d)
+	mkdir -p "$root/lib/modules/$v/updates" "$root/etc/modprobe.d"
+	cp "$KO" "$root/lib/modules/$v/updates/"
+	# a small tree: the softdeps and what they need, not all 4000 modules
+	for m in pcrypt aesni_intel; do
+		modprobe --show-depends "$m" | while read -r _ f _; do
+			mkdir -p "$root$(dirname "$f")"
+			cp "$f" "$root$f"
+		done
+	done
+	cp /lib/modules/"$v"/modules.builtin* "$root/lib/modules/$v/"
+	touch "$root/lib/modules/$v/modules.order"
+	depmod -b "$root" "$v" || fail "depmod failed"
+	conf=$root/etc/modprobe.d/cryptoshim.conf
+	sed -n '\|^    # /etc/modprobe.d/cryptoshim.conf|,/^$/p' kmod-shim/README.md |
+		sed -e 's/^    //' -e '/^#/d' -e '/^$/d' >"$conf"
+	grep -q '^options cryptoshim algs=' "$conf" ||
+		fail "no options line found in kmod-shim/README.md"
+	echo "README's modprobe.d:"
+	sed 's/^/  /' "$conf"
+	modprobe -d "$root" -C "$root/etc/modprobe.d" --show-depends cryptoshim
+	modprobe -d "$root" -C "$root/etc/modprobe.d" --show-depends cryptoshim |
+		head -1 | grep -q pcrypt || fail "softdep pcrypt not first"
+	modprobe -d "$root" -C "$root/etc/modprobe.d" cryptoshim ||
+		fail "modprobe cryptoshim failed"
+	want=$(sed -n 's/^options cryptoshim algs=//p' "$conf")
+	[ "$(cat /sys/module/cryptoshim/parameters/algs)" = "$want" ] ||
+		fail "options not applied: algs=$(cat /sys/module/cryptoshim/parameters/algs)"
+	IFS=' ' read -r -a want < <(echo "$want" |
+		awk '{ d = 0; s = ""
+			for (i = 1; i <= length($0); i++) {
+				c = substr($0, i, 1)
+				if (c == "(") d++
+				if (c == ")") d--
+				if (c == "," && d == 0) c = " "
+				s = s c
+			}
+			print s }')
+	check_sysfs "${want[@]}"
+	rmmod cryptoshim || fail "rmmod failed"
+	rm -rf "$root"
+}
+
 # ------------------------------------------------------------ the suite
 if [ "${1:-}" = --run ]; then
 	"$2"
@@ -261,6 +310,7 @@ vmtest kmod-unload t_kmod_unload
 vmtest kmod-reload t_kmod_reload
 vmtest kmod-bad-params t_kmod_bad_params
 vmtest kmod-preexisting t_kmod_preexisting
+vmtest kmod-modprobe-conf t_kmod_modprobe_conf
 
 # The kernel engine's tests: "name command args..." per line, $BUILD
 # expanded, run from the repo root with CRYPTOD_VM=1.

@@ -38,6 +38,11 @@ mount -t proc proc $H/proc
 mount -t sysfs sysfs $H/sys
 mount -t devtmpfs devtmpfs $H/dev
 mkdir -p $H/dev/pts $H/dev/shm 2>/dev/null
+# what udev would add: bash's <(...) needs /dev/fd
+ln -sf /proc/self/fd $H/dev/fd
+ln -sf /proc/self/fd/0 $H/dev/stdin
+ln -sf /proc/self/fd/1 $H/dev/stdout
+ln -sf /proc/self/fd/2 $H/dev/stderr
 mount -t devpts devpts $H/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $H/dev/shm
 # A second view of the host root (a bind mount without the submounts), not
