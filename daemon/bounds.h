@@ -24,7 +24,8 @@ enum daemon_limits {
 	/* limits.inflight_per_client: what the ring geometry allows anyway
 	 * (every queue's completion ring at its largest). */
 	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,
-	LOG_RATE_BURST = 10,	/* client-caused log lines per client... */
+	ACCEPT_PAUSE_MS = 100,	/* out of fds: stop accepting this long */
+	LOG_RATE_BURST = 10,	/* client-caused log lines per uid... */
 	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
 };
 

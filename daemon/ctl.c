@@ -335,11 +335,44 @@ static int ctl_peer_allowed(int fd, const struct ucred *cred)
 	return ok;
 }
 
+static void ctl_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	if (ctl.listen_ev) /* NULL once we stopped listening */
+		event_add(ctl.listen_ev, NULL);
+}
+
+/*
+ * Out of fds (or memory) the pending connection stays in the backlog and
+ * the listener stays readable: rather than spin on it, stop listening for
+ * ACCEPT_PAUSE_MS and let clients that already have a connection be
+ * served meanwhile.
+ */
+static void ctl_accept_pause(int err)
+{
+	static uint64_t last_ms;
+	uint64_t now = stats_now_ms();
+	if (now - last_ms >= 10000) {
+		log_warn("accept: %s; pausing new connections for %d ms "
+			 "(LimitNOFILE=, limits.connections_per_uid)",
+			 strerror(err), ACCEPT_PAUSE_MS);
+		last_ms = now;
+	}
+	struct timeval tv = { 0, ACCEPT_PAUSE_MS * 1000 };
+	if (event_del(ctl.listen_ev) == 0 &&
+	    event_base_once(ctl.base, -1, EV_TIMEOUT, ctl_accept_resume, NULL,
+			    &tv) < 0)
+		event_add(ctl.listen_ev, NULL); /* better spin than go deaf */
+}
+
 static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			ctl_accept_pause(errno);
 		return;
+	}
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,7 +47,8 @@ struct daemon_log {
 
 /* Start a daemon whose stderr goes to a file we can read, socket open to
  * every user (mode 0666, directory 0755), with extra arguments. */
-static void start(struct daemon_log *dl, const char *const *args)
+static void start_nofile(struct daemon_log *dl, const char *const *args,
+			 unsigned nofile)
 {
 	char tmpl[] = "/tmp/cryptod-limits-log.XXXXXX";
 	int fd = mkstemp(tmpl);
@@ -60,14 +63,19 @@ static void start(struct daemon_log *dl, const char *const *args)
 	for (unsigned i = 0; args && args[i]; i++)
 		all[n++] = args[i];
 	all[n] = NULL;
-	struct fx_daemon_params p = { .workers = 2,
-				      .log_level = "info",
-				      .args = all };
+	struct fx_daemon_params p = {
+		.workers = 2, .log_level = "info", .args = all, .nofile = nofile
+	};
 	int err = fx_daemon_start(&dl->d, &p);
 	dup2(saved, 2);
 	close(saved);
 	assert_int_equal(err, 0);
 	assert_int_equal(chmod(dl->d.dir, 0755), 0);
+}
+
+static void start(struct daemon_log *dl, const char *const *args)
+{
+	start_nofile(dl, args, 0);
 }
 
 static void stop(struct daemon_log *dl)
@@ -278,13 +286,13 @@ static void connection_flood(void **state)
 
 /* ---- sessions, queues, arena, in flight ---- */
 
-static int session(struct cc_conn *c)
+static int session(struct cc_conn *c, uint32_t *sid)
 {
 	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
 					.key = key128,
 					.key_len = 16 };
-	uint32_t sid;
-	return cc_session_create(c, &sp, &sid);
+	uint32_t tmp;
+	return cc_session_create(c, &sp, sid ? sid : &tmp);
 }
 
 static int child_session_flood(const char *sock, void *arg)
@@ -293,16 +301,16 @@ static int child_session_flood(const char *sock, void *arg)
 	if (cc_connect(sock, "a", &a) || cc_connect(sock, "b", &b))
 		return 1;
 	for (int i = 0; i < 8; i++)
-		if (session(a))
+		if (session(a, NULL))
 			return 2;
-	if (session(a) != -ENOSPC ||
+	if (session(a, NULL) != -ENOSPC ||
 	    !strstr(cc_conn_last_error(a), "limits.sessions_per_client"))
 		return 3;
 	/* The same user on another connection: the per-uid limit (12). */
 	for (int i = 0; i < 4; i++)
-		if (session(b))
+		if (session(b, NULL))
 			return 4;
-	if (session(b) != -ENOSPC ||
+	if (session(b, NULL) != -ENOSPC ||
 	    !strstr(cc_conn_last_error(b), "limits.sessions_per_uid"))
 		return 5;
 	/* Queues: 3 per uid over both connections; arena 1M per uid. */
@@ -329,7 +337,7 @@ static int child_other_user(const char *sock, void *arg)
 	if (cc_connect(sock, "other", &c))
 		return 1;
 	for (int i = 0; i < 8; i++)
-		if (session(c))
+		if (session(c, NULL))
 			return 2;
 	cc_disconnect(c);
 	return 0;
@@ -345,9 +353,9 @@ static int child_flood_and_hold(const char *sock, void *arg)
 	if (cc_connect(sock, "h0", &c[0]) || cc_connect(sock, "h1", &c[1]))
 		return 1;
 	for (int i = 0; i < 12; i++)
-		if (session(c[i % 2]))
+		if (session(c[i % 2], NULL))
 			return 2;
-	if (session(c[0]) != -ENOSPC)
+	if (session(c[0], NULL) != -ENOSPC)
 		return 3;
 	char b = 1;
 	if (write(fds[1], &b, 1) != 1 || read(fds[0], &b, 1) != 1)
@@ -592,6 +600,106 @@ static void never_reads_completions(void **state)
 	stop(&dl);
 }
 
+/* ---- a daemon out of file descriptors ---- */
+
+static double daemon_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the name may hold spaces */
+	unsigned long ut, st;
+	if (!p || sscanf(p + 2,
+			 "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+static int raw_connect(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * The daemon started with only 64 fds: a flood of connections exhausts
+ * them. It must not spin on the listener it cannot accept from, a client
+ * already connected keeps being served, and once the flood goes new
+ * clients get in again.
+ */
+static void out_of_fds(void **state)
+{
+	struct daemon_log dl;
+	start_nofile(&dl, NULL, 64);
+
+	struct cc_conn *keep;
+	uint32_t sid;
+	uint8_t iv[12] = { 0 }, buf[64] = { 0 }, tag[16];
+	assert_int_equal(cc_connect(dl.d.sock, "keep", &keep), 0);
+	assert_int_equal(session(keep, &sid), 0);
+	/* Its queue (memfd, eventfd) exists before the flood. */
+	assert_int_equal(fx_crypt(keep, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf,
+				  buf, sizeof(buf), tag),
+			 0);
+
+	int fds[100];
+	unsigned n = 0;
+	while (n < 100) {
+		int fd = raw_connect(dl.d.sock);
+		if (fd < 0)
+			break; /* backlog full: EAGAIN */
+		fds[n++] = fd;
+	}
+	assert_true(n > 64);
+	usleep(200000);
+	double cpu0 = daemon_cpu_s(dl.d.pid);
+	uint64_t t0 = fx_now_ms();
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(fx_crypt(keep, sid, CC_ENCRYPT, iv, 12, NULL,
+					  0, buf, buf, sizeof(buf), tag),
+				 0);
+		usleep(50000);
+	}
+	double cpu = daemon_cpu_s(dl.d.pid) - cpu0;
+	double wall = (fx_now_ms() - t0) / 1000.0;
+	fprintf(stderr, "out of fds: daemon CPU %.2f s in %.2f s\n", cpu, wall);
+	/* Spinning on accept would burn the whole interval. */
+	if (cpu > wall / 4)
+		fail_msg("daemon used %.2f s of CPU in %.2f s out of fds", cpu,
+			 wall);
+	assert_true(log_count(&dl, "pausing new connections") >= 1);
+
+	while (n)
+		close(fds[--n]);
+	struct cc_conn *after;
+	int err;
+	uint64_t end = fx_now_ms() + 10000;
+	while ((err = cc_connect(dl.d.sock, "after", &after)) != 0 &&
+	       fx_now_ms() < end)
+		usleep(20000);
+	assert_int_equal(err, 0);
+	cc_disconnect(after);
+	cc_disconnect(keep);
+	stop(&dl);
+}
+
 static int need_root(void **state)
 {
 	if (geteuid() != 0) {
@@ -612,6 +720,7 @@ int main(void)
 		cmocka_unit_test(inflight_limit),
 		cmocka_unit_test(key_policy),
 		cmocka_unit_test(never_reads_completions),
+		cmocka_unit_test(out_of_fds),
 	};
 	return cmocka_run_group_tests(tests, need_root, NULL);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,7 +137,7 @@ static const char *fx_log_level(const struct fx_daemon_params *p)
 	return env && *env ? env : "warn";
 }
 
-static pid_t fx_spawn(const char *bin, char *const argv[])
+static pid_t fx_spawn(const char *bin, char *const argv[], unsigned nofile)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -153,6 +154,11 @@ static pid_t fx_spawn(const char *bin, char *const argv[])
 	if (fd >= 0 && fd != STDIN_FILENO) {
 		dup2(fd, STDIN_FILENO);
 		close(fd);
+	}
+	if (nofile) {
+		struct rlimit rl = { nofile, nofile };
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(126);
 	}
 	execv(bin, argv);
 	fprintf(stderr, "fixture: exec %s: %s\n", bin, strerror(errno));
@@ -198,7 +204,7 @@ static int fx_launch(struct fx_daemon *d, const struct fx_daemon_params *p,
 
 	/* Flush first so buffered output is not duplicated by the child. */
 	fflush(NULL);
-	d->pid = fx_spawn(bin, argv);
+	d->pid = fx_spawn(bin, argv, p ? p->nofile : 0);
 	if (d->pid < 0) {
 		int err = d->pid;
 

@@ -36,6 +36,8 @@ struct fx_daemon_params {
 	const char *config;
 	/* More arguments (NULL-terminated, at most FX_EXTRA_ARGS), or NULL. */
 	const char *const *args;
+	/* Soft and hard RLIMIT_NOFILE for the daemon; 0 = inherited. */
+	unsigned nofile;
 };
 
 #define FX_EXTRA_ARGS 16
