@@ -10,7 +10,7 @@ PKGS=(
 	libcmocka-dev libkcapi-dev
 	clang libclang-rt-14-dev clang-format
 	python3 python3-cryptography python3-cryptography-vectors
-	systemd groff-base xxd
+	systemd groff-base xxd strace
 	# the kernel VM suite (tests/vm/): Debian's kernel, its headers for
 	# kmod-shim, qemu (TCG), a static busybox for the initramfs
 	linux-image-amd64 linux-headers-amd64 qemu-system-x86
