@@ -47,8 +47,27 @@ for f in "$svc" "$sockunit" "$prefix/lib/sysusers.d/cryptod.conf" \
 	"$prefix/lib/tmpfiles.d/cryptod.conf"; do
 	[ -f "$f" ] && ok || bad "not installed: ${f#$prefix/}"
 done
-grep -qx "ExecStart=$prefix/sbin/cryptod" "$svc" && ok ||
+grep -q "^ExecStart=$prefix/sbin/cryptod\( \|$\)" "$svc" && ok ||
 	bad "ExecStart= does not name the installed daemon: $(grep ExecStart= "$svc")"
+
+# The configuration is checked before start and before reload; outside
+# prefix /usr the unit names the installed file. Run the unit's own
+# ExecStartPre= line: the shipped configuration passes, a broken one fails.
+pre=$(sed -n 's/^ExecStartPre=//p' "$svc")
+case "$pre" in
+"$prefix/sbin/cryptod --check-config"*) ok ;;
+*) bad "ExecStartPre= is not 'cryptod --check-config': $pre" ;;
+esac
+grep -qx "ExecReload=$pre" "$svc" && ok || bad "ExecReload= does not check the configuration first"
+if [ -f "$prefix/etc/cryptod/cryptod.conf" ]; then
+	grep -qx "ExecStart=$prefix/sbin/cryptod --config $prefix/etc/cryptod/cryptod.conf" "$svc" && ok ||
+		bad "ExecStart= does not name the installed configuration: $(grep ^ExecStart= "$svc")"
+	out=$($pre 2>&1) && ok || bad "the unit's ExecStartPre= fails on the shipped configuration: $out"
+	cp "$prefix/etc/cryptod/cryptod.conf" "$tmp/good.conf"
+	{ cat "$tmp/good.conf"; echo "workers = many"; } >"$prefix/etc/cryptod/cryptod.conf"
+	$pre >/dev/null 2>&1 && bad "the unit's ExecStartPre= accepted 'workers = many'" || ok
+	cp "$tmp/good.conf" "$prefix/etc/cryptod/cryptod.conf"
+fi
 
 # verify: nothing to say is the only pass. --man=yes checks that
 # Documentation= man pages exist (MANPATH points at the install tree).
