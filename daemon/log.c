@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bounds.h"
 
@@ -19,10 +21,27 @@ static const char *const level_names[8] = {
 	[3] = "error", [4] = "warn", [6] = "info", [7] = "debug"
 };
 
+/*
+ * $JOURNAL_STREAM is "device:inode" of the journal stream systemd gave
+ * us; it is inherited by everything we start too, so only trust it when
+ * stderr is still that stream (systemd.exec(5) asks for this check).
+ */
+int log_stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 ||
+	    fstat(STDERR_FILENO, &st) < 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
 void log_init(enum log_level max)
 {
 	log_set_level(max);
-	log_journal = getenv("JOURNAL_STREAM") != NULL;
+	log_journal = log_stderr_is_journal();
 }
 
 void log_set_level(enum log_level max)

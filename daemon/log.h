@@ -10,6 +10,8 @@
 enum log_level { LOG_ERR_ = 3, LOG_WARN_ = 4, LOG_INFO_ = 6, LOG_DEBUG_ = 7 };
 
 void log_init(enum log_level max);
+/* Is stderr the journal stream named by $JOURNAL_STREAM? */
+int log_stderr_is_journal(void);
 /* Change the level (SIGHUP reload); any thread may log meanwhile. */
 void log_set_level(enum log_level max);
 int log_parse_level(const char *s, enum log_level *out);
