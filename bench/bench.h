@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <getopt.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -96,6 +97,7 @@ struct bench_cfg {
 			   * and reads each result, as an application would */
 	bool inproc;	  /* run the in-process paths */
 	bool csv;
+	bool ossl_all; /* time OpenSSL (path C) for every algorithm */
 	bool smoke;
 	bool verbose; /* print every round */
 };
@@ -103,6 +105,50 @@ struct bench_cfg {
 /* bench_opts.c: returns 0, 1 for --help (usage printed), or -EINVAL
  * (message printed). */
 int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv);
+
+/*
+ * The same options for another front end (cryptoctl bench): the long
+ * options table (values enum bench_opt), the defaults, one option at a
+ * time, and the checks and derived values once all are in.
+ */
+enum bench_opt {
+	OPT_SOCKET = 256,
+	OPT_SPAWN,
+	OPT_WORKERS,
+	OPT_ALG,
+	OPT_ENGINE,
+	OPT_DIR,
+	OPT_OOP,
+	OPT_SIZES,
+	OPT_AAD,
+	OPT_BURST,
+	OPT_DEPTH,
+	OPT_RING,
+	OPT_ROUNDS,
+	OPT_TIME,
+	OPT_CPU,
+	OPT_TOUCH,
+	OPT_NO_INPROC,
+	OPT_CSV,
+	OPT_SMOKE,
+	OPT_VERBOSE,
+	OPT_HELP,
+	OPT_BENCH_END_, /* front ends number their own options from here */
+};
+extern const struct option bench_long_opts[]; /* ends with a NULL entry */
+/* Options given explicitly win over --smoke whatever their order. */
+struct bench_opts_set {
+	bool sizes, rounds, time;
+};
+void bench_cfg_init(struct bench_cfg *cfg, struct bench_opts_set *set);
+/* 0, 1 (--alg help: listed), or -EINVAL (message printed). */
+int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
+		   const char *arg);
+int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set);
+
+/* The program name error messages start with (default "cryptod-bench"). */
+extern const char *bench_prog;
+void bench_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The sizes measured for a: the list (plus a's extra size when --sizes
  * was not given), minus those a cannot take. Returns the count. */
 unsigned bench_alg_sizes(const struct bench_cfg *cfg, const struct bench_alg *a,
@@ -396,6 +442,45 @@ static inline unsigned bench_tag_differs(const uint8_t *a, const uint8_t *b,
 		d |= a[i] ^ b[i];
 	return d != 0;
 }
+
+/* bench_run.c: one algorithm at a time, one size at a time, paths A, B
+ * and C alternated in rounds. */
+struct bench {
+	struct bench_cfg cfg;
+	struct bench_daemon d;
+	uint8_t *priv_src, *priv_dst; /* in-process paths' blocks; owned */
+	uint8_t *ver_src, *ver_dst;   /* the cross-check's blocks; owned */
+	uint8_t (*iv)[BENCH_IV_MAX];  /* nslots IVs shared by all; owned */
+	int32_t *status;	      /* verification statuses; owned */
+};
+
+/* One algorithm's run: its engine, references and keys. */
+struct bench_alg_run {
+	const struct bench_alg *a;
+	char engine[BENCH_ENGINE_MAX];
+	struct bench_ref ref;	    /* B: the daemon engine's twin */
+	struct bench_ref ossl;	    /* OpenSSL: cross-check, and C for CBC */
+	bool time_ref;		    /* B is timed */
+	bool cross, time_ossl;	    /* ossl created; C is timed */
+	uint8_t key[BENCH_KEY_MAX]; /* wiped when done */
+	uint8_t auth_key[BENCH_AUTH_KEY_MAX];
+};
+
+int bench_alloc_private(struct bench *b);
+void bench_free_private(struct bench *b);
+/* Engines, references and the session. -ENOTSUP: skip (reason printed). */
+int bench_alg_begin(struct bench *b, struct bench_alg_run *r,
+		    const struct bench_alg *a);
+void bench_alg_end(struct bench *b, struct bench_alg_run *r);
+/* Bind the daemon's arena and the private blocks to this size, seal them
+ * for decrypt, and verify one burst. 0, -EBADMSG or -errno. */
+int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
+		  struct bench_layout *la, struct bench_layout *lb);
+/* Prepare, warm up, then cfg->rounds rounds of A, B (and C). */
+int bench_run_size(struct bench *b, struct bench_alg_run *r, uint32_t len,
+		   struct bench_row *row);
+double bench_mops(const struct bench_sample *s);
+double bench_gbps(const struct bench_sample *s);
 
 #define BENCH_CLIENT_NAME "cryptod-bench"
 

@@ -40,11 +40,10 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 	if (arena < CRD_ARENA_MIN_SIZE)
 		arena = CRD_ARENA_MIN_SIZE;
 	if (arena > CRD_ARENA_MAX_SIZE) {
-		fprintf(stderr,
-			"cryptod-bench: %llu arena bytes needed, the most is "
-			"%llu: lower --burst, --depth or --sizes\n",
-			(unsigned long long)arena,
-			(unsigned long long)CRD_ARENA_MAX_SIZE);
+		bench_err("%llu arena bytes needed, the most is "
+			  "%llu: lower --burst, --depth or --sizes\n",
+			  (unsigned long long)arena,
+			  (unsigned long long)CRD_ARENA_MAX_SIZE);
 		return -E2BIG;
 	}
 
@@ -57,8 +56,7 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 
 	rc = cc_connect(cfg->socket, BENCH_CLIENT_NAME, &d->conn);
 	if (rc < 0) {
-		fprintf(stderr, "cryptod-bench: connect %s: %s\n", cfg->socket,
-			cc_strerror(rc));
+		bench_err("connect %s: %s\n", cfg->socket, cc_strerror(rc));
 		goto err;
 	}
 	/* A daemon without the capability API still serves GCM and null:
@@ -66,9 +64,9 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 	rc = cc_capabilities_get(d->conn, &d->caps, &d->n_caps);
 	if (rc < 0) {
 		bench_note(cfg,
-			   "cryptod-bench: capabilities: %s (assuming the "
+			   "%s: capabilities: %s (assuming the "
 			   "default engines)\n",
-			   cc_strerror(rc));
+			   bench_prog, cc_strerror(rc));
 		d->caps = NULL;
 		d->n_caps = 0;
 	}
@@ -78,9 +76,8 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 	qp.arena_size = arena;
 	rc = cc_queue_open(d->conn, &qp, &d->q);
 	if (rc < 0) {
-		fprintf(stderr,
-			"cryptod-bench: queue (%u entries, %llu B arena): %s\n",
-			d->ring, (unsigned long long)arena, cc_strerror(rc));
+		bench_err("queue (%u entries, %llu B arena): %s\n", d->ring,
+			  (unsigned long long)arena, cc_strerror(rc));
 		goto err;
 	}
 
@@ -88,10 +85,9 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 	if (dst_bytes)
 		d->dst_block = cc_buf_alloc(d->q, dst_bytes);
 	if (!d->src_block || (dst_bytes && !d->dst_block)) {
-		fprintf(stderr,
-			"cryptod-bench: cc_buf_alloc failed in a %llu B "
-			"arena\n",
-			(unsigned long long)cc_arena_size(d->q));
+		bench_err("cc_buf_alloc failed in a %llu B "
+			  "arena\n",
+			  (unsigned long long)cc_arena_size(d->q));
 		rc = -ENOMEM;
 		goto err;
 	}
@@ -175,10 +171,10 @@ int bench_daemon_session(struct bench_daemon *d, const struct bench_cfg *cfg,
 	if (rc < 0) {
 		const char *why = cc_conn_last_error(d->conn);
 
-		fprintf(stderr, "cryptod-bench: session %s%s%s: %s%s%s\n",
-			a->name, cfg->engine ? " on " : "",
-			cfg->engine ? cfg->engine : "", cc_strerror(rc),
-			why && *why ? ": " : "", why ? why : "");
+		bench_err("session %s%s%s: %s%s%s\n", a->name,
+			  cfg->engine ? " on " : "",
+			  cfg->engine ? cfg->engine : "", cc_strerror(rc),
+			  why && *why ? ": " : "", why ? why : "");
 		return rc;
 	}
 	d->have_session = true;
@@ -258,8 +254,7 @@ static int drain(struct bench_daemon *d, unsigned *in_flight, uint32_t *expect,
 	while (*in_flight) {
 		n = cc_dequeue_burst(d->q, d->comps, d->nslots);
 		if (n < 0) {
-			fprintf(stderr, "cryptod-bench: dequeue: %s\n",
-				cc_strerror(n));
+			bench_err("dequeue: %s\n", cc_strerror(n));
 			return n;
 		}
 		if (n == 0) {
@@ -267,17 +262,15 @@ static int drain(struct bench_daemon *d, unsigned *in_flight, uint32_t *expect,
 				continue;
 			spins = 0;
 			if (bench_now() > deadline) {
-				fprintf(stderr,
-					"cryptod-bench: %u ops still in flight "
-					"after %d ms: the daemon stopped "
-					"completing them\n",
-					*in_flight, BENCH_DRAIN_MS);
+				bench_err("%u ops still in flight "
+					  "after %d ms: the daemon stopped "
+					  "completing them\n",
+					  *in_flight, BENCH_DRAIN_MS);
 				return -ETIMEDOUT;
 			}
 			rc = cc_wait(d->q, 10);
 			if (rc < 0) {
-				fprintf(stderr, "cryptod-bench: wait: %s\n",
-					cc_strerror(rc));
+				bench_err("wait: %s\n", cc_strerror(rc));
 				return rc;
 			}
 			continue;
@@ -286,11 +279,10 @@ static int drain(struct bench_daemon *d, unsigned *in_flight, uint32_t *expect,
 			const struct cc_completion *c = &d->comps[i];
 
 			if (c->user_data != *expect) {
-				fprintf(stderr,
-					"cryptod-bench: completion out of "
-					"order: got op %llu, expected %u\n",
-					(unsigned long long)c->user_data,
-					*expect);
+				bench_err("completion out of "
+					  "order: got op %llu, expected %u\n",
+					  (unsigned long long)c->user_data,
+					  *expect);
 				return -EPROTO;
 			}
 			if (status_out)
@@ -316,17 +308,15 @@ int bench_daemon_run_once(struct bench_daemon *d, unsigned n,
 	while (sent < n) {
 		rc = cc_enqueue_burst(d->q, &d->ops[sent], n - sent);
 		if (rc < 0) {
-			fprintf(stderr, "cryptod-bench: enqueue: %s\n",
-				cc_strerror(rc));
+			bench_err("enqueue: %s\n", cc_strerror(rc));
 			return rc;
 		}
 		sent += (unsigned)rc;
 		in_flight += (unsigned)rc;
 		if (rc == 0 && bench_now() > deadline) {
-			fprintf(stderr,
-				"cryptod-bench: the ring stayed full for %d "
-				"ms\n",
-				BENCH_DRAIN_MS);
+			bench_err("the ring stayed full for %d "
+				  "ms\n",
+				  BENCH_DRAIN_MS);
 			return -ETIMEDOUT;
 		}
 	}
@@ -373,8 +363,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 						len);
 			n = cc_enqueue_burst(q, &d->ops[next], want);
 			if (n < 0) {
-				fprintf(stderr, "cryptod-bench: enqueue: %s\n",
-					cc_strerror(n));
+				bench_err("enqueue: %s\n", cc_strerror(n));
 				return n;
 			}
 			retries += want - (unsigned)n;
@@ -387,8 +376,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		n = cc_dequeue_burst(q, comps, cap);
 		if (n <= 0) {
 			if (n < 0) {
-				fprintf(stderr, "cryptod-bench: dequeue: %s\n",
-					cc_strerror(n));
+				bench_err("dequeue: %s\n", cc_strerror(n));
 				return n;
 			}
 			empty++;
@@ -417,8 +405,8 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 					       bench_slot_tag(l, expect),
 					       tag_read);
 			if (comps[i].user_data != expect) {
-				fprintf(stderr,
-					"cryptod-bench: completion out of "
+				bench_err(
+					"completion out of "
 					"order: got op %llu, expected %u\n",
 					(unsigned long long)comps[i].user_data,
 					expect);
@@ -444,10 +432,9 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 	if (rc < 0)
 		return rc;
 	if (bad) {
-		fprintf(stderr,
-			"cryptod-bench: %u ops completed with an error "
-			"status\n",
-			bad);
+		bench_err("%u ops completed with an error "
+			  "status\n",
+			  bad);
 		return -EBADMSG;
 	}
 	memset(out, 0, sizeof(*out));

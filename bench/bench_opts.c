@@ -88,8 +88,7 @@ static int parse_uint(const char *opt, const char *s, unsigned min,
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-		fprintf(stderr, "cryptod-bench: %s: '%s' is not in [%u, %u]\n",
-			opt, s, min, max);
+		bench_err("%s: '%s' is not in [%u, %u]\n", opt, s, min, max);
 		return -EINVAL;
 	}
 	*out = (unsigned)v;
@@ -104,15 +103,14 @@ static int parse_sizes(struct bench_cfg *cfg, const char *s)
 	int rc;
 
 	if (strlen(s) >= sizeof(buf)) {
-		fprintf(stderr, "cryptod-bench: --sizes: list too long\n");
+		bench_err("--sizes: list too long\n");
 		return -EINVAL;
 	}
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (n == BENCH_MAX_SIZES) {
-			fprintf(stderr, "cryptod-bench: --sizes: at most %d\n",
-				BENCH_MAX_SIZES);
+			bench_err("--sizes: at most %d\n", BENCH_MAX_SIZES);
 			return -EINVAL;
 		}
 		rc = parse_uint("--sizes", tok, 1, CRD_OP_MAX_LEN, &v);
@@ -121,7 +119,7 @@ static int parse_sizes(struct bench_cfg *cfg, const char *s)
 		cfg->sizes[n++] = v;
 	}
 	if (!n) {
-		fprintf(stderr, "cryptod-bench: --sizes: empty list\n");
+		bench_err("--sizes: empty list\n");
 		return -EINVAL;
 	}
 	cfg->n_sizes = n;
@@ -157,7 +155,7 @@ static int parse_algs(struct bench_cfg *cfg, const char *s)
 		return 1;
 	}
 	if (strlen(s) >= sizeof(buf)) {
-		fprintf(stderr, "cryptod-bench: --alg: list too long\n");
+		bench_err("--alg: list too long\n");
 		return -EINVAL;
 	}
 	strcpy(buf, s);
@@ -165,8 +163,7 @@ static int parse_algs(struct bench_cfg *cfg, const char *s)
 	     tok = strtok_r(NULL, ",", &save)) {
 		a = bench_alg_find(tok);
 		if (!a) {
-			fprintf(stderr, "cryptod-bench: --alg: unknown '%s'\n",
-				tok);
+			bench_err("--alg: unknown '%s'\n", tok);
 			list_algs(stderr);
 			return -EINVAL;
 		}
@@ -175,14 +172,13 @@ static int parse_algs(struct bench_cfg *cfg, const char *s)
 		if (i < n)
 			continue; /* named twice */
 		if (n == BENCH_MAX_ALGS) {
-			fprintf(stderr, "cryptod-bench: --alg: at most %d\n",
-				BENCH_MAX_ALGS);
+			bench_err("--alg: at most %d\n", BENCH_MAX_ALGS);
 			return -EINVAL;
 		}
 		cfg->algs[n++] = a;
 	}
 	if (!n) {
-		fprintf(stderr, "cryptod-bench: --alg: empty list\n");
+		bench_err("--alg: empty list\n");
 		return -EINVAL;
 	}
 	cfg->n_algs = n;
@@ -195,31 +191,7 @@ static void set_sizes(struct bench_cfg *cfg, const uint32_t *v, unsigned n)
 	cfg->n_sizes = n;
 }
 
-enum {
-	OPT_SOCKET = 256,
-	OPT_SPAWN,
-	OPT_WORKERS,
-	OPT_ALG,
-	OPT_ENGINE,
-	OPT_DIR,
-	OPT_OOP,
-	OPT_SIZES,
-	OPT_AAD,
-	OPT_BURST,
-	OPT_DEPTH,
-	OPT_RING,
-	OPT_ROUNDS,
-	OPT_TIME,
-	OPT_CPU,
-	OPT_TOUCH,
-	OPT_NO_INPROC,
-	OPT_CSV,
-	OPT_SMOKE,
-	OPT_VERBOSE,
-	OPT_HELP,
-};
-
-static const struct option long_opts[] = {
+const struct option bench_long_opts[] = {
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "spawn-daemon", required_argument, NULL, OPT_SPAWN },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
@@ -244,13 +216,8 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Explicit options win over --smoke whatever their order. */
-struct explicit_opts {
-	bool sizes, rounds, time;
-};
-
-static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
-		     const char *arg)
+int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
+		   const char *arg)
 {
 	unsigned v;
 	int rc = 0;
@@ -258,8 +225,7 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 	switch (c) {
 	case OPT_SOCKET:
 		if (strlen(arg) >= sizeof(cfg->socket)) {
-			fprintf(stderr,
-				"cryptod-bench: --socket: path too long\n");
+			bench_err("--socket: path too long\n");
 			return -EINVAL;
 		}
 		strcpy(cfg->socket, arg);
@@ -303,10 +269,9 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 		rc = parse_uint("--ring", arg, CRD_RING_MIN_ENTRIES,
 				CRD_RING_MAX_ENTRIES, &cfg->ring);
 		if (!rc && !crd_is_pow2(cfg->ring)) {
-			fprintf(stderr,
-				"cryptod-bench: --ring: %u is not a power of "
-				"two\n",
-				cfg->ring);
+			bench_err("--ring: %u is not a power of "
+				  "two\n",
+				  cfg->ring);
 			return -EINVAL;
 		}
 		return rc;
@@ -342,7 +307,7 @@ static int parse_one(struct bench_cfg *cfg, struct explicit_opts *set, int c,
 	}
 
 bad_value:
-	fprintf(stderr, "cryptod-bench: bad value '%s' (see --help)\n", arg);
+	bench_err("bad value '%s' (see --help)\n", arg);
 	return -EINVAL;
 }
 
@@ -356,13 +321,10 @@ static bool any_aad(const struct bench_cfg *cfg)
 	return false;
 }
 
-int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
+void bench_cfg_init(struct bench_cfg *cfg, struct bench_opts_set *set)
 {
-	struct explicit_opts set = { 0 };
-	unsigned long in_flight;
-	int c, rc;
-
 	memset(cfg, 0, sizeof(*cfg));
+	memset(set, 0, sizeof(*set));
 	cfg->workers = 1;
 	cfg->algs[0] = bench_alg_find("aes-128-gcm");
 	cfg->n_algs = 1;
@@ -374,48 +336,34 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 	cfg->time_ms = 300;
 	cfg->cpu = -1;
 	cfg->inproc = true;
+}
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		if (c == 'h' || c == OPT_HELP) {
-			usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			usage(stderr);
-			return -EINVAL;
-		}
-		rc = parse_one(cfg, &set, c, optarg);
-		if (rc)
-			return rc; /* 1: --alg help, listed */
-	}
-	if (optind < argc) {
-		fprintf(stderr, "cryptod-bench: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
+int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set)
+{
+	unsigned long in_flight;
+	int rc;
 
 	if (cfg->smoke) {
-		if (!set.sizes)
+		if (!set->sizes)
 			set_sizes(cfg, smoke_sizes, sizeof(smoke_sizes) / 4);
-		if (!set.rounds)
+		if (!set->rounds)
 			cfg->rounds = 1;
 		/* Many algorithms: keep the whole smoke run short. */
-		if (!set.time)
+		if (!set->time)
 			cfg->time_ms = cfg->n_algs > 1 ? 20 : 50;
 	}
 	if (cfg->dir == CC_DECRYPT)
 		cfg->oop = true; /* in place would destroy the ciphertext */
 	if (cfg->aad_len && !any_aad(cfg)) {
-		fprintf(stderr, "cryptod-bench: --aad-len needs GCM or "
-				"CBC+HMAC among the algorithms\n");
+		bench_err("--aad-len needs GCM or CBC+HMAC among the "
+			  "algorithms\n");
 		return -EINVAL;
 	}
 
 	in_flight = (unsigned long)cfg->burst * cfg->depth;
 	if (in_flight > CRD_RING_MAX_ENTRIES) {
-		fprintf(stderr, "cryptod-bench: burst * depth must be <= %u\n",
-			CRD_RING_MAX_ENTRIES);
+		bench_err("burst * depth must be <= %u\n",
+			  CRD_RING_MAX_ENTRIES);
 		return -EINVAL;
 	}
 	if (!cfg->ring) {
@@ -429,13 +377,39 @@ int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
 	} else if (!cfg->socket[0]) {
 		rc = cc_default_socket_path(cfg->socket, sizeof(cfg->socket));
 		if (rc < 0) {
-			fprintf(stderr,
-				"cryptod-bench: default socket path: %s\n",
-				cc_strerror(rc));
+			bench_err("default socket path: %s\n", cc_strerror(rc));
 			return rc;
 		}
 	}
 	return 0;
+}
+
+int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
+{
+	struct bench_opts_set set;
+	int c, rc;
+
+	bench_cfg_init(cfg, &set);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", bench_long_opts, NULL)) !=
+	       -1) {
+		if (c == 'h' || c == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (c == '?') {
+			usage(stderr);
+			return -EINVAL;
+		}
+		rc = bench_opts_one(cfg, &set, c, optarg);
+		if (rc)
+			return rc; /* 1: --alg help, listed */
+	}
+	if (optind < argc) {
+		bench_err("unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return bench_cfg_finish(cfg, &set);
 }
 
 unsigned bench_alg_sizes(const struct bench_cfg *cfg, const struct bench_alg *a,

@@ -96,9 +96,8 @@ int bench_ref_run(struct bench_ref *r, const struct bench_layout *l,
 						l->len);
 			rc = bench_ref_burst(r, l, dir, slot, burst, false);
 			if (rc < 0) {
-				fprintf(stderr,
-					"cryptod-bench: in-process %s: %s\n",
-					r->desc, strerror(-rc));
+				bench_err("in-process %s: %s\n", r->desc,
+					  strerror(-rc));
 				return rc;
 			}
 			bad += (unsigned)rc;
@@ -128,10 +127,9 @@ int bench_ref_run(struct bench_ref *r, const struct bench_layout *l,
 	out->bytes = ops * l->len;
 	out->secs = t - t0;
 	if (bad) {
-		fprintf(stderr,
-			"cryptod-bench: in-process decrypt (%s): %llu tags did "
-			"not verify\n",
-			r->desc, (unsigned long long)bad);
+		bench_err("in-process decrypt (%s): %llu tags did "
+			  "not verify\n",
+			  r->desc, (unsigned long long)bad);
 		return -EBADMSG;
 	}
 	return 0;

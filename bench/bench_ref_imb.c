@@ -386,6 +386,55 @@ static uint32_t ctr_split(const struct bench_layout *l, unsigned i,
 	return (uint32_t)to_wrap * 16; /* < len <= 16 MiB */
 }
 
+/*
+ * ipsec-mb's job API refuses cipher lengths from 64 KiB up (and its
+ * unchecked submit gets CBC wrong there): longer ops (dm-crypt's 1 MiB
+ * chunks) run as a chain of jobs, each to completion, as the daemon's
+ * engine does; CBC chains through the last ciphertext block of the piece
+ * before. CBC and ECB without a digest only.
+ */
+enum { IMB_PIECE_MAX = 65520 };
+
+static int long_op(struct imb_ref *m, const struct bench_layout *l,
+		   enum cc_dir dir, unsigned i, int *bad, int *err)
+{
+	const bool cbc = m->mode == IMB_CIPHER_CBC;
+	const bool cbc_dec = cbc && dir == CC_DECRYPT;
+	const uint8_t *src = bench_slot_src(l, i);
+	uint8_t *dst = bench_slot_dst(l, i);
+	uint8_t iv[16] = { 0 }, next[16];
+	IMB_MGR *mgr = m->mgr;
+	IMB_JOB *job;
+	uint32_t off, n;
+
+	if (m->hash != IMB_AUTH_NULL || (!cbc && m->mode != IMB_CIPHER_ECB)) {
+		bench_err("%s: ops over %u B: no in-process reference\n",
+			  m->a->name, IMB_PIECE_MAX);
+		return -ENOTSUP;
+	}
+	while ((job = IMB_FLUSH_JOB(mgr)))
+		job_reap(m, job, dir, bad, err);
+	if (cbc)
+		memcpy(iv, l->iv[i], sizeof(iv));
+	for (off = 0; off < l->len; off += n) {
+		n = l->len - off < IMB_PIECE_MAX ? l->len - off : IMB_PIECE_MAX;
+		if (cbc_dec) /* the next IV, before in place overwrites it */
+			memcpy(next, src + off + n - 16, 16);
+		job = IMB_GET_NEXT_JOB(mgr);
+		job_fill(m, job, l, dir, i, m->scratch[0]);
+		job->cipher_start_src_offset_in_bytes = l->aad_len + off;
+		job->dst = dst + off;
+		job->msg_len_to_cipher_in_bytes = n;
+		job->iv = cbc ? iv : NULL;
+		job_reap(m, IMB_SUBMIT_JOB(mgr), dir, bad, err);
+		while ((job = IMB_FLUSH_JOB(mgr)))
+			job_reap(m, job, dir, bad, err);
+		if (cbc)
+			memcpy(iv, cbc_dec ? next : dst + off + n - 16, 16);
+	}
+	return 0;
+}
+
 static int job_burst(struct imb_ref *m, const struct bench_layout *l,
 		     enum cc_dir dir, unsigned first, unsigned n, bool checked)
 {
@@ -401,6 +450,13 @@ static int job_burst(struct imb_ref *m, const struct bench_layout *l,
 		if (i && !at)
 			while ((job = IMB_FLUSH_JOB(mgr)))
 				job_reap(m, job, dir, &bad, &err);
+		if (l->len > IMB_PIECE_MAX) {
+			int rc = long_op(m, l, dir, first + i, &bad, &err);
+
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		part = l->len;
 		if (m->mode == IMB_CIPHER_CNTR)
 			part = ctr_split(l, first + i, m->ctr_iv[at]);

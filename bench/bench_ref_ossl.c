@@ -106,7 +106,7 @@ static int ossl_create(const struct bench_alg *a, const uint8_t *key,
 		memcpy(o->auth_key, auth_key, a->auth_key_len);
 	o->cipher = EVP_CIPHER_fetch(NULL, name, NULL);
 	if (!o->cipher) {
-		fprintf(stderr, "cryptod-bench: OpenSSL has no %s\n", name);
+		bench_err("OpenSSL has no %s\n", name);
 		ossl_destroy(o);
 		return -ENOTSUP;
 	}
@@ -116,10 +116,9 @@ static int ossl_create(const struct bench_alg *a, const uint8_t *key,
 		    !EVP_CipherInit_ex(o->ctx[i], o->cipher, NULL, key, NULL,
 				       i == 0) ||
 		    !EVP_CIPHER_CTX_set_padding(o->ctx[i], 0)) {
-			fprintf(stderr,
-				"cryptod-bench: OpenSSL %s: context set-up "
-				"failed\n",
-				name);
+			bench_err("OpenSSL %s: context set-up "
+				  "failed\n",
+				  name);
 			ossl_destroy(o);
 			return -EINVAL;
 		}

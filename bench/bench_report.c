@@ -29,6 +29,19 @@ double bench_median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+const char *bench_prog = "cryptod-bench";
+
+void bench_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", bench_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 void bench_note(const struct bench_cfg *cfg, const char *fmt, ...)
 {
 	FILE *f = cfg->csv ? stderr : stdout;

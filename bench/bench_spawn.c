@@ -115,14 +115,12 @@ int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
 
 	memset(s, 0, sizeof(*s));
 	if (access(bin, X_OK)) {
-		fprintf(stderr, "cryptod-bench: --spawn-daemon %s: %s\n", bin,
-			strerror(errno));
+		bench_err("--spawn-daemon %s: %s\n", bin, strerror(errno));
 		return -errno;
 	}
 	snprintf(s->dir, sizeof(s->dir), "/tmp/cryptod-bench.XXXXXX");
 	if (!mkdtemp(s->dir)) {
-		fprintf(stderr, "cryptod-bench: mkdtemp: %s\n",
-			strerror(errno));
+		bench_err("mkdtemp: %s\n", strerror(errno));
 		return -errno;
 	}
 	snprintf(s->log, sizeof(s->log), "%s/cryptod.log", s->dir);
@@ -135,7 +133,7 @@ int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "cryptod-bench: fork: %s\n", strerror(errno));
+		bench_err("fork: %s\n", strerror(errno));
 		rmdir(s->dir);
 		return -errno;
 	}
@@ -145,13 +143,11 @@ int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
 
 	for (;;) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			fprintf(stderr,
-				"cryptod-bench: %s %s %d before it was ready\n",
-				bin,
-				WIFEXITED(status) ? "exited with status"
-						  : "died of signal",
-				WIFEXITED(status) ? WEXITSTATUS(status)
-						  : WTERMSIG(status));
+			bench_err("%s %s %d before it was ready\n", bin,
+				  WIFEXITED(status) ? "exited with status"
+						    : "died of signal",
+				  WIFEXITED(status) ? WEXITSTATUS(status)
+						    : WTERMSIG(status));
 			show_log(s);
 			s->pid = 0;
 			cleanup_dir(s, sock);
@@ -164,10 +160,9 @@ int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
 		sleep_ms(10);
 		waited += 10;
 	}
-	fprintf(stderr,
-		"cryptod-bench: %s did not accept connections on %s within %d "
-		"ms\n",
-		bin, sock, SPAWN_READY_MS);
+	bench_err("%s did not accept connections on %s within %d "
+		  "ms\n",
+		  bin, sock, SPAWN_READY_MS);
 	show_log(s);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -189,10 +184,9 @@ int bench_spawn_stop(struct bench_spawn *s)
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid)
 			break;
 		if (waited >= SPAWN_STOP_MS) {
-			fprintf(stderr,
-				"cryptod-bench: the daemon ignored SIGTERM for "
-				"%d ms; killing it\n",
-				SPAWN_STOP_MS);
+			bench_err("the daemon ignored SIGTERM for "
+				  "%d ms; killing it\n",
+				  SPAWN_STOP_MS);
 			show_log(s);
 			kill(s->pid, SIGKILL);
 			waitpid(s->pid, &status, 0);
@@ -208,16 +202,14 @@ int bench_spawn_stop(struct bench_spawn *s)
 		rc = WEXITSTATUS(status);
 	} else {
 		rc = -EINTR;
-		fprintf(stderr,
-			"cryptod-bench: the daemon died of signal %d on "
-			"SIGTERM\n",
-			WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		bench_err("the daemon died of signal %d on "
+			  "SIGTERM\n",
+			  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
 	if (rc > 0)
-		fprintf(stderr,
-			"cryptod-bench: the daemon exited with status %d on "
-			"SIGTERM (0 expected)\n",
-			rc);
+		bench_err("the daemon exited with status %d on "
+			  "SIGTERM (0 expected)\n",
+			  rc);
 	if (rc)
 		show_log(s);
 out:

@@ -36,21 +36,19 @@ static int compare(const struct bench_verify *v, const struct bench_layout *x,
 			at = first_diff(bench_slot_dst(x, i),
 					bench_slot_dst(y, i), len);
 			if (at < len) {
-				fprintf(stderr,
-					"cryptod-bench: %s %u B: op %u: output "
-					"differs at byte %zu\n  %s\n  vs %s\n"
-					"benchmark aborted\n",
-					v->alg, len, i, at, xname, yname);
+				bench_err("%s %u B: op %u: output "
+					  "differs at byte %zu\n  %s\n  vs %s\n"
+					  "benchmark aborted\n",
+					  v->alg, len, i, at, xname, yname);
 				return -EBADMSG;
 			}
 		}
 		if (v->dir == CC_ENCRYPT && x->tag_len &&
 		    memcmp(bench_slot_tag(x, i), bench_slot_tag(y, i),
 			   x->tag_len)) {
-			fprintf(stderr,
-				"cryptod-bench: %s %u B: op %u: tag differs\n"
-				"  %s\n  vs %s\nbenchmark aborted\n",
-				v->alg, len, i, xname, yname);
+			bench_err("%s %u B: op %u: tag differs\n"
+				  "  %s\n  vs %s\nbenchmark aborted\n",
+				  v->alg, len, i, xname, yname);
 			return -EBADMSG;
 		}
 	}
@@ -71,21 +69,19 @@ static int verify_forgery(const struct bench_verify *v)
 	if (rc < 0)
 		return rc;
 	if (v->status[0] != CC_ERR_AUTH_FAILED) {
-		fprintf(stderr,
-			"cryptod-bench: %s %u B: decrypt with a forged tag "
-			"completed with '%s', expected '%s'\n",
-			v->alg, l->len, cc_strerror(v->status[0]),
-			cc_strerror(CC_ERR_AUTH_FAILED));
+		bench_err("%s %u B: decrypt with a forged tag "
+			  "completed with '%s', expected '%s'\n",
+			  v->alg, l->len, cc_strerror(v->status[0]),
+			  cc_strerror(CC_ERR_AUTH_FAILED));
 		return -EBADMSG;
 	}
 	if (l->tag_only)
 		return 0; /* GMAC writes no data to zero */
 	for (i = 0; i < l->len; i++) {
 		if (dst[i]) {
-			fprintf(stderr,
-				"cryptod-bench: %s %u B: output not zeroed "
-				"after a failed tag check (byte %zu)\n",
-				v->alg, l->len, i);
+			bench_err("%s %u B: output not zeroed "
+				  "after a failed tag check (byte %zu)\n",
+				  v->alg, l->len, i);
 			return -EBADMSG;
 		}
 	}
@@ -100,22 +96,20 @@ int bench_verify_size(const struct bench_verify *v)
 
 	rc = bench_ref_burst(v->ref, v->lb, v->dir, 0, v->n, true);
 	if (rc != 0) {
-		fprintf(stderr,
-			"cryptod-bench: internal error: %s %u B: %s %s\n",
-			v->alg, len, v->ref->desc,
-			rc < 0 ? strerror(-rc)
-			       : "refused the tags it sealed itself");
+		bench_err("internal error: %s %u B: %s %s\n", v->alg, len,
+			  v->ref->desc,
+			  rc < 0 ? strerror(-rc)
+				 : "refused the tags it sealed itself");
 		return rc < 0 ? rc : -EINVAL;
 	}
 	if (v->cross) {
 		rc = bench_ref_burst(v->cross, v->lx, v->dir, 0, v->n, true);
 		if (rc != 0) {
-			fprintf(stderr,
-				"cryptod-bench: internal error: %s %u B: %s "
-				"%s\n",
-				v->alg, len, v->cross->desc,
-				rc < 0 ? strerror(-rc)
-				       : "refused the reference's tags");
+			bench_err("internal error: %s %u B: %s "
+				  "%s\n",
+				  v->alg, len, v->cross->desc,
+				  rc < 0 ? strerror(-rc)
+					 : "refused the reference's tags");
 			return rc < 0 ? rc : -EINVAL;
 		}
 		rc = compare(v, v->lb, v->lx, v->ref->desc, v->cross->desc);
@@ -128,10 +122,9 @@ int bench_verify_size(const struct bench_verify *v)
 		return rc;
 	for (i = 0; i < v->n; i++) {
 		if (v->status[i]) {
-			fprintf(stderr,
-				"cryptod-bench: %s %u B: op %u failed in the "
-				"daemon: %s\n",
-				v->alg, len, i, cc_strerror(v->status[i]));
+			bench_err("%s %u B: op %u failed in the "
+				  "daemon: %s\n",
+				  v->alg, len, i, cc_strerror(v->status[i]));
 			return -EBADMSG;
 		}
 	}

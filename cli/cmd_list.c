@@ -45,37 +45,6 @@ static const char usage_sessions[] =
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
-/* --json, --help, --socket. 0 go on, 1 help printed, -EINVAL. */
-static int list_opts(struct cli *cli, int argc, char **argv, const char *cmd,
-		     const char *usage, int *json)
-{
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jhs:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			*json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case 's':
-			cli->socket = optarg;
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
-	return cli_no_args(cmd, argc, argv);
-}
-
 static void fmt_dur(char *buf, size_t len, uint64_t ms)
 {
 	uint64_t s = ms / 1000;
@@ -147,7 +116,8 @@ int cmd_clients(struct cli *cli, int argc, char **argv)
 	unsigned n;
 	int json = 0, ret;
 
-	ret = list_opts(cli, argc, argv, "clients", usage_clients, &json);
+	ret = cli_parse_simple(cli, argc, argv, "clients", usage_clients,
+			       &json);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (cli_connect(cli, &conn))
@@ -237,7 +207,8 @@ int cmd_sessions(struct cli *cli, int argc, char **argv)
 	unsigned n;
 	int json = 0, ret;
 
-	ret = list_opts(cli, argc, argv, "sessions", usage_sessions, &json);
+	ret = cli_parse_simple(cli, argc, argv, "sessions", usage_sessions,
+			       &json);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (cli_connect(cli, &conn))

@@ -27,6 +27,9 @@ static const char usage_main[] =
 	"  sessions   the sessions clients hold (never key material)\n"
 	"  engines    algorithms and the engines that run them: sizes,\n"
 	"             availability (or --json)\n"
+	"  bench      throughput through cryptod side by side with the\n"
+	"             in-process engines (tables, --csv, --json, --png\n"
+	"             chart, --dmcrypt comparison)\n"
 	"  encrypt    encrypt stdin to stdout: AES-GCM, -GMAC, -CBC, -CTR,\n"
 	"             -ECB, -XTS, CBC+HMAC-SHA1/SHA256, CBC+null; null\n"
 	"  decrypt    decrypt stdin to stdout once the tag has verified\n"
@@ -159,27 +162,36 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
 }
 
 /*
- * getopt for commands whose only options are --help and --socket.
- * Returns 0 to go on, 1 when help was printed, or -EINVAL (reported).
+ * getopt for commands whose only options are --help, --socket and, when
+ * json is not NULL, --json. Returns 0 to go on, 1 when help was printed,
+ * or -EINVAL (reported).
  */
-static int parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
-			const char *usage)
+int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
+		     const char *usage, int *json)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, json ? "hs:j" : "hs:", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
 		case 's':
 			cli->socket = optarg;
+			break;
+		case 'j':
+			if (!json) /* not an option of this command */
+				return cli_usage_err(cmd, "unrecognized option "
+							  "'--json'");
+			*json = 1;
 			break;
 		default:
 			return -EINVAL;
@@ -204,7 +216,7 @@ static int cmd_ping(struct cli *cli, int argc, char **argv)
 	double t0;
 	int ret;
 
-	ret = parse_simple(cli, argc, argv, "ping", usage_ping);
+	ret = cli_parse_simple(cli, argc, argv, "ping", usage_ping, NULL);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 
@@ -248,7 +260,7 @@ static int cmd_version(struct cli *cli, int argc, char **argv)
 	struct cc_conn *conn;
 	int ret;
 
-	ret = parse_simple(cli, argc, argv, "version", usage_version);
+	ret = cli_parse_simple(cli, argc, argv, "version", usage_version, NULL);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	print_version();
@@ -272,9 +284,9 @@ static const struct cli_cmd {
 } commands[] = {
 	{ "stats", cmd_stats },	    { "engines", cmd_engines },
 	{ "clients", cmd_clients }, { "sessions", cmd_sessions },
-	{ "encrypt", cmd_encrypt }, { "decrypt", cmd_decrypt },
-	{ "ping", cmd_ping },	    { "version", cmd_version },
-	{ "help", cmd_help },
+	{ "bench", cmd_bench },	    { "encrypt", cmd_encrypt },
+	{ "decrypt", cmd_decrypt }, { "ping", cmd_ping },
+	{ "version", cmd_version }, { "help", cmd_help },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)

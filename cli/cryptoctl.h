@@ -61,6 +61,10 @@ int cli_usage_err(const char *cmd, const char *fmt, ...)
 /* Commands take no operands: 0, or -EINVAL (reported). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 int cli_connect(struct cli *cli, struct cc_conn **conn);
+/* Options --help, --socket (and --json when json is not NULL): 0 go on,
+ * 1 help printed, -EINVAL (reported). */
+int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
+		     const char *usage, int *json);
 /* The same without a word on stderr when it fails (version). */
 int cli_connect_quiet(struct cli *cli, struct cc_conn **conn);
 
@@ -118,5 +122,6 @@ int cmd_encrypt(struct cli *cli, int argc, char **argv);
 int cmd_decrypt(struct cli *cli, int argc, char **argv);
 int cmd_clients(struct cli *cli, int argc, char **argv);
 int cmd_sessions(struct cli *cli, int argc, char **argv);
+int cmd_bench(struct cli *cli, int argc, char **argv);
 
 #endif /* CRYPTOCTL_H */

@@ -45,127 +45,117 @@ static void labels_queue(const struct cc_queue_stats *q)
 	putchar('"');
 }
 
-static void labels_session(const struct cc_session_info *x)
+/* Rows of one kind: how many, their labels, counters and latency. */
+static unsigned prom_rows(const struct stats_snap *s, enum prom_row row)
 {
-	const char *alg = cc_alg_name(x->alg);
-
-	printf("client=\"%u\",session=\"%u\",alg=\"%s\",engine=\"",
-	       x->client_id, x->session_id, alg ? alg : "unknown");
-	prom_label(x->engine);
-	putchar('"');
+	switch (row) {
+	case ROW_ENGINE:
+		return s->st.n_engines;
+	case ROW_WORKER:
+		return s->st.n_workers_stats;
+	case ROW_QUEUE:
+		return s->st.n_queues;
+	default:
+		return s->n_sess;
+	}
 }
 
-static uint64_t ctr(const struct cc_counters *c, long off)
+static void prom_labels(const struct stats_snap *s, enum prom_row row,
+			unsigned i)
 {
-	return *(const uint64_t *)(const void *)((const char *)c + off);
+	const struct cc_session_info *x;
+	const char *alg;
+
+	switch (row) {
+	case ROW_ENGINE:
+		fputs("engine=\"", stdout);
+		prom_label(s->st.engines[i].name);
+		putchar('"');
+		break;
+	case ROW_WORKER:
+		printf("worker=\"%u\"", s->st.worker_stats[i].index);
+		break;
+	case ROW_QUEUE:
+		labels_queue(&s->st.queues[i]);
+		break;
+	case ROW_SESSION:
+		x = &s->sess[i];
+		alg = cc_alg_name(x->alg);
+		printf("client=\"%u\",session=\"%u\",alg=\"%s\",engine=\"",
+		       x->client_id, x->session_id, alg ? alg : "unknown");
+		prom_label(x->engine);
+		putchar('"');
+		break;
+	}
+}
+
+static const struct cc_counters *prom_ctr(const struct stats_snap *s,
+					  enum prom_row row, unsigned i)
+{
+	switch (row) {
+	case ROW_ENGINE:
+		return &s->st.engines[i].c;
+	case ROW_WORKER:
+		return &s->st.worker_stats[i].c;
+	case ROW_QUEUE:
+		return &s->st.queues[i].c;
+	default:
+		return &s->sess[i].c;
+	}
 }
 
 static void prom_counters(const struct stats_snap *s, enum prom_row row,
 			  const char *name, const char *help, long off)
 {
-	const struct cc_stats *st = &s->st;
-	unsigned i;
-
 	prom_head(name, "counter", help);
-	switch (row) {
-	case ROW_ENGINE:
-		for (i = 0; i < st->n_engines; i++) {
-			printf("%s{engine=\"", name);
-			prom_label(st->engines[i].name);
-			printf("\"} %" PRIu64 "\n",
-			       ctr(&st->engines[i].c, off));
-		}
-		break;
-	case ROW_WORKER:
-		for (i = 0; i < st->n_workers_stats; i++)
-			printf("%s{worker=\"%u\"} %" PRIu64 "\n", name,
-			       st->worker_stats[i].index,
-			       ctr(&st->worker_stats[i].c, off));
-		break;
-	case ROW_QUEUE:
-		for (i = 0; i < st->n_queues; i++) {
-			printf("%s{", name);
-			labels_queue(&st->queues[i]);
-			printf("} %" PRIu64 "\n", ctr(&st->queues[i].c, off));
-		}
-		break;
-	case ROW_SESSION:
-		for (i = 0; i < s->n_sess; i++) {
-			printf("%s{", name);
-			labels_session(&s->sess[i]);
-			printf("} %" PRIu64 "\n", ctr(&s->sess[i].c, off));
-		}
-		break;
+	for (unsigned i = 0; i < prom_rows(s, row); i++) {
+		const char *c = (const char *)prom_ctr(s, row, i);
+
+		printf("%s{", name);
+		prom_labels(s, row, i);
+		printf("} %" PRIu64 "\n",
+		       *(const uint64_t *)(const void *)(c + off));
 	}
 }
 
-static void prom_quantiles(const char *name, const char *labels_open,
-			   const struct cc_latency *l)
-{
-	static const char *const q[] = { "0.5", "0.9", "0.99", "0.999" };
-	const uint64_t v[] = { l->p50_ns, l->p90_ns, l->p99_ns, l->p999_ns };
-	unsigned i;
-
-	for (i = 0; i < 4; i++)
-		printf("%s{%squantile=\"%s\"} %.9f\n", name, labels_open, q[i],
-		       v[i] / 1e9);
-}
-
-/* A summary: quantiles, then _sum and _count, per worker and per queue. */
+/* A summary per worker or queue: quantiles, then _sum and _count. */
 static void prom_latency(const struct stats_snap *s, enum prom_row row,
 			 const char *name, const char *help)
 {
-	const struct cc_stats *st = &s->st;
-	char lab[160];
-	unsigned i;
+	static const char *const q[] = { "0.5", "0.9", "0.99", "0.999" };
 
 	prom_head(name, "summary", help);
-	if (row == ROW_WORKER) {
-		for (i = 0; i < st->n_workers_stats; i++) {
-			const struct cc_latency *l = &st->worker_stats[i].lat;
-
-			snprintf(lab, sizeof(lab), "worker=\"%u\",",
-				 st->worker_stats[i].index);
-			prom_quantiles(name, lab, l);
-			printf("%s_sum{worker=\"%u\"} %.9f\n", name,
-			       st->worker_stats[i].index, l->sum_ns / 1e9);
-			printf("%s_count{worker=\"%u\"} %" PRIu64 "\n", name,
-			       st->worker_stats[i].index, l->count);
-		}
-		return;
-	}
-	for (i = 0; i < st->n_queues; i++) {
-		const struct cc_queue_stats *q = &st->queues[i];
-		static const char *const q_s[] = { "0.5", "0.9", "0.99",
-						   "0.999" };
-		const uint64_t v[] = { q->lat.p50_ns, q->lat.p90_ns,
-				       q->lat.p99_ns, q->lat.p999_ns };
+	for (unsigned i = 0; i < prom_rows(s, row); i++) {
+		const struct cc_latency *l =
+			row == ROW_WORKER ? &s->st.worker_stats[i].lat
+					  : &s->st.queues[i].lat;
+		const uint64_t v[] = { l->p50_ns, l->p90_ns, l->p99_ns,
+				       l->p999_ns };
 
 		for (unsigned k = 0; k < 4; k++) {
 			printf("%s{", name);
-			labels_queue(q);
-			printf(",quantile=\"%s\"} %.9f\n", q_s[k], v[k] / 1e9);
+			prom_labels(s, row, i);
+			printf(",quantile=\"%s\"} %.9f\n", q[k], v[k] / 1e9);
 		}
 		printf("%s_sum{", name);
-		labels_queue(q);
-		printf("} %.9f\n%s_count{", q->lat.sum_ns / 1e9, name);
-		labels_queue(q);
-		printf("} %" PRIu64 "\n", q->lat.count);
+		prom_labels(s, row, i);
+		printf("} %.9f\n%s_count{", l->sum_ns / 1e9, name);
+		prom_labels(s, row, i);
+		printf("} %" PRIu64 "\n", l->count);
 	}
 }
 
-static void prom_queue_gauge(const struct cc_stats *st, const char *name,
+static void prom_queue_gauge(const struct stats_snap *s, const char *name,
 			     const char *help, int in_flight)
 {
-	unsigned i;
-
 	prom_head(name, "gauge", help);
-	for (i = 0; i < st->n_queues; i++) {
+	for (unsigned i = 0; i < s->st.n_queues; i++) {
+		const struct cc_queue_stats *q = &s->st.queues[i];
+
 		printf("%s{", name);
-		labels_queue(&st->queues[i]);
-		printf("} %" PRIu64 "\n",
-		       in_flight ? (uint64_t)st->queues[i].in_flight
-				 : st->queues[i].connected_ms / 1000);
+		prom_labels(s, ROW_QUEUE, i);
+		printf("} %" PRIu64 "\n", in_flight ? (uint64_t)q->in_flight
+						    : q->connected_ms / 1000);
 	}
 }
 
@@ -236,9 +226,9 @@ void stats_print_prom(const struct stats_snap *s)
 	prom_counters(s, ROW_QUEUE, "cryptod_queue_wakeups_total",
 		      "Doorbells rung for a client sleeping on completions.",
 		      CNT(wakeups));
-	prom_queue_gauge(st, "cryptod_queue_in_flight",
+	prom_queue_gauge(s, "cryptod_queue_in_flight",
 			 "Ops submitted and not yet completed.", 1);
-	prom_queue_gauge(st, "cryptod_queue_client_connected_seconds",
+	prom_queue_gauge(s, "cryptod_queue_client_connected_seconds",
 			 "How long the queue's client has been connected.", 0);
 	prom_latency(s, ROW_QUEUE, "cryptod_queue_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");

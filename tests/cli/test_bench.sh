@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cryptoctl bench on tiny runs against a spawned daemon: the table, CSV and
+# JSON are well-formed and name the paths, --queues runs one client per
+# queue, --png writes a PNG (when gnuplot is installed), --dmcrypt
+# reports five runs per algorithm and path, bad arguments exit 2. Checks
+# shapes and counts only: no figure decides anything.
+#
+#   test_bench.sh CRYPTOD CRYPTOCTL
+set -u
+
+DAEMON=$1
+CTL=$2
+
+if ! command -v python3 >/dev/null; then
+	echo "skipped: python3 is needed"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptoctl-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check()
+{
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else bad "$desc"; fi
+}
+out=$tmp/out
+err=$tmp/err
+# bench ARGS...: a private daemon each time; tiny rounds.
+bench()
+{
+	"$CTL" bench --spawn-daemon "$DAEMON" --rounds 1 --time-ms 20 "$@" \
+		>"$out" 2>"$err"
+	rc=$?
+}
+py()
+{
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$out"
+}
+
+# ---- the table -------------------------------------------------------------
+bench --sizes 64,1024
+check "bench (table) exits 0" test "$rc" = 0
+check "seed-format header" \
+	grep -Eq "^Buffer Size\(B\) +cryptod OPS\(M\) +cryptod Throughput\(Gbps\)" "$out"
+check "a row per size" sh -c "grep -Eq '^ +64 ' '$out' && grep -Eq '^ +1024 ' '$out'"
+check "in-process paths side by side" \
+	sh -c "grep -q 'ipsec-mb OPS(M)' '$out' && grep -q 'openssl OPS(M)' '$out'"
+check "progress on stderr" grep -q "^\[1/2\] aes-128-gcm 64 B" "$err"
+check "the kernel path is skipped with a reason when unavailable" \
+	sh -c "grep -q 'cryptod-kernel' '$out' || grep -q 'no cryptod-kernel path: ' '$err'"
+
+# ---- CSV ---------------------------------------------------------------------
+bench --sizes 64,256 --alg aes-128-cbc,aes-256-xts --csv
+check "bench --csv exits 0" test "$rc" = 0
+python3 - "$out" <<'EOF' >"$tmp/csv.log" 2>&1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = ["alg", "dir", "path", "size", "ops_m", "gbps", "ratio", "mean_mbs", "runs_mbs"]
+assert list(rows[0].keys()) == want, rows[0].keys()
+algs = {(r["alg"], r["path"]) for r in rows}
+assert ("aes-128-cbc", "cryptod") in algs and ("aes-128-cbc", "ipsec-mb") in algs, algs
+assert ("aes-256-xts", "cryptod") in algs and ("aes-256-xts", "openssl") in algs, algs
+for r in rows:
+    assert r["size"] in ("64", "256"), r
+    float(r["ops_m"]); float(r["gbps"]); float(r["ratio"]); float(r["mean_mbs"])
+    assert len(r["runs_mbs"].split(";")) == 1, r
+assert len(rows) == 2 * 3 + 2 * 2, len(rows)
+EOF
+check "CSV is well-formed: columns, paths, one row per path and size" test $? = 0
+cat "$tmp/csv.log"
+
+# ---- JSON, several queues and workers ---------------------------------------
+bench --sizes 64 --queues 2 --workers 2 --json
+check "bench --json --queues 2 exits 0" test "$rc" = 0
+check "JSON: config and results" \
+	py 'j["config"]["queues"] == 2 and j["config"]["workers"] == 2 and {r["path"] for r in j["results"]} >= {"cryptod", "ipsec-mb", "openssl"} and all(r["size"] == 64 and r["ops_m"] >= 0 and len(r["runs_mbs"]) == 1 for r in j["results"])'
+check "JSON: the daemon path says 2 queues" \
+	py 'any(p["path"] == "cryptod" and "2 queues" in p["desc"] for p in j["paths"])'
+check "JSON: cryptod ran on both queues' sessions" \
+	py 'next(r for r in j["results"] if r["path"] == "cryptod")["ops_m"] > 0'
+
+# ---- PNG --------------------------------------------------------------------
+if command -v gnuplot >/dev/null; then
+	bench --sizes 64,512,4096 --png "$tmp/chart.png"
+	check "bench --png exits 0" test "$rc" = 0
+	check "the PNG exists, starts with the PNG signature, is not tiny" \
+		python3 -c "import sys; b=open(sys.argv[1],'rb').read(); sys.exit(0 if b[:8] == b'\x89PNG\r\n\x1a\n' and len(b) > 5000 else 1)" "$tmp/chart.png"
+	check "PNG width x height from its IHDR" \
+		python3 -c "import struct,sys; b=open(sys.argv[1],'rb').read(); w,h=struct.unpack('>II', b[16:24]); sys.exit(0 if (w, h) == (1100, 650) else 1)" "$tmp/chart.png"
+else
+	echo "skipped: PNG checks (no gnuplot; scripts/deps.sh installs gnuplot-nox)"
+fi
+PATH=/nonexistent "$CTL" bench --spawn-daemon "$DAEMON" --rounds 1 \
+	--time-ms 10 --sizes 64 --png "$tmp/none.png" >"$out" 2>"$err"
+check "--png without gnuplot fails (exit 1) and says why" \
+	sh -c "test $? = 1 && grep -q gnuplot '$err' && test ! -e '$tmp/none.png'"
+
+# ---- dm-crypt ---------------------------------------------------------------
+"$CTL" bench --spawn-daemon "$DAEMON" --dmcrypt --time-ms 10 \
+	>"$out" 2>"$err"
+rc=$?
+check "bench --dmcrypt exits 0" test "$rc" = 0
+check "dm-crypt table: five runs and the mean" \
+	grep -Eq "^Algorithm +Path +Run 1 +Run 2 +Run 3 +Run 4 +Run 5 +Mean" "$out"
+for a in aes-256-ecb aes-256-cbc aes-256-xts; do
+	check "dm-crypt: $a through the daemon and in-process" \
+		sh -c "grep -Eq '^$a +cryptod ' '$out' && grep -Eq '^$a +(ipsec-mb|openssl) ' '$out'"
+done
+check "dm-crypt: 1 MiB chunks" grep -q "1024 KiB chunks" "$out"
+check "dm-crypt: LRW is accounted for" grep -q "aes-lrw" "$out"
+"$CTL" bench --spawn-daemon "$DAEMON" --dmcrypt --time-ms 10 --json \
+	>"$out" 2>"$err"
+check "dm-crypt --json: 5 runs per result, 1 MiB" \
+	py 'j["config"]["dmcrypt"] and len(j["results"]) >= 6 and all(r["size"] == 1048576 and len(r["runs_mbs"]) == 5 for r in j["results"])'
+
+# ---- bad arguments ----------------------------------------------------------
+for args in "--queues 0" "--queues 17" "--csv --json" "--dmcrypt --sizes 64" \
+	"--alg nope" "--sizes 0" "--burst 0" "unexpected"; do
+	# shellcheck disable=SC2086
+	"$CTL" bench $args >"$out" 2>"$err"
+	check "bench $args exits 2" test $? = 2
+done
+"$CTL" bench --help >"$out" 2>"$err"
+check "bench --help" sh -c "test $? = 0 && grep -q '^Usage: cryptoctl bench' '$out'"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
