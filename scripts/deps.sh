@@ -15,6 +15,7 @@ PKGS=(
 	# kmod-shim, qemu (TCG), a static busybox for the initramfs
 	linux-image-amd64 linux-headers-amd64 qemu-system-x86
 	busybox-static kmod cpio
+	# cryptoctl bench --png draws its chart with gnuplot
 	gnuplot-nox
 )
 
