@@ -471,6 +471,14 @@ const char *ctl_socket_path(void)
 	return ctl.path;
 }
 
+void ctl_status(char *buf, size_t len)
+{
+	unsigned n = client_count(), s = client_sessions_total();
+	snprintf(buf, len, "serving %s: %u client%s, %u session%s, %u worker%s",
+		 ctl.path, n, n == 1 ? "" : "s", s, s == 1 ? "" : "s",
+		 workers_count(), workers_count() == 1 ? "" : "s");
+}
+
 int ctl_start(struct event_base *base, const char *path, mode_t mode)
 {
 	char name[64];

@@ -19,6 +19,8 @@ const char *ctl_socket_path(void);
 /* Give the socket file to group gid (socket_group); a no-op under socket
  * activation, where the unit decides. 0 or -errno. */
 int ctl_set_group(gid_t gid);
+/* One line for the service manager's STATUS=: socket, clients, sessions. */
+void ctl_status(char *buf, size_t len);
 /* Stop accepting and remove the socket file (unless systemd owns it). */
 void ctl_stop_listening(void);
 /* Disconnect every client, freeing what they own. */

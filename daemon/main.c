@@ -408,10 +408,7 @@ int main(int argc, char **argv)
 		CRYPTOD_VERSION, ctl_socket_path(), workers_count(),
 		workers_poll_mode(),
 		ks_locked() ? "locked in RAM" : "NOT locked");
-	char status[160];
-	snprintf(status, sizeof(status), "serving %s with %u worker(s)",
-		 ctl_socket_path(), workers_count());
-	err = sdn_ready(base, status); /* no-op without systemd */
+	err = sdn_ready(base, ctl_status); /* no-op without systemd */
 	if (err)
 		goto out_signals;
 	event_base_dispatch(base);

@@ -166,37 +166,56 @@ int sdn_listen_fd(char *name, size_t name_len)
 }
 
 static struct {
-	struct event *wd_ev; /* owned: the watchdog timer */
+	struct event *tick_ev; /* owned: watchdog and status timer */
+	int watchdog;
+	sdn_status_fn *status;
+	char last[256]; /* the STATUS= text last sent */
 } sdn;
 
-static void sdn_watchdog_ping(evutil_socket_t fd, short what, void *arg)
+static void sdn_tick(evutil_socket_t fd, short what, void *arg)
 {
 	/* Runs on the control loop: if the loop stalls, pings stop and the
 	 * manager restarts us (WatchdogSec=, Restart=on-failure). */
-	sdn_notify("WATCHDOG=1");
+	char now[sizeof(sdn.last)];
+	sdn.status(now, sizeof(now));
+	int changed = strcmp(now, sdn.last) != 0;
+	if (changed)
+		memcpy(sdn.last, now, sizeof(now));
+	if (sdn.watchdog && changed)
+		sdn_notifyf("WATCHDOG=1\nSTATUS=%s", now);
+	else if (sdn.watchdog)
+		sdn_notify("WATCHDOG=1");
+	else if (changed)
+		sdn_notifyf("STATUS=%s", now);
 }
 
-int sdn_ready(struct event_base *base, const char *status)
+int sdn_ready(struct event_base *base, sdn_status_fn *status)
 {
-	uint64_t usec;
+	const char *ns = getenv("NOTIFY_SOCKET");
+	if (!ns || !*ns)
+		return 0; /* not under a service manager */
+	uint64_t usec = (uint64_t)SDN_STATUS_MS * 1000;
 	int wd = sdn_watchdog_usec(&usec);
 	if (wd < 0)
 		log_warn("ignoring malformed WATCHDOG_USEC");
 	if (wd > 0) {
-		struct timeval tv = { .tv_sec = usec / 2 / 1000000,
-				      .tv_usec = usec / 2 % 1000000 };
-		sdn.wd_ev = event_new(base, -1, EV_PERSIST, sdn_watchdog_ping,
-				      NULL);
-		if (!sdn.wd_ev || event_add(sdn.wd_ev, &tv) < 0) {
-			if (sdn.wd_ev)
-				event_free(sdn.wd_ev);
-			sdn.wd_ev = NULL;
-			return -ENOMEM;
-		}
+		usec /= 2;
 		log_info("watchdog: pinging every %llu ms",
-			 (unsigned long long)(usec / 2000));
+			 (unsigned long long)(usec / 1000));
 	}
-	int err = sdn_notifyf("READY=1\nSTATUS=%s\nMAINPID=%d", status,
+	sdn.watchdog = wd > 0;
+	sdn.status = status;
+	struct timeval tv = { .tv_sec = usec / 1000000,
+			      .tv_usec = usec % 1000000 };
+	sdn.tick_ev = event_new(base, -1, EV_PERSIST, sdn_tick, NULL);
+	if (!sdn.tick_ev || event_add(sdn.tick_ev, &tv) < 0) {
+		if (sdn.tick_ev)
+			event_free(sdn.tick_ev);
+		sdn.tick_ev = NULL;
+		return -ENOMEM;
+	}
+	status(sdn.last, sizeof(sdn.last));
+	int err = sdn_notifyf("READY=1\nSTATUS=%s\nMAINPID=%d", sdn.last,
 			      (int)getpid());
 	if (err < 0)
 		log_warn("sd_notify READY failed: %s", strerror(-err));
@@ -205,8 +224,8 @@ int sdn_ready(struct event_base *base, const char *status)
 
 void sdn_stopping(const char *status)
 {
-	if (sdn.wd_ev)
-		event_free(sdn.wd_ev);
-	sdn.wd_ev = NULL;
+	if (sdn.tick_ev)
+		event_free(sdn.tick_ev);
+	sdn.tick_ev = NULL;
 	sdn_notifyf("STOPPING=1\nSTATUS=%s", status);
 }

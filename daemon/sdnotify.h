@@ -42,13 +42,18 @@ int sdn_watchdog_usec(uint64_t *usec);
  */
 int sdn_listen_fd(char *name, size_t name_len);
 
+/* Writes a one-line status ("serving PATH: 3 clients, ...") into buf. */
+typedef void sdn_status_fn(char *buf, size_t len);
+
 /*
- * Service-manager glue on the control loop: READY=1 with status, and
- * when a watchdog is requested a libevent timer pinging WATCHDOG=1 at
- * half the interval (so a stuck control loop gets the service restarted).
- * 0 or -errno (the timer could not be created).
+ * Service-manager glue on the control loop: READY=1 with status(), then a
+ * libevent timer that pings WATCHDOG=1 at half the watchdog interval (so a
+ * stuck control loop gets the service restarted) and sends STATUS= again
+ * when it changed (what 'systemctl status' shows); every SDN_STATUS_MS
+ * without a watchdog. No timer without $NOTIFY_SOCKET. 0 or -ENOMEM.
  */
-int sdn_ready(struct event_base *base, const char *status);
+enum { SDN_STATUS_MS = 5000 };
+int sdn_ready(struct event_base *base, sdn_status_fn *status);
 /* STOPPING=1 with status; stops the watchdog timer. */
 void sdn_stopping(const char *status);
 

@@ -112,18 +112,28 @@ static int has_line(const char *msg, const char *line)
 	return 0;
 }
 
-static int can_connect(const char *path)
+/* A connected control socket, or -1. */
+static int connect_to(const char *path)
 {
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		close(fd);
-		return 0;
+	if (fd >= 0 && strlen(path) < sizeof(sa.sun_path))
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (fd < 0 || !sa.sun_path[0] ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	int ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return ok;
+	return fd;
+}
+
+static int can_connect(const char *path)
+{
+	int fd = connect_to(path);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
 }
 
 /* wd_for_us: 1 WATCHDOG_PID = the daemon, 0 another pid. */
@@ -184,8 +194,11 @@ static void run(const char *daemon, const char *dir, const char *notify_name,
 	printf("READY=1 after %.2f s\n", now_s() - t0);
 
 	/* Watch 1.5 s: ten intervals of 150 ms. A loaded machine delays
-	 * timers, so ask for 3, not 10. */
-	int wd = 0, stopping_early = 0;
+	 * timers, so ask for 3, not 10. A client stays connected meanwhile:
+	 * the status 'systemctl status' shows must come to count it. */
+	int client = connect_to(sock);
+	CHECK(client >= 0, "cannot connect to %s", sock);
+	int wd = 0, stopping_early = 0, status_client = 0;
 	double until = now_s() + 1.5;
 	while (now_s() < until) {
 		n = recv_msg(nfd, msg, sizeof(msg), until - now_s(), &sender);
@@ -193,6 +206,9 @@ static void run(const char *daemon, const char *dir, const char *notify_name,
 			continue;
 		CHECK(sender == pid, "message from pid %d", (int)sender);
 		wd += has_line(msg, "WATCHDOG=1");
+		if (strstr(msg, "STATUS=serving ") &&
+		    strstr(msg, ": 1 client,"))
+			status_client = 1;
 		stopping_early += has_line(msg, "STOPPING=1");
 	}
 	printf("WATCHDOG=1 x %d in 1.5 s\n", wd);
@@ -204,6 +220,11 @@ static void run(const char *daemon, const char *dir, const char *notify_name,
 		      "%d WATCHDOG=1 though WATCHDOG_PID is another process",
 		      wd + early_wd);
 	CHECK(!stopping_early, "STOPPING=1 before SIGTERM");
+	if (wd_for_us)
+		CHECK(status_client,
+		      "no STATUS= counting the connected client in 1.5 s");
+	if (client >= 0)
+		close(client);
 
 	kill(pid, SIGTERM);
 	int stopping = 0;
