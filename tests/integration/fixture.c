@@ -302,7 +302,13 @@ int fx_daemon_restart(struct fx_daemon *d, const struct fx_daemon_params *p)
 		bin = CRYPTOD_BIN;
 	if (d->pid > 0) {
 		kill(d->pid, SIGKILL);
-		fx_reap(d->pid, &st, 1);
+		/* Wait for the death, not 1 ms: until the kernel has torn the
+		 * process down its listener still accepts, and the new daemon
+		 * rightly refuses to take over a socket that is served. */
+		if (fx_reap(d->pid, &st, FX_STOP_TIMEOUT_MS) != 1)
+			fprintf(stderr,
+				"fixture: killed daemon %d not reaped\n",
+				(int)d->pid);
 		d->pid = 0;
 		fx_running = NULL;
 	}
