@@ -93,11 +93,14 @@ const char *engine_unavailable_why(unsigned idx)
 
 int engine_alg_available(unsigned idx, unsigned alg, const char **why)
 {
-	const char *r = NULL;
-	if (!engine_available(idx))
+	if (idx >= engine_count())
+		return 0;
+	/* The per-algorithm reason says more than the engine's. */
+	const char *r = engines[idx]->alg_unavailable
+				? engines[idx]->alg_unavailable(alg)
+				: NULL;
+	if (!r && !engine_available(idx))
 		r = engine_unavailable_why(idx);
-	else if (engines[idx]->alg_unavailable)
-		r = engines[idx]->alg_unavailable(alg);
 	if (why)
 		*why = r ? r : "";
 	return r == NULL;

@@ -96,11 +96,16 @@ extern const struct engine engine_null;
 extern const struct engine engine_kernel;
 extern const struct engine engine_kernel_pcrypt;
 
-/* How the kernel-pcrypt engine finds pcrypt instances: off; auto (the
- * default: cryptoshim.ko's, then existing ones, then create them over
- * crypto_user netlink when permitted). Call before engine_probe_all(). */
-enum kernel_pcrypt_mode { KPCRYPT_OFF, KPCRYPT_AUTO };
-void engine_kernel_configure(enum kernel_pcrypt_mode mode);
+/*
+ * How the kernel-pcrypt engine finds pcrypt instances: off; auto (the
+ * default: cryptoshim.ko's, else ones that already exist); create (as
+ * auto, else make them over crypto_user netlink, which needs
+ * CAP_NET_ADMIN). algs: comma list of kernel AEAD names to parallelise
+ * ("gcm(aes),authenc(hmac(sha1),cbc(aes))"); NULL or "" = every AEAD the
+ * engine serves. Call before engine_probe_all(); the string is copied.
+ */
+enum kernel_pcrypt_mode { KPCRYPT_OFF, KPCRYPT_AUTO, KPCRYPT_CREATE };
+void engine_kernel_configure(enum kernel_pcrypt_mode mode, const char *algs);
 
 /* Registry (engine.c). Index is stable for the process lifetime. */
 unsigned engine_count(void);

@@ -149,9 +149,25 @@ static struct kern_state kstate[2]; /* [0] kernel, [1] kernel-pcrypt */
 static enum kernel_pcrypt_mode pcrypt_mode = KPCRYPT_AUTO;
 static atomic_uint next_worker_id[2];
 
-void engine_kernel_configure(enum kernel_pcrypt_mode mode)
+static char pcrypt_algs[512];
+
+void engine_kernel_configure(enum kernel_pcrypt_mode mode, const char *algs)
 {
 	pcrypt_mode = mode;
+	snprintf(pcrypt_algs, sizeof(pcrypt_algs), "%s", algs ? algs : "");
+}
+
+/* Is kname in the configured list (or is there no list)? */
+static int pcrypt_wanted(const char *kname)
+{
+	if (!pcrypt_algs[0])
+		return 1;
+	size_t l = strlen(kname);
+	for (const char *p = pcrypt_algs; (p = strstr(p, kname)); p += l)
+		if ((p == pcrypt_algs || p[-1] == ',') &&
+		    (p[l] == ',' || p[l] == '\0'))
+			return 1;
+	return 0;
 }
 
 /* The session's engine-private part: lives in its locked key slot. */
@@ -237,18 +253,16 @@ static int kern_trial(unsigned alg, const char *driver)
 	}
 	ssize_t r;
 	if (aead) {
+		/* libkcapi reads until it has outlen bytes: it must be exact */
+		unsigned tag = alg == CRD_ALG_AES_CBC_HMAC_SHA1 ? 12 : 16;
 		err = kcapi_aead_setkey(h, key, klen);
 		if (!err)
-			err = kcapi_aead_settaglen(
-				h, alg == CRD_ALG_AES_GCM ||
-						   alg == CRD_ALG_AES_GMAC
-					   ? 16
-					   : 12);
+			err = kcapi_aead_settaglen(h, tag);
 		if (!err) {
 			kcapi_aead_setassoclen(h, 0);
-			r = kcapi_aead_encrypt(h, in, 16, iv, out, 16 + 16,
+			r = kcapi_aead_encrypt(h, in, 16, iv, out, 16 + tag,
 					       KCAPI_ACCESS_SENDMSG);
-			err = r < 0 ? (int)r : 0;
+			err = r < 0 ? (int)r : r != 16 + tag ? -EIO : 0;
 		}
 	} else {
 		err = kcapi_cipher_setkey(h, key, klen);
@@ -467,14 +481,21 @@ static int pcrypt_probe_alg(unsigned alg)
 		free(text);
 		how = "an existing instance";
 	}
+	if (err && pcrypt_mode != KPCRYPT_CREATE) {
+		snprintf(why, wn,
+			 "no pcrypt(%s) instance: load cryptoshim.ko, or set "
+			 "kernel.pcrypt = create",
+			 kname);
+		return err;
+	}
 	if (err) {
 		int nerr = pcrypt_create(kname);
 		if (nerr) {
 			if (nerr == -EPERM || nerr == -EACCES)
 				snprintf(why, wn,
-					 "no pcrypt(%s) instance: load "
-					 "cryptoshim.ko, or give cryptod "
-					 "CAP_NET_ADMIN to create one",
+					 "no pcrypt(%s) instance, and creating "
+					 "one needs CAP_NET_ADMIN (or load "
+					 "cryptoshim.ko)",
 					 kname);
 			else if (nerr == -EPROTONOSUPPORT)
 				snprintf(
@@ -539,6 +560,14 @@ static int kern_pcrypt_probe(char *why, size_t why_len)
 	for (size_t i = 0;
 	     i < sizeof(kern_pcrypt_caps) / sizeof(kern_pcrypt_caps[0]); i++) {
 		unsigned a = kern_pcrypt_caps[i].alg;
+		if (!pcrypt_wanted(kalgs[a].kname)) {
+			snprintf(kstate[1].a[a].why, KERN_WHY,
+				 "%s is not in kernel.pcrypt_algs",
+				 kalgs[a].kname);
+			if (!first_why)
+				first_why = kstate[1].a[a].why;
+			continue;
+		}
 		if (pcrypt_probe_alg(a) == 0) {
 			ok++;
 		} else {
@@ -769,7 +798,7 @@ static void kern_process(void *wctx, struct engine_op *ops, unsigned n)
 	struct kern_worker *w = wctx;
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
-		if (op->status != CRD_ST_OK || op->done)
+		if (op->status != CRD_ST_OK)
 			continue;
 		struct kcapi_handle *h = kern_op_handle(w, op->sess);
 		if (!h) {
