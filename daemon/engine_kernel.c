@@ -489,8 +489,22 @@ static int pcrypt_probe_alg(unsigned alg)
 		return err;
 	}
 	if (err) {
+		/* The kernel may answer before the instance has passed its
+		 * self-test (cryptomgr runs it in a thread), so look again
+		 * for a while whatever NEWALG said. */
 		int nerr = pcrypt_create(kname);
-		if (nerr) {
+		for (int i = 0; err && i < 50; i++) {
+			if (i)
+				usleep(100 * 1000);
+			char *text = kproc_read("/proc/crypto");
+			err = kproc_find(text ? text : "", kname, "aead",
+					 KPROC_PCRYPT, drv, dn, prio);
+			free(text);
+			if (err && nerr && nerr != -ENOENT && nerr != -EAGAIN)
+				break; /* a real refusal: do not wait */
+		}
+		how = "created over crypto_user netlink";
+		if (err && nerr) {
 			if (nerr == -EPERM || nerr == -EACCES)
 				snprintf(why, wn,
 					 "no pcrypt(%s) instance, and creating "
@@ -511,11 +525,6 @@ static int pcrypt_probe_alg(unsigned alg)
 					 kname, strerror(-nerr));
 			return nerr;
 		}
-		char *text = kproc_read("/proc/crypto");
-		err = kproc_find(text ? text : "", kname, "aead", KPROC_PCRYPT,
-				 drv, dn, prio);
-		free(text);
-		how = "created over crypto_user netlink";
 		if (err) {
 			snprintf(why, wn,
 				 "pcrypt(%s) was created but /proc/crypto does "

@@ -349,10 +349,12 @@ int main(int argc, char **argv)
 		.spin_us = cfg->spin_us,
 		.pin = cfg->pin,
 	};
-	/* kernel.pcrypt: the kernel engine's probe reads the rest through
-	 * config_pcrypt_mode() and config_pcrypt_algs(). */
-	engine_kernel_configure(
-		cfg->pcrypt == CONFIG_PCRYPT_OFF ? KPCRYPT_OFF : KPCRYPT_AUTO);
+	/* kernel.pcrypt and kernel.pcrypt_algs, for the kernel-pcrypt probe */
+	engine_kernel_configure(cfg->pcrypt == CONFIG_PCRYPT_OFF ? KPCRYPT_OFF
+				: cfg->pcrypt == CONFIG_PCRYPT_CREATE
+					? KPCRYPT_CREATE
+					: KPCRYPT_AUTO,
+				cfg->pcrypt_algs);
 	if (engine_probe_all() <= 0) {
 		log_err("no crypto engine available");
 		return 1;

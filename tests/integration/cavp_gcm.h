@@ -56,6 +56,7 @@ struct cavp {
 	long keylen, ivlen, ptlen, aadlen, taglen;
 	char pending[CAVP_LINE_MAX];
 	int has_pending;
+	unsigned seen; /* records read, for sampling */
 };
 
 /* Open path; name is used in messages. 0 or -errno. */
@@ -65,5 +66,9 @@ void cavp_close(struct cavp *p);
 /* Next record: 1, 0 at end of file, -EINVAL on a parse error (reported
  * on stderr with file and line). */
 int cavp_next(struct cavp *p, struct gcm_vec *v);
+
+/* N from $CRYPTOD_TEST_SAMPLE (default 1): cavp_next() and mv_next()
+ * return only every Nth record, the first included. */
+unsigned cavp_sample(void);
 
 #endif /* CRYPTOD_TEST_CAVP_GCM_H */

@@ -55,6 +55,7 @@ struct mv_reader {
 	int section; /* -1 before the first, else 0 encrypt, 1 decrypt */
 	char pending[MV_LINE_MAX];
 	int has_pending;
+	unsigned seen; /* records read, for sampling */
 };
 
 /* Open path; name is used in messages. 0 or -errno. */

@@ -393,9 +393,9 @@ static void test_pcrypt_order(struct cc_conn *conn, struct cc_queue *q)
 					 .iv_len = 12 };
 	}
 	r = fx_run_burst(q, ops, N, comps, 120000);
-	CHECK(r == N, "burst: %s", cc_strerror(r));
+	CHECK(r == 0, "burst: %s", cc_strerror(r));
 	unsigned bad = 0;
-	for (unsigned i = 0; r == N && i < N; i++)
+	for (unsigned i = 0; r == 0 && i < N; i++)
 		if (comps[i].status != 0 ||
 		    memcmp(bufs[i], refct[i], lens_[i]) ||
 		    memcmp(tags[i], reftag[i], 16))
@@ -429,10 +429,23 @@ int main(void)
 	struct fx_daemon d;
 	struct cc_conn *conn;
 	struct cc_queue *q;
-	struct fx_daemon_params dp = { .workers = afalg ? 4 : 0 };
+	/* kernel.pcrypt = create: the test makes its own pcrypt instances
+	 * over crypto_user (root in the VM), so it does not depend on
+	 * cryptoshim.ko, which the harness tests on its own. */
+	char conf[] = "/tmp/cryptod-kernel-test-XXXXXX";
+	int cfd = mkstemp(conf);
+	if (cfd < 0 || dprintf(cfd, "kernel.pcrypt = create\n") < 0) {
+		perror("config file");
+		return FX_EXIT_FAIL;
+	}
+	close(cfd);
+	struct fx_daemon_params dp = { .workers = afalg ? 4 : 0,
+				       .config = conf };
 	struct cc_queue_params qp = { .sq_entries = 512,
 				      .arena_size = 4u << 20 };
-	if (fx_setup(&d, &dp, "test_kernel_engine", &qp, &conn, &q))
+	int setup = fx_setup(&d, &dp, "test_kernel_engine", &qp, &conn, &q);
+	unlink(conf);
+	if (setup)
 		return FX_EXIT_FAIL;
 
 	test_gf128();
