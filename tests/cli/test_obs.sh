@@ -273,6 +273,38 @@ check "ping says healthy" grep -q "^healthy" "$out"
 check "ping: no daemon exits 1" test $? = 1
 ctl ping --bogus
 check "ping: bad option exits 2" test "$rc" = 2
+
+# Degraded: the configuration routes an algorithm to an engine that is
+# unavailable (the kernel engine, where this kernel has no AF_ALG).
+routed_daemon() # ROUTE: start a second daemon with that route; sets rsock
+{
+	rsock=$tmp/routed.sock
+	printf 'socket = %s\nworkers = 1\nroute.aes-cbc = %s\n' "$rsock" "$1" \
+		>"$tmp/routed.conf"
+	"$DAEMON" --config "$tmp/routed.conf" --log-level error \
+		2>>"$tmp/daemon.log" &
+	rpid=$!
+	for _ in $(seq 100); do
+		[ -S "$rsock" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+routed_daemon openssl
+"$CTL" --socket "$rsock" ping >"$out" 2>"$err"
+check "ping: a route to an available engine is healthy (0)" test $? = 0
+kill "$rpid"; wait "$rpid" 2>/dev/null
+routed_daemon kernel
+"$CTL" --socket "$rsock" engines --json >"$tmp/engines.json" 2>/dev/null
+if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if any(a['alg'] == 'aes-cbc' and a['engine'] == 'kernel' and not a['available'] for a in j['algorithms']) else 1)" "$tmp/engines.json"; then
+	"$CTL" --socket "$rsock" ping >"$out" 2>"$err"
+	check "ping: a route to an unavailable engine is degraded (4)" test $? = 4
+	check "ping says which route and why" \
+		grep -q "^degraded: aes-cbc is routed to engine kernel, which is unavailable: " "$out"
+else
+	echo "skipped: degraded ping (the kernel engine is available here)"
+fi
+kill "$rpid"; wait "$rpid" 2>/dev/null
 ctl version
 check "version exits 0 and names both" \
 	sh -c "test $rc = 0 && grep -q '^cryptoctl ' '$out' && grep -q '^cryptod ' '$out'"
