@@ -479,6 +479,8 @@ int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
 /* Prepare, warm up, then cfg->rounds rounds of A, B (and C). */
 int bench_run_size(struct bench *b, struct bench_alg_run *r, uint32_t len,
 		   struct bench_row *row);
+/* Pin the calling thread (and the threads it creates) to cpu. */
+void bench_pin_cpu(int cpu);
 double bench_mops(const struct bench_sample *s);
 double bench_gbps(const struct bench_sample *s);
 

@@ -5,6 +5,7 @@
  * measuring core shared by cryptod-bench and cryptoctl bench.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,4 +314,14 @@ int bench_alg_begin(struct bench *b, struct bench_alg_run *r,
 err:
 	bench_alg_end(b, r);
 	return rc;
+}
+
+void bench_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		bench_err("--cpu %d: %s (not pinned)\n", cpu, strerror(errno));
 }

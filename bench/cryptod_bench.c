@@ -97,16 +97,6 @@ static int run_alg(struct bench *b, const struct bench_alg *a)
 	return rc;
 }
 
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		bench_err("--cpu %d: %s (not pinned)\n", cpu, strerror(errno));
-}
-
 static void print_config(const struct bench *b)
 {
 	const struct bench_cfg *cfg = &b->cfg;
@@ -180,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	/* After the spawn: the daemon inherits our CPUs minus this one. */
 	if (cfg->cpu >= 0)
-		pin_cpu(cfg->cpu);
+		bench_pin_cpu(cfg->cpu);
 	rc = bench_daemon_open(&b.d, cfg);
 	if (rc < 0)
 		goto out_spawn;

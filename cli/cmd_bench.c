@@ -55,6 +55,12 @@ static const char usage_bench[] =
 	"      --rounds N      rounds per size (default 5)\n"
 	"      --time-ms N     each measurement (default 300)\n"
 	"      --smoke         sizes 64,1024, 1 round of 50 ms\n"
+	"      --oop           out of place (decrypt always is)\n"
+	"      --ring N        submission ring entries, a power of two\n"
+	"      --touch         the client writes each payload and reads each\n"
+	"                      result, as an application would\n"
+	"      --cpu N         pin the client thread(s) to CPU N; a spawned\n"
+	"                      daemon runs on the other CPUs\n"
 	"      --dmcrypt       the dm-crypt comparison: AES-256 ECB, CBC and\n"
 	"                      XTS (and LRW when the kernel engine offers\n"
 	"                      it), 1 MiB chunks, 5 runs each, MB/s per run\n"
@@ -628,7 +634,11 @@ static int bp_parse(struct bp_ctx *x, int argc, char **argv)
 		case OPT_DEPTH:
 			depth_set = true;
 			break;
+		case OPT_VERBOSE: /* cryptod-bench's; rounds are not printed */
 		case '?':
+			if (c == OPT_VERBOSE)
+				cli_usage_err("bench", "unrecognized option "
+						       "'--verbose'");
 			return -EINVAL;
 		default:
 			break;
@@ -681,6 +691,9 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 	    bench_spawn_start(&spawn, cfg->spawn, cfg->workers, cfg->cpu,
 			      cfg->socket, sizeof(cfg->socket)) < 0)
 		return CLI_EXIT_FAIL;
+	/* After the spawn: the daemon keeps the other CPUs. */
+	if (cfg->cpu >= 0)
+		bench_pin_cpu(cfg->cpu);
 	rc = bp_open_queues(&x);
 	if (rc < 0)
 		goto out;
