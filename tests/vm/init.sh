@@ -28,7 +28,7 @@ P9="trans=virtio,version=9p2000.L,msize=512000"
 mkdir -p $H /ro /share
 mount -t 9p -o "$P9,cache=none" vmshare /share || die "mount vmshare"
 [ -r /share/env ] || die "no env in the share"
-# REPO, BUILD, HAVE_KMOD, SCRIPT (written by run-vm.sh)
+# REPO, BUILD, HAVE_KMOD, SCRIPT, VMTEST_ONLY (written by run-vm.sh)
 . /share/env
 mount -t 9p -o "$P9,ro,cache=loose" hostroot $H || die "mount hostroot"
 for d in proc sys dev tmp run; do
@@ -65,13 +65,18 @@ for d in tmp run var/tmp; do
 done
 mkdir -p $H$S
 mount --bind /share $H$S || die "bind the share"
+# The kernel's request_module() runs its helper in this root, not the
+# chroot's: point it at the host's modprobe, which knows the modules.
+printf '#!/bin/sh\nexec chroot %s /sbin/modprobe "$@"\n' $H >/bin/modprobe-host
+chmod 755 /bin/modprobe-host
+echo /bin/modprobe-host >/proc/sys/kernel/modprobe
 
 echo "VMINIT up $(cut -d' ' -f1 /proc/uptime) s, $(grep -c ^processor /proc/cpuinfo) cpus"
 # A pipe would lose the exit status in ash, so the subshell records it.
 (
 	chroot $H /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		TMPDIR=/tmp REPO="$REPO" BUILD="$BUILD" VMSHARE="$S" \
-		HAVE_KMOD="$HAVE_KMOD" /bin/bash "$SCRIPT" </dev/null 2>&1
+		HAVE_KMOD="$HAVE_KMOD" VMTEST_ONLY="$VMTEST_ONLY" /bin/bash "$SCRIPT" </dev/null 2>&1
 	echo $? >/share/guest.rc
 ) | tee /share/guest.out
 echo "VMINIT done $(cut -d' ' -f1 /proc/uptime) s, rc $(cat /share/guest.rc)"

@@ -10,6 +10,8 @@
 #     --print-kver    print that default and exit
 #     --timeout SEC   hard limit for the whole VM run (default 600)
 #     --keep          keep the work directory (console log, results)
+#     --only REGEX    run only the guest tests whose names match (bash =~;
+#                     kmod-afalg-pcrypt, -pinned, -unload need kmod-load)
 #     --script FILE   run FILE in the guest instead of guest-tests.sh (it
 #                     gets the same environment; for debugging)
 #   Environment: VM_MEM (MiB, default 2048), VM_CPUS (default 4).
@@ -20,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -35,7 +37,7 @@ pick_kver() {
 }
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-KMOD= KVER= TIMEOUT=600 KEEP=0 SCRIPT= PRINT_KVER=0
+KMOD= KVER= TIMEOUT=600 KEEP=0 SCRIPT= PRINT_KVER=0 ONLY=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kmod) KMOD=$2; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	--print-kver) PRINT_KVER=1; shift ;;
+	--only) ONLY=$2; shift 2 ;;
 	--script) SCRIPT=$(readlink -f "$2"); shift 2 ;;
 	-h | --help) usage ;;
 	-*) echo "run-vm: unknown option $1" >&2; usage ;;
@@ -120,8 +123,10 @@ SHARE=$(mktemp -d /tmp/cryptod-vm.XXXXXX)
 chmod 755 "$SHARE"
 cleanup() { [ "$KEEP" = 1 ] && echo "run-vm: kept $SHARE" >&2 || rm -rf "$SHARE"; }
 trap cleanup EXIT
-${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -o "$SHARE/afalg-check" \
-	"$REPO/tests/vm/afalg-check.c"
+# with ASan+UBSan: it runs in the guest against the host's libasan
+${CC:-cc} -std=c11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-o "$SHARE/afalg-check" "$REPO/tests/vm/afalg-check.c"
 GUEST_SCRIPT=$REPO/tests/vm/guest-tests.sh
 if [ -n "$SCRIPT" ]; then
 	cp "$SCRIPT" "$SHARE/script.sh"
@@ -138,6 +143,7 @@ REPO='$REPO'
 BUILD='$BUILD'
 HAVE_KMOD=$HAVE_KMOD
 SCRIPT='$GUEST_SCRIPT'
+VMTEST_ONLY='${ONLY//\'/}'
 EOF
 LOG=$SHARE/console.log
 
@@ -161,7 +167,8 @@ touch "$SHARE/guest.out"
 grep -a '^VMTEST ' "$SHARE/guest.out" || true
 pass=$(grep -ac '^VMTEST PASS ' "$SHARE/guest.out" || true)
 fail=$(grep -ac '^VMTEST FAIL ' "$SHARE/guest.out" || true)
-boot=$(grep -a -m1 '^VMINIT up ' "$LOG" 2>/dev/null | awk '{print $3}')
+skip=$(grep -ac '^VMTEST SKIP ' "$SHARE/guest.out" || true)
+boot=$(awk '/^VMINIT up / { print $3; exit }' "$LOG" 2>/dev/null || true)
 problem=
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	problem="timed out after $TIMEOUT s"
@@ -172,7 +179,7 @@ elif [ "$(cat "$SHARE/guest.rc")" != 0 ] && [ "$fail" = 0 ]; then
 elif [ "$pass" = 0 ] && [ "$fail" = 0 ]; then
 	problem="no test ran"
 fi
-echo "run-vm: $pass passed, $fail failed; guest booted in ${boot:-?} s, VM ran $((t1 - t0)) s"
+echo "run-vm: $pass passed, $fail failed, $skip skipped; guest booted in ${boot:-?} s, VM ran $((t1 - t0)) s"
 if [ -n "$problem" ] || [ "$fail" != 0 ]; then
 	[ -n "$problem" ] && echo "run-vm: FAILED: $problem" >&2
 	echo "--- qemu:" >&2
