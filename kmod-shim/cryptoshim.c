@@ -277,7 +277,12 @@ static int cryptoshim_instantiate(struct cryptoshim_inst *inst,
 		crypto_free_aead(inner);
 		return err;
 	}
-	tfm = crypto_alloc_aead(inst->driver, 0, 0);
+	/*
+	 * No module provides "pcrypt(<driver>)": CRYPTO_NOLOAD spares the two
+	 * futile modprobe runs for that name. The template itself ("crypto-
+	 * pcrypt") is still loaded on demand.
+	 */
+	tfm = crypto_alloc_aead(inst->driver, 0, CRYPTO_NOLOAD);
 	crypto_unregister_notifier(&w.nb);
 	crypto_free_aead(inner);
 	if (IS_ERR(tfm)) {

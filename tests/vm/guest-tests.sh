@@ -6,7 +6,8 @@
 # Environment (from run-vm.sh): REPO (the checkout), BUILD (build directory,
 # read-only here), VMSHARE (writable: cryptoshim.ko, afalg-check, results),
 # HAVE_KMOD (1 if $VMSHARE/cryptoshim.ko is there), VMTEST_ONLY (if set, a
-# regex: tests whose names do not match are left out silently).
+# regex: tests whose names do not match are left out silently),
+# VMTEST_VERBOSE (1: show passing tests' output too).
 #
 # Prints one "VMTEST PASS|FAIL|SKIP <name> ..." line per test, a failing
 # test's output indented below its line, and exits non-zero if any failed.
@@ -23,34 +24,36 @@ FAILED=0
 # vmtest NAME COMMAND [ARGS...]: run one test (exit 0 pass, 77 skip, else
 # fail) with a time limit, its output kept for the report.
 vmtest() {
-	local name=$1 out rc t0 t1
+	local name=$1 out=$TMPDIR/vmtest.out rc t0 t1 took
 	shift
 	# facts and modules set the guest up: they always run
 	if [ -n "${VMTEST_ONLY:-}" ] && ! [[ $name =~ $VMTEST_ONLY ]] &&
 		[ "$name" != facts ] && [ "$name" != modules ]; then
 		return 0
 	fi
-	out=$(mktemp)
-	t0=$(date +%s.%N)
+	# exec is slow under TCG: bash builtins where they do
+	t0=${EPOCHREALTIME/./}
 	# a shell function runs in a fresh copy of this script (timeout
 	# needs a program)
 	declare -F "$1" >/dev/null && set -- bash "$SELF" --run "$@"
 	timeout -k 5 "$TEST_TIMEOUT" "$@" >"$out" 2>&1 </dev/null
 	rc=$?
-	t1=$(date +%s.%N)
-	local took
-	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	t1=${EPOCHREALTIME/./}
+	took=$(((t1 - t0) / 100000))
+	took=$((took / 10)).$((took % 10))
 	case $rc in
-	0) echo "VMTEST PASS $name (${took} s)" ;;
+	0)
+		echo "VMTEST PASS $name (${took} s)"
+		[ "${VMTEST_VERBOSE:-0}" = 1 ] && sed 's/^/    /' "$out"
+		;;
 	77) echo "VMTEST SKIP $name: $(tail -1 "$out")" ;;
 	*)
 		[ $rc = 124 ] && echo "  (timed out after $TEST_TIMEOUT s)" >>"$out"
 		echo "VMTEST FAIL $name (exit $rc, ${took} s)"
-		sed 's/^/    /' "$out" | tail -40
+		tail -40 "$out" | sed 's/^/    /'
 		FAILED=$((FAILED + 1))
 		;;
 	esac
-	rm -f "$out"
 }
 
 fail() {
@@ -64,9 +67,9 @@ t_facts() {
 	n=$(nproc)
 	echo "kernel $(uname -r), $n cpus"
 	[ "$n" -ge 2 ] || fail "pcrypt needs more than one CPU, have $n"
-	[ "$(cat /proc/sys/crypto/fips_enabled)" = 0 ] ||
+	[ "$(</proc/sys/crypto/fips_enabled)" = 0 ] ||
 		fail "FIPS mode is on: it restricts the algorithm list"
-	[ "$(cat /proc/sys/kernel/modules_disabled)" = 0 ] ||
+	[ "$(</proc/sys/kernel/modules_disabled)" = 0 ] ||
 		fail "module loading is disabled"
 	[ -w /tmp ] || fail "/tmp is not writable"
 	if touch "$BUILD/.vm-rw-probe" 2>/dev/null; then
@@ -83,16 +86,13 @@ CRYPTO_MODS=(af_alg algif_aead algif_skcipher algif_hash crypto_user pcrypt
 	sha1_generic sha256_generic hmac)
 t_modules() {
 	local m
+	modprobe -a "${CRYPTO_MODS[@]}" || fail "modprobe -a failed"
 	for m in "${CRYPTO_MODS[@]}"; do
 		# built-in ones (cbc, hmac, sha*) are fine too
-		modprobe "$m" 2>&1 || grep -q "/$m.ko" \
+		[ -d "/sys/module/${m//-/_}" ] || grep -q "/$m.ko" \
 			"/lib/modules/$(uname -r)/modules.builtin" ||
-			fail "modprobe $m failed"
+			fail "$m is not loaded"
 	done
-	grep -q '^name *: gcm(aes)' /proc/crypto || {
-		# the template registers on first use: instantiate it
-		"$VMSHARE/afalg-check" 'gcm(aes)' >/dev/null
-	}
 	grep -q '^driver *: generic-gcm-aesni' /proc/crypto ||
 		fail "aesni gcm(aes) is not in /proc/crypto"
 }
@@ -124,46 +124,75 @@ need_kmod() {
 	fi
 }
 
-# /proc/crypto field $2 of the entry whose driver is $1
+# Exec is slow under TCG (a /bin/true costs 0.1-0.2 s): the helpers below
+# read files with bash builtins.
+
+# sysfs_line FILE: the file's content, which must be exactly one line
+# ending in a newline; fails otherwise.
+sysfs_line() {
+	local lines=() f=$1
+	[ -r "$f" ] || fail "no $f"
+	mapfile -t lines <"$f"
+	[ ${#lines[@]} = 1 ] || fail "$f has ${#lines[@]} lines, want 1"
+	IFS= read -r -d '' REPLY <"$f"
+	[ "${REPLY: -1}" = $'\n' ] || fail "$f does not end in a newline"
+	REPLY=${lines[0]}
+}
+
+# proc_crypto DRIVER FIELD: that field of /proc/crypto's entry for DRIVER
+# (empty if there is none).
 proc_crypto() {
-	awk -v d="$1" -v f="$2" '
-		/^$/ { if (drv == d) exit; delete e; drv = "" }
-		{ e[$1] = $3 }
-		$1 == "driver" { drv = $3 }
-		END { if (drv == d && f in e) print e[f] }' /proc/crypto
+	local key val drv="" found=""
+	declare -A e=()
+	# "name         : gcm(aes)": blanks around the colon are one separator
+	while IFS=' :' read -r key val; do
+		if [ -z "$key" ]; then
+			[ "$drv" = "$1" ] && break
+			e=() drv=""
+			continue
+		fi
+		e[$key]=$val
+		[ "$key" = driver ] && drv=$val
+	done </proc/crypto
+	[ "$drv" = "$1" ] && found=${e[$2]:-}
+	echo "$found"
 }
 
 # Check the sysfs tree against the list of algs given in order ($@).
 check_sysfs() {
-	local want=$# i=0 a d prio
+	local want=$# i=0 a d prio drv dir n names=()
 	[ -d $SYS ] || fail "no $SYS"
-	[ "$(cat $SYS/count)" = "$want" ] ||
-		fail "count is $(cat $SYS/count), want $want"
-	[ "$(ls $SYS/instances | sort -n | tr '\n' ' ')" = \
-		"$(seq -s ' ' 0 $((want - 1))) " ] ||
-		fail "instances/ has $(ls $SYS/instances | tr '\n' ' ')"
+	sysfs_line $SYS/count
+	[ "$REPLY" = "$want" ] || fail "count is $REPLY, want $want"
+	for n in $SYS/instances/*; do
+		names+=("${n##*/}")
+	done
+	[ "${names[*]}" = "$(seq -s ' ' 0 $((want - 1)))" ] ||
+		fail "instances/ has ${names[*]}"
 	for a in "$@"; do
 		d=$SYS/instances/$i
-		[ "$(cat "$d/alg")" = "$a" ] || fail "$d/alg: $(cat "$d/alg") != $a"
-		[ "$(cat "$d/name")" = "pcrypt($a)" ] || fail "$d/name: $(cat "$d/name")"
-		case $(cat "$d/driver") in
+		sysfs_line "$d/alg"
+		[ "$REPLY" = "$a" ] || fail "$d/alg: $REPLY != $a"
+		sysfs_line "$d/name"
+		[ "$REPLY" = "pcrypt($a)" ] || fail "$d/name: $REPLY"
+		sysfs_line "$d/driver"
+		drv=$REPLY
+		case $drv in
 		pcrypt\(*\)) ;;
-		*) fail "$d/driver: $(cat "$d/driver") is not a pcrypt driver" ;;
+		*) fail "$d/driver: $drv is not a pcrypt driver" ;;
 		esac
-		prio=$(proc_crypto "$(cat "$d/driver")" priority)
-		[ -n "$prio" ] || fail "driver $(cat "$d/driver") not in /proc/crypto"
-		[ "$(cat "$d/priority")" = "$prio" ] ||
-			fail "$d/priority $(cat "$d/priority") != /proc/crypto $prio"
-		[ "$(proc_crypto "$(cat "$d/driver")" name)" = "$a" ] ||
-			fail "/proc/crypto name of $(cat "$d/driver") is not $a"
-		[ -r "$(cat "$d/cpumask_dir")/parallel_cpumask" ] &&
-			[ -r "$(cat "$d/cpumask_dir")/serial_cpumask" ] ||
-			fail "$d/cpumask_dir: no cpumasks in $(cat "$d/cpumask_dir")"
-		# every file exactly one line
-		for f in alg name driver priority cpumask_dir; do
-			[ "$(wc -l <"$d/$f")" = 1 ] || fail "$d/$f is not one line"
-		done
-		echo "$i: $a -> $(cat "$d/driver") prio $(cat "$d/priority")"
+		prio=$(proc_crypto "$drv" priority)
+		[ -n "$prio" ] || fail "driver $drv not in /proc/crypto"
+		sysfs_line "$d/priority"
+		[ "$REPLY" = "$prio" ] ||
+			fail "$d/priority $REPLY != /proc/crypto $prio"
+		[ "$(proc_crypto "$drv" name)" = "$a" ] ||
+			fail "/proc/crypto name of $drv is not $a"
+		sysfs_line "$d/cpumask_dir"
+		dir=$REPLY
+		[ -r "$dir/parallel_cpumask" ] && [ -r "$dir/serial_cpumask" ] ||
+			fail "$d/cpumask_dir: no cpumasks in $dir"
+		echo "$i: $a -> $drv prio $prio"
 		i=$((i + 1))
 	done
 }
@@ -175,14 +204,15 @@ t_kmod_load() {
 	need_kmod
 	insmod "$KO" "algs=$THREE_ALGS" || fail "insmod failed: $(dmesg | tail -5)"
 	check_sysfs 'gcm(aes)' 'authenc(hmac(sha1),cbc(aes))' 'rfc4106(gcm(aes))'
-	[ "$(cat /sys/module/cryptoshim/parameters/algs)" = "$THREE_ALGS" ] ||
-		fail "parameters/algs reads $(cat /sys/module/cryptoshim/parameters/algs)"
+	sysfs_line /sys/module/cryptoshim/parameters/algs
+	[ "$REPLY" = "$THREE_ALGS" ] || fail "parameters/algs reads $REPLY"
 }
 
 t_kmod_afalg() {
 	need_kmod loaded
 	local drv
-	drv=$(cat $SYS/instances/0/driver) || fail "module not loaded"
+	[ -r $SYS/instances/0/driver ] || fail "module not loaded"
+	drv=$(<$SYS/instances/0/driver)
 	"$VMSHARE/afalg-check" "$drv" 200 || fail "AF_ALG on $drv failed"
 	# the instance runs through padata: its refcount in /proc/crypto
 	# includes our pin; AF_ALG through the cra_name now picks pcrypt too
@@ -199,13 +229,18 @@ t_kmod_pinned() {
 
 t_kmod_unload() {
 	need_kmod loaded
-	local drv
-	drv=$(cat $SYS/instances/0/driver) || fail "module not loaded"
+	local d drvs=()
+	[ -r $SYS/instances/0/driver ] || fail "module not loaded"
+	for d in $SYS/instances/*; do
+		drvs+=("$(<"$d/driver")")
+	done
 	rmmod cryptoshim || fail "rmmod failed"
 	[ ! -e $SYS ] || fail "$SYS still there after unload"
-	[ -z "$(proc_crypto "$drv" name)" ] ||
-		fail "$drv still registered after unload"
-	echo "$drv gone from /proc/crypto"
+	for d in "${drvs[@]}"; do
+		[ -z "$(proc_crypto "$d" name)" ] ||
+			fail "$d still registered after unload"
+		echo "$d gone from /proc/crypto"
+	done
 	rmmod pcrypt || fail "pcrypt still in use after unload"
 	modprobe pcrypt
 }
@@ -223,7 +258,7 @@ t_kmod_reload() {
 t_kmod_bad_params() {
 	need_kmod
 	local p long
-	long="gcm($(printf 'a%.0s' $(seq 200)))"
+	long="gcm($(printf 'a%.0s' {1..200}))"
 	for p in 'nosuch(aes)' 'cbc(aes)' 'gcm(aes' 'gcm(aes))' ',' '' \
 		'gcm(aes),,gcm(aes)' 'gcm(aes);x' "$long"; do
 		if insmod "$KO" "algs=$p" 2>/dev/null; then
@@ -231,8 +266,9 @@ t_kmod_bad_params() {
 			fail "insmod algs=$p loaded"
 		fi
 		[ ! -e $SYS ] || fail "$SYS left behind by a failed load ($p)"
-		echo "algs='${p:0:40}' refused: $(dmesg | grep cryptoshim | tail -1)"
+		echo "refused: algs='${p:0:40}'"
 	done
+	dmesg | grep 'cryptoshim: [an]' | tail -10
 	# one bad entry among good ones is skipped, the rest load
 	insmod "$KO" 'algs=nosuch(aes),gcm(aes),cbc(aes)' ||
 		fail "a bad entry failed the whole load"
@@ -246,7 +282,7 @@ t_kmod_preexisting() {
 	need_kmod
 	local drv
 	insmod "$KO" || fail "insmod failed"
-	drv=$(cat $SYS/instances/0/driver)
+	drv=$(<$SYS/instances/0/driver)
 	rmmod cryptoshim
 	# create pcrypt(<inner>) from userspace: binding AF_ALG by its driver
 	# name instantiates it (and it stays registered after the socket dies)
@@ -254,7 +290,7 @@ t_kmod_preexisting() {
 	[ -n "$(proc_crypto "$drv" name)" ] || fail "$drv was not created"
 	insmod "$KO" || fail "insmod over an existing instance failed"
 	check_sysfs 'gcm(aes)'
-	[ "$(cat $SYS/instances/0/driver)" = "$drv" ] || fail "driver changed"
+	[ "$(<$SYS/instances/0/driver)" = "$drv" ] || fail "driver changed"
 	rmmod cryptoshim
 	[ -n "$(proc_crypto "$drv" name)" ] ||
 		fail "unload removed $drv, which it did not create"
@@ -265,49 +301,72 @@ t_kmod_preexisting() {
 # itself: the module under a modules tree, the modprobe.d lines, modprobe.
 t_kmod_modprobe_conf() {
 	need_kmod
-	local v root conf want m f
+	local v root conf line want deps=() files=() f in=0
 	v=$(uname -r)
-	root=$(mktemp -d)
+	root=$TMPDIR/modroot
 	mkdir -p "$root/lib/modules/$v/updates" "$root/etc/modprobe.d"
-	cp "$KO" "$root/lib/modules/$v/updates/"
 	# a small tree: the softdeps and what they need, not all 4000 modules
-	for m in pcrypt aesni_intel; do
-		modprobe --show-depends "$m" | while read -r _ f _; do
-			mkdir -p "$root$(dirname "$f")"
-			cp "$f" "$root$f"
-		done
+	mapfile -t deps < <(modprobe --show-depends pcrypt
+		modprobe --show-depends aesni_intel)
+	for line in "${deps[@]}"; do
+		f=${line#insmod }
+		files+=("${f%% *}")
 	done
-	cp /lib/modules/"$v"/modules.builtin* "$root/lib/modules/$v/"
-	touch "$root/lib/modules/$v/modules.order"
+	cp --parents "${files[@]}" /lib/modules/"$v"/modules.builtin* "$root" &&
+		cp "$KO" "$root/lib/modules/$v/updates/" &&
+		: >"$root/lib/modules/$v/modules.order" || fail "cannot copy modules"
 	depmod -b "$root" "$v" || fail "depmod failed"
+
+	# the README's /etc/modprobe.d/cryptoshim.conf block, as written there
 	conf=$root/etc/modprobe.d/cryptoshim.conf
-	sed -n '\|^    # /etc/modprobe.d/cryptoshim.conf|,/^$/p' kmod-shim/README.md |
-		sed -e 's/^    //' -e '/^#/d' -e '/^$/d' >"$conf"
-	grep -q '^options cryptoshim algs=' "$conf" ||
-		fail "no options line found in kmod-shim/README.md"
+	: >"$conf"
+	while IFS= read -r line; do
+		case $line in
+		"    # /etc/modprobe.d/cryptoshim.conf") in=1 ;;
+		"") [ $in = 1 ] && break ;;
+		"    "*) [ $in = 1 ] && echo "${line#    }" >>"$conf" ;;
+		esac
+	done <kmod-shim/README.md
+	want=
+	while read -r line; do
+		case $line in "options cryptoshim algs="*) want=${line#*algs=} ;; esac
+	done <"$conf"
+	[ -n "$want" ] || fail "no options line found in kmod-shim/README.md"
 	echo "README's modprobe.d:"
-	sed 's/^/  /' "$conf"
-	modprobe -d "$root" -C "$root/etc/modprobe.d" --show-depends cryptoshim
-	modprobe -d "$root" -C "$root/etc/modprobe.d" --show-depends cryptoshim |
-		head -1 | grep -q pcrypt || fail "softdep pcrypt not first"
+	echo "$(<"$conf")"
+
+	mapfile -t deps < <(modprobe -d "$root" -C "$root/etc/modprobe.d" \
+		--show-depends cryptoshim)
+	printf '%s\n' "${deps[@]}"
+	[[ ${deps[0]:-} == *pcrypt.ko* ]] || fail "softdep pcrypt not first"
 	modprobe -d "$root" -C "$root/etc/modprobe.d" cryptoshim ||
 		fail "modprobe cryptoshim failed"
-	want=$(sed -n 's/^options cryptoshim algs=//p' "$conf")
-	[ "$(cat /sys/module/cryptoshim/parameters/algs)" = "$want" ] ||
-		fail "options not applied: algs=$(cat /sys/module/cryptoshim/parameters/algs)"
-	IFS=' ' read -r -a want < <(echo "$want" |
-		awk '{ d = 0; s = ""
-			for (i = 1; i <= length($0); i++) {
-				c = substr($0, i, 1)
-				if (c == "(") d++
-				if (c == ")") d--
-				if (c == "," && d == 0) c = " "
-				s = s c
-			}
-			print s }')
-	check_sysfs "${want[@]}"
+	sysfs_line /sys/module/cryptoshim/parameters/algs
+	[ "$REPLY" = "$want" ] || fail "options not applied: algs=$REPLY"
+	split_algs "$want"
+	check_sysfs "${ALGS[@]}"
 	rmmod cryptoshim || fail "rmmod failed"
 	rm -rf "$root"
+}
+
+# split_algs LIST: ALGS=(the names), split at the commas outside parentheses
+split_algs() {
+	local i c d=0 cur=""
+	ALGS=()
+	for ((i = 0; i < ${#1}; i++)); do
+		c=${1:i:1}
+		case $c in
+		"(") d=$((d + 1)) ;;
+		")") d=$((d - 1)) ;;
+		",") if [ $d = 0 ]; then
+			ALGS+=("$cur")
+			cur=
+			continue
+		fi ;;
+		esac
+		cur+=$c
+	done
+	ALGS+=("$cur")
 }
 
 # ------------------------------------------------------------ the suite

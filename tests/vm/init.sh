@@ -28,7 +28,8 @@ P9="trans=virtio,version=9p2000.L,msize=512000"
 mkdir -p $H /ro /share
 mount -t 9p -o "$P9,cache=none" vmshare /share || die "mount vmshare"
 [ -r /share/env ] || die "no env in the share"
-# REPO, BUILD, HAVE_KMOD, SCRIPT, VMTEST_ONLY (written by run-vm.sh)
+# REPO, BUILD, HAVE_KMOD, SCRIPT, VMTEST_ONLY, VMTEST_VERBOSE (written by
+# run-vm.sh)
 . /share/env
 mount -t 9p -o "$P9,ro,cache=loose" hostroot $H || die "mount hostroot"
 for d in proc sys dev tmp run; do
@@ -76,7 +77,8 @@ echo "VMINIT up $(cut -d' ' -f1 /proc/uptime) s, $(grep -c ^processor /proc/cpui
 (
 	chroot $H /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		TMPDIR=/tmp REPO="$REPO" BUILD="$BUILD" VMSHARE="$S" \
-		HAVE_KMOD="$HAVE_KMOD" VMTEST_ONLY="$VMTEST_ONLY" /bin/bash "$SCRIPT" </dev/null 2>&1
+		HAVE_KMOD="$HAVE_KMOD" VMTEST_ONLY="$VMTEST_ONLY" \
+		VMTEST_VERBOSE="$VMTEST_VERBOSE" /bin/bash "$SCRIPT" </dev/null 2>&1
 	echo $? >/share/guest.rc
 ) | tee /share/guest.out
 echo "VMINIT done $(cut -d' ' -f1 /proc/uptime) s, rc $(cat /share/guest.rc)"

@@ -12,9 +12,11 @@
 #     --keep          keep the work directory (console log, results)
 #     --only REGEX    run only the guest tests whose names match (bash =~;
 #                     kmod-afalg-pcrypt, -pinned, -unload need kmod-load)
+#     --verbose       show every test's output, not only failing ones
 #     --script FILE   run FILE in the guest instead of guest-tests.sh (it
 #                     gets the same environment; for debugging)
-#   Environment: VM_MEM (MiB, default 2048), VM_CPUS (default 4).
+#   Environment: VM_MEM (MiB, default 2048), VM_CPUS (default 4), VM_APPEND
+#   (more kernel command line).
 #
 # Prints the guest's VMTEST lines and a summary; exits 0 only if every test
 # passed and the guest finished. The initramfs is cached in BUILD_DIR/vm/,
@@ -22,7 +24,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -37,7 +39,7 @@ pick_kver() {
 }
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-KMOD= KVER= TIMEOUT=600 KEEP=0 SCRIPT= PRINT_KVER=0 ONLY=
+KMOD= KVER= TIMEOUT=600 KEEP=0 SCRIPT= PRINT_KVER=0 ONLY= VERBOSE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kmod) KMOD=$2; shift 2 ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1; shift ;;
 	--print-kver) PRINT_KVER=1; shift ;;
 	--only) ONLY=$2; shift 2 ;;
+	--verbose) VERBOSE=1; shift ;;
 	--script) SCRIPT=$(readlink -f "$2"); shift 2 ;;
 	-h | --help) usage ;;
 	-*) echo "run-vm: unknown option $1" >&2; usage ;;
@@ -144,6 +147,7 @@ BUILD='$BUILD'
 HAVE_KMOD=$HAVE_KMOD
 SCRIPT='$GUEST_SCRIPT'
 VMTEST_ONLY='${ONLY//\'/}'
+VMTEST_VERBOSE=$VERBOSE
 EOF
 LOG=$SHARE/console.log
 
@@ -154,7 +158,7 @@ timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-accel tcg,thread=multi -cpu max -smp "$CPUS" -m "$MEM" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=3 rdinit=/init mitigations=off ${VM_APPEND:-}" \
 	-serial "file:$LOG" -monitor none -net none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$SHARE,mount_tag=vmshare,security_model=none" \
@@ -164,7 +168,11 @@ set -e
 t1=$(date +%s)
 
 touch "$SHARE/guest.out"
-grep -a '^VMTEST ' "$SHARE/guest.out" || true
+if [ "$VERBOSE" = 1 ]; then
+	cat "$SHARE/guest.out"
+else
+	grep -a '^VMTEST ' "$SHARE/guest.out" || true
+fi
 pass=$(grep -ac '^VMTEST PASS ' "$SHARE/guest.out" || true)
 fail=$(grep -ac '^VMTEST FAIL ' "$SHARE/guest.out" || true)
 skip=$(grep -ac '^VMTEST SKIP ' "$SHARE/guest.out" || true)
