@@ -57,6 +57,12 @@ static const struct crypt_rules rules[] = {
 	  .iv_len = CLI_BLOCK },
 	/* Only the kernel engine has it: the daemon explains. */
 	{ .alg = CC_ALG_AES_LRW, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
+	/* key = AES key || 4-byte salt; the daemon judges key and tag */
+	{ .alg = CC_ALG_AES_GCM_RFC4106,
+	  .key = CRYPT_KEY_ANY,
+	  .tag = CRYPT_TAG_GCM,
+	  .iv_len = 8,
+	  .aad = 1 },
 	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
 };
 
@@ -87,6 +93,8 @@ static const struct {
 	{ "authenc(digest_null,cbc(aes))", CC_ALG_AES_CBC_NULL },
 	{ "aes-lrw", CC_ALG_AES_LRW },
 	{ "lrw(aes)", CC_ALG_AES_LRW },
+	{ "aes-gcm-rfc4106", CC_ALG_AES_GCM_RFC4106 },
+	{ "rfc4106(gcm(aes))", CC_ALG_AES_GCM_RFC4106 },
 	{ "null", CC_ALG_NULL },
 	{ "ecb(cipher_null)", CC_ALG_NULL },
 };

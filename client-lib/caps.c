@@ -22,6 +22,7 @@ static const struct {
 	[CC_ALG_AES_CBC_HMAC_SHA256] = { "aes-cbc-hmac-sha256", 16 },
 	[CC_ALG_AES_CBC_NULL] = { "aes-cbc-null", 0 },
 	[CC_ALG_AES_LRW] = { "aes-lrw", 0 },
+	[CC_ALG_AES_GCM_RFC4106] = { "aes-gcm-rfc4106", 16 },
 };
 _Static_assert(sizeof(algs) / sizeof(algs[0]) == CRD_ALG_MAX_,
 	       "every algorithm named");

@@ -30,6 +30,7 @@ static const char *const alg_names[CRD_ALG_MAX_] = {
 	[CRD_ALG_AES_CBC_HMAC_SHA256] = "aes-cbc-hmac-sha256",
 	[CRD_ALG_AES_CBC_NULL] = "aes-cbc-null",
 	[CRD_ALG_AES_LRW] = "aes-lrw",
+	[CRD_ALG_AES_GCM_RFC4106] = "aes-gcm-rfc4106",
 };
 
 const char *alg_name(unsigned alg)

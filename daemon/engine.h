@@ -184,6 +184,15 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n);
 		NO_TAG, .aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,            \
 		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
 	}
+/* RFC 4106: AES key || salt, 8-byte IV, AAD = SPI || 32/64-bit seq. */
+#define CAP_AES_GCM_RFC4106(max_)                                              \
+	{                                                                      \
+		.alg = CRD_ALG_AES_GCM_RFC4106, .n_key = 1,                    \
+		.key = { { 20, 36, 8 } }, CAP_IVS(8, 8), .n_tag = 1,           \
+		.tag = { { 8, 16, 4 } }, .default_tag = 16,                    \
+		.aad = { 8, 12, 4 }, .min_len = 0, .max_len = (max_),          \
+		.block = 1                                                     \
+	}
 #define GCM_TAGS                                                               \
 	.n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } },            \
 	.default_tag = 16

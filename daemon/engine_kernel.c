@@ -75,6 +75,7 @@ static const struct {
 	[CRD_ALG_AES_CBC_HMAC_SHA1] = { "authenc(hmac(sha1),cbc(aes))", 1 },
 	[CRD_ALG_AES_CBC_HMAC_SHA256] = { "authenc(hmac(sha256),cbc(aes))", 1 },
 	[CRD_ALG_AES_CBC_NULL] = { "cbc(aes)", 0 },
+	[CRD_ALG_AES_GCM_RFC4106] = { "rfc4106(gcm(aes))", 1 },
 };
 
 #define KCAP_TAIL(min_, blk_)                                                  \
@@ -126,6 +127,7 @@ static const struct alg_cap kern_caps[] = {
 	  NO_TAG,
 	  .aad = { 0, CRD_AAD_MAX, 1 },
 	  KCAP_TAIL(0, 16) },
+	CAP_AES_GCM_RFC4106(KERN_MAX_LEN),
 };
 
 /* pcrypt parallelises AEAD requests only. */
@@ -134,6 +136,7 @@ static const struct alg_cap kern_pcrypt_caps[] = {
 	KCAP_GCM(CRD_ALG_AES_GMAC, 0),
 	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
 	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
+	CAP_AES_GCM_RFC4106(KERN_MAX_LEN),
 };
 
 /* What probing found, per engine flavour and algorithm. */
@@ -242,6 +245,8 @@ static int kern_trial(unsigned alg, const char *driver)
 		klen = 32;
 		key[16] = 1; /* XTS refuses equal halves in FIPS mode */
 	}
+	if (alg == CRD_ALG_AES_GCM_RFC4106)
+		klen = 20; /* key || salt */
 	if (alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
 	    alg == CRD_ALG_AES_CBC_HMAC_SHA256) {
 		/* rtattr{8, CRYPTO_AUTHENC_KEYA_PARAM} be32(16), auth, enc */
@@ -258,11 +263,14 @@ static int kern_trial(unsigned alg, const char *driver)
 		err = kcapi_aead_setkey(h, key, klen);
 		if (!err)
 			err = kcapi_aead_settaglen(h, tag);
+		/* rfc4106 wants AAD (8) || IV (8) in front: assoclen 16 */
+		unsigned pre = alg == CRD_ALG_AES_GCM_RFC4106 ? 16 : 0;
 		if (!err) {
-			kcapi_aead_setassoclen(h, 0);
-			r = kcapi_aead_encrypt(h, in, 16, iv, out, 16 + tag,
+			kcapi_aead_setassoclen(h, pre);
+			r = kcapi_aead_encrypt(h, in, pre + 16, iv, out,
+					       pre + 16 + tag,
 					       KCAPI_ACCESS_SENDMSG);
-			err = r < 0 ? (int)r : r != 16 + tag ? -EIO : 0;
+			err = r < 0 ? (int)r : r != pre + 16 + tag ? -EIO : 0;
 		}
 	} else {
 		err = kcapi_cipher_setkey(h, key, klen);
@@ -737,6 +745,7 @@ static int kern_aead_op(struct kern_worker *w, struct kcapi_handle *h,
 			struct engine_op *op)
 {
 	int gmac = op->sess->alg == CRD_ALG_AES_GMAC;
+	int rfc4106 = op->sess->alg == CRD_ALG_AES_GCM_RFC4106;
 	int enc = op->op == CRD_OP_ENCRYPT;
 	/* GMAC: the data is the AAD, and there is no plaintext. */
 	const uint8_t *aad = gmac ? op->src : op->aad;
@@ -745,6 +754,10 @@ static int kern_aead_op(struct kern_worker *w, struct kcapi_handle *h,
 	size_t tlen = op->tag_len;
 
 	memcpy(w->in, aad, alen);
+	if (rfc4106) { /* the kernel wants the IV after the AAD, too */
+		memcpy(w->in + alen, op->iv, 8);
+		alen += 8;
+	}
 	if (dlen)
 		memcpy(w->in + alen, op->src, dlen);
 	size_t inlen = alen + dlen, outlen = alen + dlen + tlen;

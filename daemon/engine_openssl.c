@@ -40,6 +40,7 @@ static const struct alg_cap ossl_caps[] = {
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
 	CAP_AES_CBC_NULL,
+	CAP_AES_GCM_RFC4106(CRD_OP_MAX_LEN),
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
@@ -50,6 +51,8 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 				      "AES-256-GCM" },
 		[CRD_ALG_AES_GMAC] = { "AES-128-GCM", "AES-192-GCM",
 				       "AES-256-GCM" },
+		[CRD_ALG_AES_GCM_RFC4106] = { "AES-128-GCM", "AES-192-GCM",
+					      "AES-256-GCM" },
 		[CRD_ALG_AES_CBC] = { "AES-128-CBC", "AES-192-CBC",
 				      "AES-256-CBC" },
 		[CRD_ALG_AES_CBC_NULL] = { "AES-128-CBC", "AES-192-CBC",
@@ -61,6 +64,8 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 	};
 	if (alg == CRD_ALG_AES_XTS)
 		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
+	if (alg == CRD_ALG_AES_GCM_RFC4106)
+		key_len -= 4; /* the salt */
 	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][0])
 		return NULL;
 	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
@@ -80,6 +85,8 @@ static int ossl_key_idx(unsigned alg, unsigned key_len)
 {
 	if (alg == CRD_ALG_AES_XTS)
 		return key_len == 32 ? 0 : 1;
+	if (alg == CRD_ALG_AES_GCM_RFC4106)
+		key_len -= 4; /* the salt */
 	return key_len == 16 ? 0 : key_len == 24 ? 1 : 2;
 }
 
@@ -133,14 +140,16 @@ static void *ossl_worker_init(void)
 	     i++) {
 		unsigned alg = ossl_caps[i].alg;
 		for (unsigned k = 0; k < 4; k++) {
+			unsigned kl = key_lens[k] +
+				      (alg == CRD_ALG_AES_GCM_RFC4106 ? 4 : 0);
 			if (!range_has(ossl_caps[i].key, ossl_caps[i].n_key,
-				       key_lens[k]))
+				       kl))
 				continue;
-			int idx = ossl_key_idx(alg, key_lens[k]);
+			int idx = ossl_key_idx(alg, kl);
 			if (w->cipher[alg][idx])
 				continue;
 			w->cipher[alg][idx] = EVP_CIPHER_fetch(
-				NULL, ossl_cipher_name(alg, key_lens[k]), NULL);
+				NULL, ossl_cipher_name(alg, kl), NULL);
 			if (!w->cipher[alg][idx])
 				goto err;
 		}
@@ -237,6 +246,20 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
 		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
 			op->status = ossl_gcm(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
+		if (s->alg == CRD_ALG_AES_GCM_RFC4106) {
+			/* nonce = salt (the key's last 4 bytes) || IV */
+			uint8_t nonce[12];
+			const uint8_t *iv = op->iv;
+			memcpy(nonce, k->raw + s->key_len - 4, 4);
+			memcpy(nonce + 4, iv, 8);
+			op->iv = nonce;
+			op->iv_len = 12;
+			op->status = ossl_gcm(w, c, k->raw, op);
+			op->iv = iv;
+			op->iv_len = 8;
 			keyed_sess = NULL;
 			continue;
 		}

@@ -51,6 +51,10 @@ enum cc_alg {
 	CC_ALG_AES_CBC_HMAC_SHA256 = 9,
 	CC_ALG_AES_CBC_NULL = 10, /* authenc with a null digest: CBC, no tag */
 	CC_ALG_AES_LRW = 11,	  /* kernel engine only */
+	/* RFC 4106 (IPsec ESP) GCM: key = AES key (16/24/32) || 4-byte salt;
+	 * IV 8 bytes (the nonce is salt || IV); AAD 8 or 12 bytes (SPI ||
+	 * 32- or 64-bit sequence number); tag 8, 12 or 16 */
+	CC_ALG_AES_GCM_RFC4106 = 12,
 };
 
 enum cc_dir {

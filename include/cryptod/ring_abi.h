@@ -68,6 +68,9 @@ enum crd_alg {
 	CRD_ALG_AES_CBC_HMAC_SHA256 = 9, /* ESP: encrypt-then-MAC, ICV 16 */
 	CRD_ALG_AES_CBC_NULL = 10,	 /* authenc with a null digest */
 	CRD_ALG_AES_LRW = 11,		 /* kernel engine only */
+	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce
+	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number). */
+	CRD_ALG_AES_GCM_RFC4106 = 12,
 	CRD_ALG_MAX_,
 };
 

@@ -163,7 +163,7 @@ export CRYPTOD_SOCKET=$sock
 # ---------------------------------------------------------------------------
 section "engines"
 ALGS="aes-gcm aes-gmac aes-cbc aes-ctr aes-ecb aes-xts aes-cbc-hmac-sha1
-aes-cbc-hmac-sha256 aes-cbc-null aes-lrw null"
+aes-cbc-hmac-sha256 aes-cbc-null aes-lrw aes-gcm-rfc4106 null"
 ctl engines
 check "engines: exit 0" test "$rc" -eq 0 -a ! -s "$err"
 check "engines: header" grep -Eq \
@@ -194,7 +194,7 @@ check "engines --json: exit 0" test "$rc" -eq 0 -a ! -s "$err"
 python3 - "$tmp/engines.json" >"$tmp/engines.txt" <<'EOF'
 import json, sys
 rows = json.load(open(sys.argv[1]))["algorithms"]
-assert {r["id"] for r in rows} == set(range(1, 12)), rows
+assert {r["id"] for r in rows} == set(range(1, 13)), rows
 for r in rows:
     for k in ("key_sizes", "auth_key_sizes", "iv_sizes", "tag_sizes"):
         assert all(set(x) == {"min", "max", "increment"} for x in r[k]), r

@@ -103,6 +103,30 @@ static int lrw_ref(int enc, const uint8_t *key, unsigned key_len,
 	return ok ? 0 : -EIO;
 }
 
+/* ---- RFC 4106 reference: GCM with nonce = salt || IV, OpenSSL EVP ---- */
+
+static int rfc4106_ref(const uint8_t *key, unsigned key_len,
+		       const uint8_t iv[8], const uint8_t *aad,
+		       unsigned aad_len, const uint8_t *in, uint8_t *out,
+		       size_t len, uint8_t tag[16])
+{
+	unsigned aes_len = key_len - 4;
+	const EVP_CIPHER *c = aes_len == 16   ? EVP_aes_128_gcm()
+			      : aes_len == 24 ? EVP_aes_192_gcm()
+					      : EVP_aes_256_gcm();
+	uint8_t nonce[12];
+	memcpy(nonce, key + aes_len, 4);
+	memcpy(nonce + 4, iv, 8);
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int n, ok = ctx && EVP_EncryptInit_ex(ctx, c, NULL, key, nonce) &&
+		    EVP_EncryptUpdate(ctx, NULL, &n, aad, (int)aad_len) &&
+		    (!len || EVP_EncryptUpdate(ctx, out, &n, in, (int)len)) &&
+		    EVP_EncryptFinal_ex(ctx, out + len, &n) &&
+		    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag);
+	EVP_CIPHER_CTX_free(ctx);
+	return ok ? 0 : -EIO;
+}
+
 /* The multiplication itself against hand-checkable identities. */
 static void test_gf128(void)
 {
@@ -147,8 +171,8 @@ static void test_absent(struct cc_conn *conn)
 		CHECK(!caps[i].sessionless, "%s on %s claims session-less ops",
 		      caps[i].alg_name, caps[i].engine);
 	}
-	/* 10 algorithms on kernel, 4 AEADs on kernel-pcrypt */
-	CHECK(rows == 14, "%u kernel rows, want 14", rows);
+	/* 11 algorithms on kernel, 5 AEADs on kernel-pcrypt */
+	CHECK(rows == 16, "%u kernel rows, want 16", rows);
 	cc_capabilities_free(caps);
 	printf("  %u kernel capability rows, all unavailable with a reason\n",
 	       rows);
@@ -195,26 +219,37 @@ struct kalg {
 	enum cc_alg alg;
 	unsigned keys[3], n_keys;
 	unsigned iv_len, block, min_len;
-	int auth, aead, lrw;
+	int auth, aead, lrw, rfc4106;
 };
 
 static const struct kalg kalgs[] = {
-	{ CC_ALG_AES_GCM, { 16, 24, 32 }, 3, 12, 1, 0, 0, 1, 0 },
-	{ CC_ALG_AES_GMAC, { 16, 24, 32 }, 3, 12, 1, 0, 0, 1, 0 },
-	{ CC_ALG_AES_CBC, { 16, 24, 32 }, 3, 16, 16, 0, 0, 0, 0 },
-	{ CC_ALG_AES_CTR, { 16, 24, 32 }, 3, 16, 1, 0, 0, 0, 0 },
-	{ CC_ALG_AES_ECB, { 16, 24, 32 }, 3, 0, 16, 0, 0, 0, 0 },
-	{ CC_ALG_AES_XTS, { 32, 64 }, 2, 16, 1, 16, 0, 0, 0 },
-	{ CC_ALG_AES_LRW, { 32, 40, 48 }, 3, 16, 16, 16, 0, 0, 1 },
-	{ CC_ALG_AES_CBC_HMAC_SHA1, { 16, 24, 32 }, 3, 16, 16, 0, 1, 1, 0 },
-	{ CC_ALG_AES_CBC_HMAC_SHA256, { 16, 24, 32 }, 3, 16, 16, 0, 1, 1, 0 },
-	{ CC_ALG_AES_CBC_NULL, { 16, 24, 32 }, 3, 16, 16, 0, 0, 0, 0 },
+	{ CC_ALG_AES_GCM, { 16, 24, 32 }, 3, 12, 1, 0, 0, 1, 0, 0 },
+	{ CC_ALG_AES_GMAC, { 16, 24, 32 }, 3, 12, 1, 0, 0, 1, 0, 0 },
+	{ CC_ALG_AES_CBC, { 16, 24, 32 }, 3, 16, 16, 0, 0, 0, 0, 0 },
+	{ CC_ALG_AES_CTR, { 16, 24, 32 }, 3, 16, 1, 0, 0, 0, 0, 0 },
+	{ CC_ALG_AES_ECB, { 16, 24, 32 }, 3, 0, 16, 0, 0, 0, 0, 0 },
+	{ CC_ALG_AES_XTS, { 32, 64 }, 2, 16, 1, 16, 0, 0, 0, 0 },
+	{ CC_ALG_AES_LRW, { 32, 40, 48 }, 3, 16, 16, 16, 0, 0, 1, 0 },
+	{ CC_ALG_AES_CBC_HMAC_SHA1, { 16, 24, 32 }, 3, 16, 16, 0, 1, 1, 0, 0 },
+	{ CC_ALG_AES_CBC_HMAC_SHA256,
+	  { 16, 24, 32 },
+	  3,
+	  16,
+	  16,
+	  0,
+	  1,
+	  1,
+	  0,
+	  0 },
+	{ CC_ALG_AES_CBC_NULL, { 16, 24, 32 }, 3, 16, 16, 0, 0, 0, 0, 0 },
+	{ CC_ALG_AES_GCM_RFC4106, { 20, 28, 36 }, 3, 8, 1, 0, 0, 1, 0, 1 },
 };
 
 static int pcrypt_alg(enum cc_alg a)
 {
 	return a == CC_ALG_AES_GCM || a == CC_ALG_AES_GMAC ||
-	       a == CC_ALG_AES_CBC_HMAC_SHA1 || a == CC_ALG_AES_CBC_HMAC_SHA256;
+	       a == CC_ALG_AES_GCM_RFC4106 || a == CC_ALG_AES_CBC_HMAC_SHA1 ||
+	       a == CC_ALG_AES_CBC_HMAC_SHA256;
 }
 
 static void test_present_caps(struct cc_conn *conn, int require)
@@ -259,13 +294,15 @@ static void diff_one(struct cc_conn *conn, const struct kalg *a,
 	}
 	if (a->alg == CC_ALG_AES_GCM && mc_below(2))
 		k.tag_len = (unsigned[]){ 4, 8, 12, 13, 14, 15 }[mc_below(6)];
+	if (a->rfc4106)
+		k.tag_len = (unsigned[]){ 8, 12, 16 }[mc_below(3)];
 	uint32_t sid;
 	int r = mc_session(conn, &k, engine, &sid);
 	CHECK(r == 0, "%s/%s key %u: session: %s (%s)", cc_alg_name(a->alg),
 	      engine, key_len, cc_strerror(r), cc_conn_last_error(conn));
 	if (r)
 		return;
-	unsigned tl = a->aead ? mc_tag_len(&k) : 0;
+	unsigned tl = a->rfc4106 ? k.tag_len : a->aead ? mc_tag_len(&k) : 0;
 	static uint8_t pt[65536], ct[65536], ref[65536], back[65536];
 	uint8_t iv[16], aad[300], tag[32], rtag[32];
 	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
@@ -278,12 +315,16 @@ static void diff_one(struct cc_conn *conn, const struct kalg *a,
 		unsigned aad_len = 0;
 		if (a->aead && a->alg != CC_ALG_AES_GMAC)
 			aad_len = mc_below(2) ? mc_below(sizeof(aad)) : 0;
+		if (a->rfc4106) /* SPI || 32- or 64-bit sequence number */
+			aad_len = mc_below(2) ? 12 : 8;
 		mc_rnd_bytes(pt, len);
 		mc_rnd_bytes(iv, sizeof(iv));
 		mc_rnd_bytes(aad, aad_len);
-		r = a->lrw ? lrw_ref(1, k.key, key_len, iv, pt, ref, len)
-			   : mc_ref_encrypt(&k, iv, a->iv_len, aad, aad_len, pt,
-					    len, ref, rtag);
+		r = a->lrw	 ? lrw_ref(1, k.key, key_len, iv, pt, ref, len)
+		    : a->rfc4106 ? rfc4106_ref(k.key, key_len, iv, aad, aad_len,
+					       pt, ref, len, rtag)
+				 : mc_ref_encrypt(&k, iv, a->iv_len, aad,
+						  aad_len, pt, len, ref, rtag);
 		CHECK(r == 0, "reference refused");
 		r = fx_crypt(conn, sid, CC_ENCRYPT, a->iv_len ? iv : NULL,
 			     a->iv_len, aad_len ? aad : NULL, aad_len, pt, ct,
@@ -337,6 +378,17 @@ static void diff_one(struct cc_conn *conn, const struct kalg *a,
 		}
 	}
 	cc_session_destroy(conn, sid);
+}
+
+/* RFC 4106 on the openssl engine (every host): the same reference. */
+static void test_rfc4106_openssl(struct cc_conn *conn)
+{
+	const struct kalg *a = &kalgs[sizeof(kalgs) / sizeof(kalgs[0]) - 1];
+	unsigned before = failures, c0 = checks;
+	for (unsigned k = 0; k < a->n_keys; k++)
+		diff_one(conn, a, "openssl", a->keys[k]);
+	printf("  %-20s %5u checks on openssl, %u failed\n",
+	       cc_alg_name(a->alg), checks - c0, failures - before);
 }
 
 static void test_present_diff(struct cc_conn *conn)
@@ -449,6 +501,7 @@ int main(void)
 		return FX_EXIT_FAIL;
 
 	test_gf128();
+	test_rfc4106_openssl(conn);
 	if (!afalg) {
 		printf("socket(AF_ALG) fails here: checking the daemon's "
 		       "behaviour without it\n");
