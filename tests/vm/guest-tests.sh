@@ -369,6 +369,73 @@ split_algs() {
 	ALGS+=("$cur")
 }
 
+# The daemon, without CAP_NET_ADMIN, finds the module's instance (and
+# runs GCM test case 4 on it); without the module it says why it cannot.
+start_daemon() { # LOG [ARGS]: cryptod on $TMPDIR/d.sock, no CAP_NET_ADMIN
+	local log=$1
+	shift
+	rm -f "$TMPDIR/d.sock"
+	setpriv --bounding-set -net_admin --inh-caps -net_admin \
+		"$BUILD/daemon/cryptod" --no-config -s "$TMPDIR/d.sock" -w 2 \
+		"$@" >"$log" 2>&1 &
+	DAEMON=$!
+	local i
+	for i in {1..300}; do
+		[ -S "$TMPDIR/d.sock" ] && return 0
+		kill -0 $DAEMON 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$log"
+	fail "cryptod did not start"
+}
+
+stop_daemon() {
+	kill $DAEMON && wait $DAEMON
+}
+
+t_kmod_daemon() {
+	need_kmod
+	local ctl=$BUILD/cli/cryptoctl out
+	[ -x "$BUILD/daemon/cryptod" ] && [ -x "$ctl" ] || {
+		echo "no cryptod in $BUILD"
+		exit 77
+	}
+	# no pcrypt instance left by earlier tests: unloading pcrypt drops them
+	rmmod pcrypt 2>/dev/null
+	modprobe pcrypt
+	insmod "$KO" 'algs=gcm(aes)' || fail "insmod failed"
+	start_daemon "$TMPDIR/d.log"
+	grep 'kernel-pcrypt' "$TMPDIR/d.log"
+	grep -q "kernel-pcrypt: aes-gcm -> $(<$SYS/instances/0/driver) .*cryptoshim.ko" \
+		"$TMPDIR/d.log" || fail "the daemon did not use the module's instance"
+	"$ctl" -s "$TMPDIR/d.sock" engines | grep -E '^aes-gcm +kernel-pcrypt +[a-z]+ +yes ' ||
+		fail "cryptoctl engines: kernel-pcrypt aes-gcm not available"
+	out=$(echo d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39 |
+		xxd -r -p | "$ctl" -s "$TMPDIR/d.sock" encrypt -a aes-gcm \
+			--engine kernel-pcrypt -k feffe9928665731c6d6a8f9467308308 \
+			-i cafebabefacedbaddecaf888 \
+			--aad feedfacedeadbeeffeedfacedeadbeefabaddad2 | xxd -p | tr -d '\n')
+	[ "$out" = 42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e0915bc94fbc3221a5db94fae95ae7121a47 ] ||
+		fail "GCM test case 4 on kernel-pcrypt: $out"
+	echo "GCM test case 4 on kernel-pcrypt through the daemon: ok"
+	stop_daemon
+	rmmod cryptoshim || fail "rmmod failed"
+
+	start_daemon "$TMPDIR/d.log"
+	"$ctl" -s "$TMPDIR/d.sock" engines >"$TMPDIR/engines.txt"
+	stop_daemon
+	echo "--- without the module:"
+	grep 'aes-gcm' "$TMPDIR/d.log"
+	grep -q 'aes-gcm unavailable: .*load cryptoshim.ko' "$TMPDIR/d.log" ||
+		fail "no reason given without the module"
+	echo "--- without the module, kernel.pcrypt = create:"
+	start_daemon "$TMPDIR/d.log" --set kernel.pcrypt=create
+	stop_daemon
+	grep 'aes-gcm' "$TMPDIR/d.log"
+	grep -q 'aes-gcm unavailable: .*needs CAP_NET_ADMIN' "$TMPDIR/d.log" ||
+		fail "no CAP_NET_ADMIN reason"
+}
+
 # ------------------------------------------------------------ the suite
 if [ "${1:-}" = --run ]; then
 	"$2"
@@ -386,6 +453,7 @@ vmtest kmod-reload t_kmod_reload
 vmtest kmod-bad-params t_kmod_bad_params
 vmtest kmod-preexisting t_kmod_preexisting
 vmtest kmod-modprobe-conf t_kmod_modprobe_conf
+vmtest kmod-daemon t_kmod_daemon
 
 # The kernel engine's tests: "name command args..." per line, $BUILD
 # expanded, run from the repo root with CRYPTOD_VM=1.
