@@ -112,10 +112,11 @@ initramfs() {
 			basename "${f%.ko*}.ko" >>"$root/modules/order"
 		done
 		mkdir -p "$BUILD/vm"
-		rm -f "$BUILD"/vm/initramfs-*.cpio
-		(cd "$root" && find . | cpio -o -H newc --quiet) >"$out.tmp"
-		mv "$out.tmp" "$out"
+		(cd "$root" && find . | cpio -o -H newc --quiet) >"$out.$$"
+		mv "$out.$$" "$out"
 		rm -rf "$root"
+		# older ones only (a concurrent run may be using its own)
+		find "$BUILD/vm" -name 'initramfs-*.cpio' ! -name "${out##*/}" -delete
 	fi
 	echo "$out"
 }
