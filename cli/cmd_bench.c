@@ -107,6 +107,7 @@ struct bp_ctx {
 	struct bench_cfg kcfg;
 	bool kd_open, no_kernel;
 	char kernel_why[256]; /* no kernel queue: why */
+	uint32_t kmax;	      /* the kernel engine's longest op, this alg */
 	struct bp_report rep;
 	unsigned steps, step;
 	bool json, csv_out;
@@ -266,6 +267,9 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 {
 	const struct bench_cfg *cfg = &x->b.cfg;
 	unsigned warm = cfg->time_ms / 4 ? cfg->time_ms / 4 : 1, i, k;
+	/* The kernel path at this size: longer ops than it takes are not
+	 * measured ("-" in the table). */
+	bool kl = *kern && len <= x->kmax;
 	static struct bp_rounds rd;
 	struct bench_layout la, lb, lq;
 	struct bench_sample s;
@@ -277,9 +281,9 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 		rc = bp_bind(x, ar, &x->extra[i], len, &lq);
 	if (rc < 0)
 		return rc;
-	if (*kern && bp_verify_kernel(x, ar, len, &lb) < 0) {
+	if (kl && bp_verify_kernel(x, ar, len, &lb) < 0) {
 		bench_err("%s: the kernel path is dropped\n", ar->a->name);
-		*kern = false;
+		*kern = kl = false;
 	}
 	/* Fresh bytes for the in-process paths after the verifications. */
 	bench_layout_fill(&lb);
@@ -288,7 +292,7 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 
 	/* Warm caches, pages and the daemon's worker. */
 	rc = bp_run_daemon(x, warm, &s);
-	if (!rc && *kern)
+	if (!rc && kl)
 		rc = bench_daemon_run(&x->kd, &x->kcfg, warm, &s);
 	if (!rc && p->col[P_TWIN] >= 0)
 		rc = bench_ref_run(&ar->ref, &lb, cfg->dir, cfg->burst,
@@ -305,7 +309,7 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 		for (k = 0; k < 4; k++) {
 			int c = p->col[k];
 
-			if (c < 0 || (k == P_KERNEL && !*kern))
+			if (c < 0 || (k == P_KERNEL && !kl))
 				continue;
 			if (k == P_DAEMON)
 				rc = bp_run_daemon(x, cfg->time_ms, &s);
@@ -334,7 +338,7 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 		struct bp_result v = { .alg = ai, .size = len };
 		int c = p->col[k];
 
-		if (c < 0 || (k == P_KERNEL && !*kern))
+		if (c < 0 || (k == P_KERNEL && !kl))
 			continue;
 		v.path = (unsigned)c;
 		v.n_runs = cfg->rounds;
@@ -368,7 +372,19 @@ static const char *bp_twin_name(enum bench_ref_kind k)
 }
 
 /* Sessions on the other queues and on the kernel engine. */
-static int bp_sessions(struct bp_ctx *x, struct bench_alg_run *ar, bool *kern)
+/* The kernel engine's longest op for a (AF_ALG takes 64 KiB at once). */
+static uint32_t bp_kernel_max(const struct bench_daemon *kd,
+			      const struct bench_alg *a)
+{
+	for (unsigned i = 0; i < kd->n_caps; i++)
+		if (kd->caps[i].alg == a->alg &&
+		    !strcmp(kd->caps[i].engine, "kernel"))
+			return kd->caps[i].max_len;
+	return UINT32_MAX; /* no table: let the daemon say */
+}
+
+static int bp_sessions(struct bp_ctx *x, struct bench_alg_run *ar,
+		       const uint32_t *sizes, unsigned n, bool *kern)
 {
 	char eng[BENCH_ENGINE_MAX], why[256];
 	unsigned i;
@@ -387,6 +403,17 @@ static int bp_sessions(struct bp_ctx *x, struct bench_alg_run *ar, bool *kern)
 	if (bench_daemon_engine(&x->kd, &x->kcfg, ar->a, eng, sizeof(eng), why,
 				sizeof(why)) < 0) {
 		bench_note(&x->b.cfg, "   no cryptod-kernel path: %s\n", why);
+		return 0;
+	}
+	x->kmax = bp_kernel_max(&x->kd, ar->a);
+	for (i = 0; i < n && sizes[i] > x->kmax; i++)
+		;
+	if (i == n) {
+		bench_note(
+			&x->b.cfg,
+			"   no cryptod-kernel path for %s: the kernel engine "
+			"takes at most %u B per op\n",
+			ar->a->name, x->kmax);
 		return 0;
 	}
 	if (bench_daemon_session(&x->kd, &x->kcfg, ar->a, ar->key,
@@ -433,7 +460,7 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 					: strerror(-rc));
 		return rc;
 	}
-	rc = bp_sessions(x, &ar, &kern);
+	rc = bp_sessions(x, &ar, sizes, n, &kern);
 	if (rc < 0)
 		goto out;
 
@@ -442,9 +469,13 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 		 ar.engine, x->n_extra + 1, x->n_extra ? "s" : "", cfg->burst,
 		 cfg->depth);
 	bp_path_set(pa, &p, P_DAEMON, "cryptod", desc);
-	if (kern)
-		bp_path_set(pa, &p, P_KERNEL, "cryptod-kernel",
-			    "through cryptod, engine kernel (AF_ALG)");
+	if (kern) {
+		snprintf(desc, sizeof(desc),
+			 "through cryptod, engine kernel (AF_ALG), ops up to "
+			 "%u B",
+			 x->kmax);
+		bp_path_set(pa, &p, P_KERNEL, "cryptod-kernel", desc);
+	}
 	if (ar.time_ref)
 		bp_path_set(pa, &p, P_TWIN, bp_twin_name(ar.ref.kind),
 			    ar.ref.desc);

@@ -140,17 +140,18 @@ int cmd_clients(struct cli *cli, int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
-static void sessions_json(const struct cc_session_info *v, unsigned n)
+/* The elements of a JSON array of sessions, one a line after indent. */
+void sessions_json_items(const struct cc_session_info *v, unsigned n,
+			 const char *indent)
 {
-	fputs("{\"sessions\": [", stdout);
 	for (unsigned i = 0; i < n; i++) {
 		const struct cc_session_info *s = &v[i];
 		const char *alg = cc_alg_name(s->alg);
 
-		printf("%s\n  {\"client_id\": %u, \"session_id\": %u, "
+		printf("%s\n%s{\"client_id\": %u, \"session_id\": %u, "
 		       "\"pid\": %u, \"uid\": %u, \"alg\": ",
-		       i ? "," : "", s->client_id, s->session_id, s->pid,
-		       s->uid);
+		       i ? "," : "", indent, s->client_id, s->session_id,
+		       s->pid, s->uid);
 		json_str(alg ? alg : "?");
 		printf(", \"key_bits\": %u, \"engine\": ", s->key_bits);
 		json_str(s->engine);
@@ -160,10 +161,9 @@ static void sessions_json(const struct cc_session_info *v, unsigned n)
 		       s->tag_len, s->c.ops, s->c.bytes, s->c.errors,
 		       s->c.auth_failures);
 	}
-	printf("%s]}\n", n ? "\n" : "");
 }
 
-static int sessions_table(const struct cc_session_info *v, unsigned n)
+int sessions_table(const struct cc_session_info *v, unsigned n)
 {
 	static const char *const titles[] = {
 		"CLIENT",  "SESSION", "PID", "UID",   "<ALG",	"KEY-BITS",
@@ -219,9 +219,11 @@ int cmd_sessions(struct cli *cli, int argc, char **argv)
 		cli_err("sessions: %s", cc_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
-	if (json)
-		sessions_json(v, n);
-	else
+	if (json) {
+		fputs("{\"sessions\": [", stdout);
+		sessions_json_items(v, n, "  ");
+		printf("%s]}\n", n ? "\n" : "");
+	} else
 		ret = sessions_table(v, n);
 	free(v);
 	if (ret < 0) {

@@ -41,7 +41,8 @@ static const char usage_stats[] =
 	"                     in_flight, sessions, COUNTERS, batch_hist[8],\n"
 	"                     latency) and session_list[] (client_id,\n"
 	"                     session_id, pid, uid, alg, key_bits, engine,\n"
-	"                     tag_len, COUNTERS), where COUNTERS are ops,\n"
+	"                     tag_len, ops, bytes, errors, auth_failures),\n"
+	"                     where COUNTERS are ops,\n"
 	"                     bytes, errors, auth_failures, retries,\n"
 	"                     empty_polls and wakeups, and latency is\n"
 	"                     {count, sum_ns, p50_ns, p90_ns, p99_ns, p999_ns}\n"
@@ -246,39 +247,6 @@ static int print_queue_latency(const struct cc_stats *st)
 	return 0;
 }
 
-static int print_sessions(const struct stats_snap *s)
-{
-	static const char *const titles[] = {
-		"CLIENT", "SESSION", "<ALG",   "KEY-BITS",  "<ENGINE",
-		"OPS",	  "BYTES",   "ERRORS", "AUTH-FAIL",
-	};
-	enum { N_COLS = 9 };
-	struct tbl t;
-	unsigned i;
-
-	if (!s->n_sess) {
-		puts("\nno sessions");
-		return 0;
-	}
-	if (tbl_init(&t, s->n_sess, titles, N_COLS))
-		return -ENOMEM;
-	for (i = 0; i < s->n_sess; i++) {
-		const struct cc_session_info *x = &s->sess[i];
-		const char *alg = cc_alg_name(x->alg);
-
-		tbl_u64(&t, i, 0, x->client_id);
-		tbl_u64(&t, i, 1, x->session_id);
-		tbl_text(&t, i, 2, alg ? alg : "?");
-		tbl_u64(&t, i, 3, x->key_bits);
-		tbl_text(&t, i, 4, x->engine);
-		tbl_counters(&t, i, 5, &x->c, 4);
-	}
-	printf("\nSessions:\n");
-	tbl_print(&t);
-	tbl_fini(&t);
-	return 0;
-}
-
 int stats_print_tables(const struct stats_snap *snap)
 {
 	const struct cc_stats *st = &snap->st;
@@ -307,7 +275,11 @@ int stats_print_tables(const struct stats_snap *snap)
 		       st->n_queues, st->total_queues);
 	if (st->n_queues && print_queue_latency(st))
 		return -ENOMEM;
-	return print_sessions(snap);
+	if (snap->n_sess)
+		printf("\nSessions:\n");
+	else
+		putchar('\n');
+	return sessions_table(snap->sess, snap->n_sess);
 }
 
 static void json_counters(const struct cc_counters *k)
@@ -351,24 +323,8 @@ static void json_workers(const struct cc_stats *st)
 
 static void json_sessions(const struct stats_snap *s)
 {
-	unsigned i;
-
 	fputs(",\n  \"session_list\": [", stdout);
-	for (i = 0; i < s->n_sess; i++) {
-		const struct cc_session_info *x = &s->sess[i];
-		const char *alg = cc_alg_name(x->alg);
-
-		printf("%s\n    {\"client_id\": %u, \"session_id\": %u, "
-		       "\"pid\": %u, \"uid\": %u, \"alg\": ",
-		       i ? "," : "", x->client_id, x->session_id, x->pid,
-		       x->uid);
-		json_str(alg ? alg : "?");
-		printf(", \"key_bits\": %u, \"engine\": ", x->key_bits);
-		json_str(x->engine);
-		printf(", \"tag_len\": %u, ", x->tag_len);
-		json_counters(&x->c);
-		putchar('}');
-	}
+	sessions_json_items(s->sess, s->n_sess, "    ");
 	printf("%s]", s->n_sess ? "\n  " : "");
 }
 

@@ -115,6 +115,11 @@ void stats_print_prom(const struct stats_snap *s);
  * Returns an exit status. */
 int stats_watch(struct cc_conn *conn, double interval, unsigned count);
 
+/* cmd_list.c: the session list, shared with stats */
+int sessions_table(const struct cc_session_info *v, unsigned n);
+void sessions_json_items(const struct cc_session_info *v, unsigned n,
+			 const char *indent);
+
 /* commands */
 int cmd_stats(struct cli *cli, int argc, char **argv);
 int cmd_engines(struct cli *cli, int argc, char **argv);

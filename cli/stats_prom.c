@@ -159,6 +159,60 @@ static void prom_queue_gauge(const struct stats_snap *s, const char *name,
 	}
 }
 
+/* Every counter family: which rows, name, help, which counter. */
+static const struct prom_family {
+	enum prom_row row;
+	const char *name, *help;
+	long off;
+} prom_families[] = {
+	{ ROW_ENGINE, "cryptod_engine_ops_total",
+	  "Ops an engine completed successfully.", CNT(ops) },
+	{ ROW_ENGINE, "cryptod_engine_bytes_total",
+	  "Payload bytes of those ops.", CNT(bytes) },
+	{ ROW_ENGINE, "cryptod_engine_errors_total",
+	  "Ops an engine failed (not tag mismatches).", CNT(errors) },
+	{ ROW_ENGINE, "cryptod_engine_auth_failures_total",
+	  "Decrypts whose tag did not verify.", CNT(auth_failures) },
+	{ ROW_WORKER, "cryptod_worker_ops_total",
+	  "Ops a worker completed, any status.", CNT(ops) },
+	{ ROW_WORKER, "cryptod_worker_bytes_total",
+	  "Payload bytes of the successful ones.", CNT(bytes) },
+	{ ROW_WORKER, "cryptod_worker_errors_total",
+	  "Ops that failed (not tag mismatches).", CNT(errors) },
+	{ ROW_WORKER, "cryptod_worker_auth_failures_total",
+	  "Decrypts whose tag did not verify.", CNT(auth_failures) },
+	{ ROW_WORKER, "cryptod_worker_empty_polls_total",
+	  "Passes over all queues that found no work.", CNT(empty_polls) },
+	{ ROW_WORKER, "cryptod_worker_wakeups_total",
+	  "Times the worker woke from sleeping on its doorbell.",
+	  CNT(wakeups) },
+	{ ROW_QUEUE, "cryptod_queue_ops_total",
+	  "Ops completed on a client queue, any status.", CNT(ops) },
+	{ ROW_QUEUE, "cryptod_queue_bytes_total",
+	  "Payload bytes of the successful ones.", CNT(bytes) },
+	{ ROW_QUEUE, "cryptod_queue_errors_total",
+	  "Ops that failed (not tag mismatches).", CNT(errors) },
+	{ ROW_QUEUE, "cryptod_queue_auth_failures_total",
+	  "Decrypts whose tag did not verify.", CNT(auth_failures) },
+	{ ROW_QUEUE, "cryptod_queue_retries_total",
+	  "Enqueues the ring refused (full), as the client counts.",
+	  CNT(retries) },
+	{ ROW_QUEUE, "cryptod_queue_empty_polls_total",
+	  "Worker visits to the queue that found nothing.", CNT(empty_polls) },
+	{ ROW_QUEUE, "cryptod_queue_wakeups_total",
+	  "Doorbells rung for a client sleeping on completions.",
+	  CNT(wakeups) },
+	{ ROW_SESSION, "cryptod_session_ops_total",
+	  "Ops of a session completed successfully.", CNT(ops) },
+	{ ROW_SESSION, "cryptod_session_bytes_total",
+	  "Payload bytes of those ops.", CNT(bytes) },
+	{ ROW_SESSION, "cryptod_session_errors_total",
+	  "Ops of the session that failed (not tag mismatches).", CNT(errors) },
+	{ ROW_SESSION, "cryptod_session_auth_failures_total",
+	  "Decrypts of the session whose tag did not verify.",
+	  CNT(auth_failures) },
+};
+
 void stats_print_prom(const struct stats_snap *s)
 {
 	const struct cc_stats *st = &s->st;
@@ -176,30 +230,11 @@ void stats_print_prom(const struct stats_snap *s)
 	prom_head("cryptod_sessions", "gauge", "Sessions held, all clients.");
 	printf("cryptod_sessions %u\n", st->sessions);
 
-	prom_counters(s, ROW_ENGINE, "cryptod_engine_ops_total",
-		      "Ops an engine completed successfully.", CNT(ops));
-	prom_counters(s, ROW_ENGINE, "cryptod_engine_bytes_total",
-		      "Payload bytes of those ops.", CNT(bytes));
-	prom_counters(s, ROW_ENGINE, "cryptod_engine_errors_total",
-		      "Ops an engine failed (not tag mismatches).",
-		      CNT(errors));
-	prom_counters(s, ROW_ENGINE, "cryptod_engine_auth_failures_total",
-		      "Decrypts whose tag did not verify.", CNT(auth_failures));
+	for (i = 0; i < sizeof(prom_families) / sizeof(prom_families[0]); i++) {
+		const struct prom_family *f = &prom_families[i];
 
-	prom_counters(s, ROW_WORKER, "cryptod_worker_ops_total",
-		      "Ops a worker completed, any status.", CNT(ops));
-	prom_counters(s, ROW_WORKER, "cryptod_worker_bytes_total",
-		      "Payload bytes of the successful ones.", CNT(bytes));
-	prom_counters(s, ROW_WORKER, "cryptod_worker_errors_total",
-		      "Ops that failed (not tag mismatches).", CNT(errors));
-	prom_counters(s, ROW_WORKER, "cryptod_worker_auth_failures_total",
-		      "Decrypts whose tag did not verify.", CNT(auth_failures));
-	prom_counters(s, ROW_WORKER, "cryptod_worker_empty_polls_total",
-		      "Passes over all queues that found no work.",
-		      CNT(empty_polls));
-	prom_counters(s, ROW_WORKER, "cryptod_worker_wakeups_total",
-		      "Times the worker woke from sleeping on its doorbell.",
-		      CNT(wakeups));
+		prom_counters(s, f->row, f->name, f->help, f->off);
+	}
 	prom_head("cryptod_worker_asleep", "gauge",
 		  "1 while the worker sleeps on the doorbell.");
 	for (i = 0; i < st->n_workers_stats; i++)
@@ -209,38 +244,10 @@ void stats_print_prom(const struct stats_snap *s)
 	prom_latency(s, ROW_WORKER, "cryptod_worker_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
 
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_ops_total",
-		      "Ops completed on a client queue, any status.", CNT(ops));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_bytes_total",
-		      "Payload bytes of the successful ones.", CNT(bytes));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_errors_total",
-		      "Ops that failed (not tag mismatches).", CNT(errors));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_auth_failures_total",
-		      "Decrypts whose tag did not verify.", CNT(auth_failures));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_retries_total",
-		      "Enqueues the ring refused (full), as the client counts.",
-		      CNT(retries));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_empty_polls_total",
-		      "Worker visits to the queue that found nothing.",
-		      CNT(empty_polls));
-	prom_counters(s, ROW_QUEUE, "cryptod_queue_wakeups_total",
-		      "Doorbells rung for a client sleeping on completions.",
-		      CNT(wakeups));
 	prom_queue_gauge(s, "cryptod_queue_in_flight",
 			 "Ops submitted and not yet completed.", 1);
 	prom_queue_gauge(s, "cryptod_queue_client_connected_seconds",
 			 "How long the queue's client has been connected.", 0);
 	prom_latency(s, ROW_QUEUE, "cryptod_queue_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
-
-	prom_counters(s, ROW_SESSION, "cryptod_session_ops_total",
-		      "Ops of a session completed successfully.", CNT(ops));
-	prom_counters(s, ROW_SESSION, "cryptod_session_bytes_total",
-		      "Payload bytes of those ops.", CNT(bytes));
-	prom_counters(s, ROW_SESSION, "cryptod_session_errors_total",
-		      "Ops of the session that failed (not tag mismatches).",
-		      CNT(errors));
-	prom_counters(s, ROW_SESSION, "cryptod_session_auth_failures_total",
-		      "Decrypts of the session whose tag did not verify.",
-		      CNT(auth_failures));
 }
