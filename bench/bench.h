@@ -430,7 +430,7 @@ static inline uint64_t bench_touch_read(const uint8_t *p, uint32_t len)
 }
 
 /* Where touch reads go, so that the compiler keeps them. */
-extern volatile uint64_t bench_touch_sink;
+extern _Thread_local volatile uint64_t bench_touch_sink;
 
 /* Constant-time tag comparison, as the daemon does: 1 when they differ. */
 static inline unsigned bench_tag_differs(const uint8_t *a, const uint8_t *b,

@@ -4,7 +4,7 @@
 
 #include "bench.h"
 
-volatile uint64_t bench_touch_sink;
+_Thread_local volatile uint64_t bench_touch_sink;
 
 static size_t align_up(size_t v, size_t a)
 {
