@@ -429,7 +429,8 @@ static inline uint64_t bench_touch_read(const uint8_t *p, uint32_t len)
 	return acc;
 }
 
-/* Where touch reads go, so that the compiler keeps them. */
+/* Where touch reads go, so that the compiler keeps them (one per thread:
+ * cryptoctl bench runs a client thread per queue). */
 extern _Thread_local volatile uint64_t bench_touch_sink;
 
 /* Constant-time tag comparison, as the daemon does: 1 when they differ. */

@@ -4,6 +4,7 @@
 
 #include "bench.h"
 
+/* Per thread: cryptoctl bench runs a client thread per queue. */
 _Thread_local volatile uint64_t bench_touch_sink;
 
 static size_t align_up(size_t v, size_t a)
