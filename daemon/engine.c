@@ -170,6 +170,15 @@ int engine_select(unsigned alg, const char *name)
 	return err;
 }
 
+int engine_select_sessionless(unsigned alg)
+{
+	for (unsigned i = 0; i < engine_count(); i++)
+		if (!engines[i]->no_sessionless && engine_cap(i, alg) &&
+		    engine_alg_available(i, alg, NULL))
+			return i;
+	return -ENODEV;
+}
+
 const char *engine_select_why(unsigned alg, const char *name, const char **eng)
 {
 	for (unsigned i = 0; i < engine_count(); i++) {

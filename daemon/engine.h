@@ -135,6 +135,10 @@ int engine_route_set(unsigned alg, const char *name);
 /* The routed engine's name for alg, or NULL. */
 const char *engine_route_get(unsigned alg);
 
+/* The first available engine for alg that takes session-less ops, or
+ * -ENODEV: where session-less ops go when routing names one that does not. */
+int engine_select_sessionless(unsigned alg);
+
 /* After engine_select() said -ENODEV: the reason of the first engine
  * (named name, if given) that has alg but cannot serve it now, and that
  * engine's name in *eng; NULL if none. */

@@ -36,6 +36,10 @@ int session_setup(struct session *s, const struct session_params *p,
 		  void *const *wctx)
 {
 	int idx = engine_select(p->alg, p->engine);
+	/* A session-less op (wctx) routed to an engine that takes only
+	 * sessions goes to the fastest engine that takes it instead. */
+	if (idx >= 0 && wctx && engine_get(idx)->no_sessionless)
+		idx = engine_select_sessionless(p->alg);
 	if (idx < 0)
 		return idx;
 	const struct alg_cap *cap = engine_cap(idx, p->alg);

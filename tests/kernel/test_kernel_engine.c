@@ -149,6 +149,45 @@ static void test_gf128(void)
 	CHECK(!memcmp(b, c, 16), "a * c != c * a");
 }
 
+/* A session-less GCM op with aes-gcm routed to the kernel (which takes
+ * sessions only): it runs on a userspace engine, with the right bytes. */
+static void test_sessionless_routed(struct cc_queue *q)
+{
+	struct mc_key k = { .alg = CC_ALG_AES_GCM, .key_len = 16 };
+	mc_rnd_bytes(k.key, 16);
+	struct cc_sessionless *sl = cc_buf_alloc(q, sizeof(*sl));
+	uint8_t *buf = cc_buf_alloc(q, 100), *tag = cc_buf_alloc(q, 16);
+	CHECK(sl && buf && tag, "arena allocation");
+	if (!sl || !buf || !tag)
+		return;
+	uint8_t iv[12], pt[100], ref[100], rtag[16];
+	mc_rnd_bytes(iv, 12);
+	mc_rnd_bytes(pt, sizeof(pt));
+	memcpy(buf, pt, sizeof(pt));
+	mc_sessionless_fill(sl, &k);
+	mc_ref_encrypt(&k, iv, 12, NULL, 0, pt, sizeof(pt), ref, rtag);
+	struct cc_op op = { .user_data = 7,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .len = sizeof(pt),
+			    .tag = tag,
+			    .iv = iv,
+			    .iv_len = 12,
+			    .sessionless = sl };
+	struct cc_completion c;
+	int r = fx_run_burst(q, &op, 1, &c, 60000);
+	CHECK(r == 0 && c.status == 0, "session-less GCM: %s / %s",
+	      cc_strerror(r), cc_strerror(c.status));
+	CHECK(!memcmp(buf, ref, sizeof(pt)) && !memcmp(tag, rtag, 16),
+	      "session-less GCM result differs");
+	printf("  session-less aes-gcm with route.aes-gcm = kernel: %s\n",
+	       r == 0 && c.status == 0 ? "ran" : "failed");
+	explicit_bzero(sl, sizeof(*sl));
+	cc_buf_free(q, sl);
+	cc_buf_free(q, buf);
+	cc_buf_free(q, tag);
+}
+
 /* ---- Without AF_ALG ---- */
 
 static void test_absent(struct cc_conn *conn)
@@ -272,6 +311,12 @@ static void test_present_caps(struct cc_conn *conn, int require)
 		if (caps[i].alg == CC_ALG_AES_LRW && caps[i].available)
 			CHECK(caps[i].default_engine,
 			      "kernel is not LRW's default engine");
+		/* route.aes-gcm = kernel in the test's configuration */
+		if (caps[i].alg == CC_ALG_AES_GCM && caps[i].available &&
+		    !strcmp(caps[i].engine, "kernel"))
+			CHECK(caps[i].default_engine,
+			      "route.aes-gcm = kernel did not make it the "
+			      "default");
 	}
 	cc_capabilities_free(caps);
 }
@@ -486,7 +531,10 @@ int main(void)
 	 * cryptoshim.ko, which the harness tests on its own. */
 	char conf[] = "/tmp/cryptod-kernel-test-XXXXXX";
 	int cfd = mkstemp(conf);
-	if (cfd < 0 || dprintf(cfd, "kernel.pcrypt = create\n") < 0) {
+	/* and aes-gcm routed to the kernel: its sessions go there, while
+	 * session-less GCM ops must still run (on a userspace engine) */
+	if (cfd < 0 || dprintf(cfd, "kernel.pcrypt = create\n"
+				    "route.aes-gcm = kernel\n") < 0) {
 		perror("config file");
 		return FX_EXIT_FAIL;
 	}
@@ -502,6 +550,7 @@ int main(void)
 
 	test_gf128();
 	test_rfc4106_openssl(conn);
+	test_sessionless_routed(q);
 	if (!afalg) {
 		printf("socket(AF_ALG) fails here: checking the daemon's "
 		       "behaviour without it\n");
