@@ -323,11 +323,8 @@ static int kern_probe_alg(unsigned alg)
 		return err;
 	}
 	kcapi_cipher_destroy(h);
-	char *text = kproc_read("/proc/crypto");
-	err = kproc_find(text ? text : "", kname, type, KPROC_PLAIN,
-			 st->a[alg].driver, sizeof(st->a[alg].driver),
-			 &st->a[alg].prio);
-	free(text);
+	err = kproc_find_now(kname, type, KPROC_PLAIN, st->a[alg].driver,
+			     sizeof(st->a[alg].driver), &st->a[alg].prio);
 	if (err) {
 		snprintf(why, wn,
 			 "%s binds, but /proc/crypto lists no driver for it "
@@ -483,10 +480,8 @@ static int pcrypt_probe_alg(unsigned alg)
 
 	int err = shim_find(kname, drv, dn, prio);
 	if (err) {
-		char *text = kproc_read("/proc/crypto");
-		err = kproc_find(text ? text : "", kname, "aead", KPROC_PCRYPT,
-				 drv, dn, prio);
-		free(text);
+		err = kproc_find_now(kname, "aead", KPROC_PCRYPT, drv, dn,
+				     prio);
 		how = "an existing instance";
 	}
 	if (err && pcrypt_mode != KPCRYPT_CREATE) {
@@ -504,10 +499,8 @@ static int pcrypt_probe_alg(unsigned alg)
 		for (int i = 0; err && i < 50; i++) {
 			if (i)
 				usleep(100 * 1000);
-			char *text = kproc_read("/proc/crypto");
-			err = kproc_find(text ? text : "", kname, "aead",
-					 KPROC_PCRYPT, drv, dn, prio);
-			free(text);
+			err = kproc_find_now(kname, "aead", KPROC_PCRYPT, drv,
+					     dn, prio);
 			if (err && nerr && nerr != -ENOENT && nerr != -EAGAIN)
 				break; /* a real refusal: do not wait */
 		}

@@ -101,6 +101,16 @@ int kproc_find(const char *text, const char *name, const char *type,
 	return 0;
 }
 
+int kproc_find_now(const char *name, const char *type, enum kproc_want want,
+		   char *driver, size_t n, int *prio)
+{
+	char *text = kproc_read("/proc/crypto");
+	int err =
+		kproc_find(text ? text : "", name, type, want, driver, n, prio);
+	free(text);
+	return err;
+}
+
 char *kproc_read(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -26,6 +26,11 @@ enum kproc_want {
 int kproc_find(const char *text, const char *name, const char *type,
 	       enum kproc_want want, char *driver, size_t n, int *prio);
 
+/* kproc_find() on the running kernel's /proc/crypto (unreadable: as if
+ * empty, -ENOENT). */
+int kproc_find_now(const char *name, const char *type, enum kproc_want want,
+		   char *driver, size_t n, int *prio);
+
 /* Read a whole (small) file into a NUL-terminated malloc'd buffer; NULL
  * with errno set on failure. */
 char *kproc_read(const char *path);
