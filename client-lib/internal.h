@@ -48,8 +48,9 @@ struct cc_queue {
 	uint64_t arena_size;
 	uint32_t sq_entries, cq_entries;
 
-	int sq_efd; /* owned: rings the serving worker */
-	int cq_efd; /* owned: the daemon rings it */
+	int sq_efd;  /* owned: rings the serving worker */
+	int cq_sock; /* owned: the daemon rings it (our end of a socketpair:
+		      * each byte is a wake-up, read with MSG_DONTWAIT) */
 
 	uint32_t sq_tail; /* private producer index (published or staged) */
 	uint32_t cq_head; /* private consumer index */

@@ -15,8 +15,9 @@ enum daemon_limits {
 	MAX_WORKERS = 64,
 	MAX_ARENA_PER_CLIENT_MIB = 2048, /* arena memory a client may hold */
 	WORKER_BURST = 64,		 /* descriptors taken per queue pass */
-	WORKER_MIN_CHUNK = 8,	    /* smallest run split off for a sibling */
-	WORKER_SPIN_US = 200,	    /* busy-poll this long before sleeping */
+	WORKER_MIN_CHUNK = 8,  /* smallest run split off for a sibling */
+	WORKER_SPIN_US = 200,  /* busy-poll this long before sleeping */
+	PARK_TIMEOUT_MS = 100, /* a parked worker looks at the rings anyway */
 	DEFAULT_CONNS_PER_UID = 64, /* limits.connections_per_uid */
 	DEFAULT_QUEUES_PER_UID = MAX_QUEUES / 8,     /* limits.queues_per_uid */
 	DEFAULT_SESSIONS_PER_UID = MAX_SESSIONS / 4, /* ...sessions_per_uid */

@@ -12,6 +12,7 @@
 #include <cryptod/ring_abi.h>
 
 #include "config.h"
+#include "fdreap.h"
 #include "log.h"
 #include "queue.h"
 #include "session.h"
@@ -243,7 +244,7 @@ void client_destroy(struct client *c)
 		event_free(c->ev);
 	c->ev = NULL;
 	if (c->fd >= 0)
-		close(c->fd);
+		fdreap_push(c->fd); /* its queue may hold fds in flight */
 	log_peer(c->uid, LOG_INFO_, "client %u (pid %d) gone", c->id,
 		 (int)c->pid);
 	free(c);

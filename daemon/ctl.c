@@ -17,7 +17,9 @@
 
 #include "client.h"
 #include "config.h"
+#include "doorbell.h"
 #include "engine.h"
+#include "fdreap.h"
 #include "bounds.h"
 #include "log.h"
 #include "queue.h"
@@ -134,11 +136,17 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 	env.seq = seq;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE_REPLY;
 	env.open_queue_reply = &r;
-	int fds[3] = { q->memfd, worker_doorbell_fd(q), q->cq_efd };
+	int fds[3] = { q->memfd, q->sq_efd, q->cq_peer };
 	err = wire_send(c->fd, &env, fds, 3);
-	if (err)
+	if (err) {
 		client_queue_close(c, q->id);
-	return err;
+		return err;
+	}
+	/* The client's end is the client's now: keeping a copy would only
+	 * keep the doorbell alive after the client closed it. */
+	close(q->cq_peer);
+	q->cq_peer = -1;
+	return 0;
 }
 
 static int ctl_create_session(struct client *c, uint32_t seq,
@@ -255,14 +263,24 @@ static void ctl_client_read(evutil_socket_t fd, short what, void *arg)
 {
 	struct client *c = arg;
 	static uint8_t buf[CTL_MSG_MAX]; /* control thread only */
-	int fds[CTL_MAX_FDS];
-	unsigned nfds;
+	unsigned nfds, stray = 0;
 
-	ssize_t n = wire_recv(fd, buf, fds, 0, &nfds);
-	/* Clients have no reason to send fds: any that came were closed by
-	 * wire_recv (max_fds 0). */
+	/* Clients have no reason to send fds (the kernel refuses them
+	 * where it can: ctl_accept). Any that still came go to the reaper,
+	 * never close()d here: a close can block (fdreap.h). */
+	ssize_t n =
+		wire_recv_sink(fd, buf, NULL, 0, &nfds, fdreap_push, &stray);
 	if (n == -EAGAIN)
 		return;
+	if (stray) {
+		log_peer(c->uid, LOG_WARN_,
+			 "client %u: sent %u file descriptor%s, disconnecting",
+			 c->id, stray, stray == 1 ? "" : "s");
+		if (n > 0)
+			explicit_bzero(buf, (size_t)n);
+		client_destroy(c);
+		return;
+	}
 	if (n < 0) {
 		if (n == -EMSGSIZE)
 			log_peer(c->uid, LOG_WARN_,
@@ -304,7 +322,7 @@ static void ctl_refuse(int fd, int code, const char *msg)
 	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
 	env.error = &e;
 	wire_send(fd, &env, NULL, 0);
-	close(fd);
+	fdreap_push(fd); /* its queue may hold fds in flight */
 }
 
 /* The allow lists, with the peer's supplementary groups (SO_PEERGROUPS)
@@ -373,10 +391,11 @@ static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
 			ctl_accept_pause(errno);
 		return;
 	}
+	(void)doorbell_refuse_fds(fd); /* inherited from the listener too */
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		close(fd);
+		fdreap_push(fd);
 		return;
 	}
 	if (!ctl_peer_allowed(fd, &cred)) {
@@ -451,6 +470,7 @@ static int ctl_adopt(struct event_base *base, int fd, const char *name)
 			 (int)sizeof(sa.sun_path), sa.sun_path);
 	ctl.base = base;
 	ctl.inherited = 1;
+	(void)doorbell_refuse_fds(fd); /* new connections inherit it */
 	ctl.listen_ev =
 		event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
 	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
@@ -514,6 +534,9 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	/* Before listen: a client may send as soon as it has connected,
+	 * before we accept, and connections inherit the listener's choice. */
+	(void)doorbell_refuse_fds(fd);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto err_close;
 	if (chmod(path, mode) < 0)
@@ -555,7 +578,8 @@ void ctl_stop_listening(void)
 		event_free(ctl.listen_ev);
 	ctl.listen_ev = NULL;
 	if (ctl.listen_fd >= 0) {
-		close(ctl.listen_fd);
+		/* Connections not yet accepted may hold fds in flight. */
+		fdreap_push(ctl.listen_fd);
 		if (!ctl.inherited) /* else the manager's to keep or remove */
 			unlink(ctl.path);
 	}

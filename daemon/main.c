@@ -21,6 +21,7 @@
 #include "bounds.h"
 #include "log.h"
 #include "sdnotify.h"
+#include "fdreap.h"
 #include "worker.h"
 #include "wire.h"
 
@@ -371,6 +372,11 @@ int main(int argc, char **argv)
 		err = -ENOMEM;
 		goto out_keystore;
 	}
+	err = fdreap_start();
+	if (err) {
+		log_err("fd reaper: %s", strerror(-err));
+		goto out_keystore;
+	}
 	err = workers_start(&wc);
 	if (err) {
 		log_err("workers: %s", strerror(-err));
@@ -439,6 +445,7 @@ out_workers:
 	workers_stop();
 	workers_destroy();
 out_keystore:
+	fdreap_stop();
 	ks_fini();
 out_engines:
 	engine_fini_all();

@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include "doorbell.h"
 
 static int queue_geometry(uint32_t *sq, uint32_t *cq, uint64_t *arena)
 {
@@ -50,7 +52,7 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	q->cq_entries = cq_entries;
 	q->arena_size = arena_size;
 	q->region_size = size;
-	q->cq_efd = -1;
+	q->sq_efd = q->cq_sock = q->cq_peer = -1;
 
 	q->memfd =
 		memfd_create("cryptod-queue", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -78,14 +80,12 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	}
 	q->base = p;
 
-	q->cq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (q->cq_efd < 0) {
-		err = -errno;
+	err = doorbell_pair(&q->sq_efd, &q->cq_sock, &q->cq_peer);
+	if (err)
 		goto err_unmap;
-	}
 	err = order_init(&q->ord, sq_entries, cq_entries);
 	if (err)
-		goto err_efd;
+		goto err_doorbells;
 
 	q->hdr = (struct crd_region_hdr *)q->base;
 	q->sq = (const struct crd_sqe *)(q->base + sq_off);
@@ -103,8 +103,8 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	*out = q;
 	return 0;
 
-err_efd:
-	close(q->cq_efd);
+err_doorbells:
+	doorbell_close(&q->sq_efd, &q->cq_sock, &q->cq_peer);
 err_unmap:
 	munmap(q->base, size);
 err_close_memfd:
@@ -120,11 +120,11 @@ void queue_destroy(struct queue *q)
 		return;
 	/* Tell a client still mapping the region that nobody serves it. */
 	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
-	eventfd_write(q->cq_efd, 1);
+	doorbell_ring_client(q->cq_sock);
 	munmap(q->base, q->region_size);
 	q->base = NULL;
 	close(q->memfd);
-	close(q->cq_efd);
+	doorbell_close(&q->sq_efd, &q->cq_sock, &q->cq_peer);
 	order_fini(&q->ord);
 	free(q);
 }

@@ -49,9 +49,13 @@ struct queue {
 	struct crd_cqe *cq;
 	uint8_t *arena;
 
-	int memfd;  /* owned; also handed to the client */
-	int cq_efd; /* owned; daemon -> client doorbell. The client -> daemon
-		     * doorbell is the worker pool's (worker_doorbell_fd). */
+	int memfd; /* owned; also handed to the client */
+	/* Doorbells, private to this queue (doorbell.h). All owned. */
+	int sq_efd;  /* client -> daemon: an eventfd the daemon never reads
+		      * or writes; the pool's epoll watches it, edge-triggered */
+	int cq_sock; /* daemon -> client: our end of a socketpair, shut for
+		      * reading, written with MSG_DONTWAIT */
+	int cq_peer; /* the client's end, until handed over (-1 after) */
 
 	/* Ordering state shared by the workers that serve the queue. */
 	struct order ord;

@@ -7,9 +7,13 @@
  * queue's ops run on several cores at once.
  *
  * Waking: workers busy-poll while work flows. The last worker to go idle
- * sets NEED_WAKEUP in every queue before it sleeps on the pool's doorbell
- * eventfd; clients ring it only then. A worker that leaves a backlog
- * behind rings it for its sleeping siblings.
+ * sets NEED_WAKEUP in every queue before it sleeps in epoll_wait on the
+ * pool's private epoll, which holds every queue's own submission doorbell
+ * (edge-triggered: doorbell.h) and the pool's private wake eventfd; clients
+ * ring only while NEED_WAKEUP is set. A worker that leaves a backlog behind
+ * rings the wake eventfd for its sleeping siblings. A parked worker also
+ * looks at the rings every PARK_TIMEOUT_MS by itself, so a wake-up that was
+ * lost (a client that filled its own doorbell, say) costs at most that.
  */
 #include "worker.h"
 
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +33,7 @@
 #include "bounds.h"
 #include "client.h"
 #include "desc.h"
+#include "doorbell.h"
 #include "engine.h"
 #include "log.h"
 #include "order.h"
@@ -77,7 +83,8 @@ static struct {
 	struct worker *w; /* owned array */
 	unsigned n;
 	struct worker_config cfg;
-	int efd; /* owned doorbell: clients and the control thread ring it */
+	int efd;  /* owned, private: the daemon's own threads ring it */
+	int epfd; /* owned, private: efd and every queue's sq doorbell */
 	_Atomic int stop;
 	_Atomic unsigned awake; /* workers not asleep on the doorbell */
 
@@ -87,7 +94,10 @@ static struct {
 	struct queue *qs[MAX_QUEUES];
 	unsigned nq;
 	_Atomic unsigned gen;
-} pool = { .efd = -1 };
+} pool = { .efd = -1, .epfd = -1 };
+
+/* epoll_event.data of the pool's wake eventfd; queues carry 0. */
+enum { POOL_EV_WAKE = 1 };
 
 /* Counters shared between workers: relaxed atomic adds, once per pass. */
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
@@ -139,7 +149,7 @@ static void queue_set_dead(struct queue *q)
 		 "client %u queue %u: ring index out of range, queue stopped",
 		 q->owner->id, q->id);
 	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
-	eventfd_write(q->cq_efd, 1);
+	(void)doorbell_ring_client(q->cq_sock);
 }
 
 /*
@@ -314,7 +324,7 @@ static void worker_post(struct queue *q)
 	 * (seq_cst); now read the client's flag. The client sets its flag,
 	 * then re-reads our tail (client-lib/queue.c cc_wait). */
 	if (crd_load_seq_cst(&q->hdr->client.kflags) & CRD_F_NEED_WAKEUP) {
-		eventfd_write(q->cq_efd, 1);
+		(void)doorbell_ring_client(q->cq_sock);
 		stat_add(&q->st.wakeups, 1);
 	}
 }
@@ -431,9 +441,37 @@ static int worker_has_work(struct worker *w)
 	return 0;
 }
 
-/* Sleep until the doorbell rings. Holds no queue pointer across the
- * sleep: the caller refreshes its list afterwards. Returns 1 when this
- * worker is the first awake again (it then clears NEED_WAKEUP). */
+/* Has the pool's queue list moved since this worker copied it? */
+static int worker_list_stale(const struct worker *w)
+{
+	return atomic_load(&pool.gen) != w->seen_gen;
+}
+
+/* Sleep in epoll_wait. 1 when woken by a doorbell or the pool's wake
+ * eventfd, 0 on time-out. Touches no queue: events carry no pointer. */
+static int worker_sleep(struct worker *w)
+{
+	struct epoll_event ev[8];
+	int n;
+	atomic_store(&w->parked, 1);
+	do
+		n = epoll_wait(pool.epfd, ev, 8, PARK_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR && !atomic_load(&pool.stop));
+	/* Consume the pool's ring (it may be a sibling's: fine), but never
+	 * the stop ring: every worker must still see that one. Queue
+	 * doorbells are edge-triggered and never read. */
+	for (int i = 0; i < n; i++) {
+		eventfd_t v;
+		if (ev[i].data.u64 == POOL_EV_WAKE && !atomic_load(&pool.stop))
+			(void)eventfd_read(pool.efd, &v);
+	}
+	atomic_store(&w->parked, 0);
+	return n != 0;
+}
+
+/* Sleep until a doorbell rings. Holds no queue pointer across the sleep:
+ * the caller refreshes its list afterwards. Returns 1 when this worker is
+ * the first awake again (it then clears NEED_WAKEUP). */
 static int worker_park(struct worker *w)
 {
 	/* Nothing posted may wait for a worker that is going to sleep. */
@@ -442,23 +480,25 @@ static int worker_park(struct worker *w)
 
 	/* The last worker to sleep asks clients to ring. Need-wakeup
 	 * handshake, our half: flag, then re-check. Pairs with the client's
-	 * tail store, then flag load (cc_enqueue_burst). */
+	 * tail store, then flag load (cc_enqueue_burst). A queue attached
+	 * since our copy of the list is not flagged by us: the gen check
+	 * pairs with worker_attach (gen store, then awake load). */
 	if (atomic_fetch_sub(&pool.awake, 1) == 1) {
 		worker_set_need_wakeup(w, 1);
-		if (worker_has_work(w) || atomic_load(&pool.stop))
+		if (worker_has_work(w) || atomic_load(&pool.stop) ||
+		    worker_list_stale(w))
 			return atomic_fetch_add(&pool.awake, 1) == 0;
 	}
-	atomic_store(&w->parked, 1);
-	struct pollfd pfd = { .fd = pool.efd, .events = POLLIN };
-	while (!atomic_load(&pool.stop) && poll(&pfd, 1, -1) < 0 &&
-	       errno == EINTR)
-		;
-	/* Consume the ring (it may be a sibling's: fine), but never the
-	 * stop ring: every worker must still see that one. */
-	eventfd_t v;
-	if (!atomic_load(&pool.stop))
-		eventfd_read(pool.efd, &v);
-	atomic_store(&w->parked, 0);
+	/* A time-out is a look at the rings on our own: a wake-up may have
+	 * been lost. The queues we look at come from a fresh copy of the
+	 * list (a queue freed while we slept is no longer in it). */
+	while (!worker_sleep(w) && !atomic_load(&pool.stop)) {
+		worker_refresh(w);
+		if (worker_has_work(w))
+			break;
+		if (atomic_load(&pool.awake) == 0)
+			worker_set_need_wakeup(w, 1);
+	}
 	return atomic_fetch_add(&pool.awake, 1) == 0;
 }
 
@@ -589,9 +629,13 @@ int workers_start(const struct worker_config *c)
 	memset(pool.w, 0, size);
 	pthread_mutex_init(&pool.lock, NULL);
 	pool.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (pool.efd < 0) {
+	pool.epfd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = POOL_EV_WAKE };
+	if (pool.efd < 0 || pool.epfd < 0 ||
+	    epoll_ctl(pool.epfd, EPOLL_CTL_ADD, pool.efd, &ev) < 0) {
+		int err = -errno;
 		workers_destroy();
-		return -errno;
+		return err;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		int err = worker_init_one(&pool.w[i], i);
@@ -621,7 +665,9 @@ void workers_destroy(void)
 {
 	if (pool.efd >= 0)
 		close(pool.efd);
-	pool.efd = -1;
+	if (pool.epfd >= 0)
+		close(pool.epfd);
+	pool.efd = pool.epfd = -1;
 	pthread_mutex_destroy(&pool.lock);
 	free(pool.w);
 	pool.w = NULL;
@@ -642,9 +688,14 @@ int worker_attach(struct queue *q)
 {
 	if (!pool.n || atomic_load(&pool.stop))
 		return -ESHUTDOWN;
+	/* The client may ring as soon as it has the fds: watch first. */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
+	if (epoll_ctl(pool.epfd, EPOLL_CTL_ADD, q->sq_efd, &ev) < 0)
+		return -errno;
 	pthread_mutex_lock(&pool.lock);
 	if (pool.nq == MAX_QUEUES) {
 		pthread_mutex_unlock(&pool.lock);
+		epoll_ctl(pool.epfd, EPOLL_CTL_DEL, q->sq_efd, NULL);
 		return -ENOSPC;
 	}
 	pool.qs[pool.nq++] = q;
@@ -668,12 +719,8 @@ void worker_detach(struct queue *q)
 	}
 	atomic_fetch_add(&pool.gen, 1);
 	pthread_mutex_unlock(&pool.lock);
+	epoll_ctl(pool.epfd, EPOLL_CTL_DEL, q->sq_efd, NULL);
 	worker_synchronize();
-}
-
-int worker_doorbell_fd(const struct queue *q)
-{
-	return pool.efd;
 }
 
 void worker_synchronize(void)

@@ -2,8 +2,9 @@
 /*
  * Worker threads: each polls the queues attached to it, runs the engines,
  * and posts completions in submission order. Busy-polls while work flows,
- * then sleeps on its doorbell eventfd with NEED_WAKEUP set in each of its
- * queues, so clients signal only a sleeping worker.
+ * then sleeps on the pool's private epoll (every queue's own doorbell,
+ * doorbell.h) with NEED_WAKEUP set in each queue, so clients signal only
+ * when every worker sleeps.
  *
  * Queue lists and sessions are reclaimed with quiescent-state grace
  * periods: the control thread unpublishes, calls worker_synchronize(),
@@ -49,12 +50,11 @@ unsigned workers_count(void);
 /* "busy" or "adaptive". */
 const char *workers_poll_mode(void);
 
-/* Attach q to the least-loaded worker and set q->worker. 0 or -errno. */
+/* Serve q from now on (every worker serves every queue) and watch its
+ * submission doorbell. 0 or -errno. */
 int worker_attach(struct queue *q);
 /* Detach q and wait until no worker can touch it. */
 void worker_detach(struct queue *q);
-/* The worker's doorbell eventfd, handed to clients of its queues. */
-int worker_doorbell_fd(const struct queue *q);
 
 /* Grace period: returns once every worker has passed a quiescent state. */
 void worker_synchronize(void);

@@ -2,6 +2,7 @@
 #include "wire.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +61,15 @@ void wire_close_fds(int *fds, unsigned n)
 	}
 }
 
-ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
-		  unsigned *nfds)
+ssize_t wire_recv_sink(int sock, uint8_t *buf, int *fds, unsigned max_fds,
+		       unsigned *nfds, void (*sink)(int fd), unsigned *nsunk)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = CTL_MSG_MAX };
+	/* Room for the most the kernel passes in one message: fds that do
+	 * not fit would be dropped by the kernel in this thread, and the
+	 * last reference to a file can take long to drop (fdreap.h). */
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
+		char buf[CMSG_SPACE(sizeof(int) * WIRE_SCM_MAX_FD)];
 		struct cmsghdr align;
 	} ctl;
 	struct msghdr msg = {
@@ -76,6 +80,8 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
 	};
 
 	*nfds = 0;
+	if (nsunk)
+		*nsunk = 0;
 	ssize_t n;
 	do
 		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
@@ -83,7 +89,7 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
 	if (n < 0)
 		return -errno;
 
-	/* Collect every fd that arrived; keep what fits, close the rest. */
+	/* Collect every fd that arrived; keep what fits, sink the rest. */
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
 	     c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -92,8 +98,14 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
 		for (size_t i = 0; i < cnt; i++) {
 			int fd;
 			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (*nfds < max_fds)
+			if (*nfds < max_fds) {
 				fds[(*nfds)++] = fd;
+				continue;
+			}
+			if (nsunk)
+				(*nsunk)++;
+			if (sink)
+				sink(fd);
 			else
 				close(fd);
 		}
@@ -112,22 +124,62 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
 	return n;
 }
 
+ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
+		  unsigned *nfds)
+{
+	return wire_recv_sink(sock, buf, fds, max_fds, nfds, NULL, NULL);
+}
+
+/*
+ * protobuf-c's allocations, each wiped whole when freed: any bytes field
+ * of any message may carry a key (CreateSession's key and auth_key, and
+ * whatever comes next), and the parser frees on its own the members of a
+ * oneof that a later member replaces. Wiping every allocation covers all
+ * of these without a list of fields to keep up to date.
+ */
+typedef union {
+	size_t len;
+	max_align_t align;
+} wipe_hdr;
+
+static void *wipe_alloc(void *ud, size_t len)
+{
+	(void)ud;
+	if (len > SIZE_MAX - sizeof(wipe_hdr))
+		return NULL;
+	wipe_hdr *h = malloc(sizeof(*h) + len);
+	if (!h)
+		return NULL;
+	h->len = len;
+	return h + 1;
+}
+
+static void wipe_free(void *ud, void *p)
+{
+	(void)ud;
+	if (!p)
+		return;
+	wipe_hdr *h = (wipe_hdr *)p - 1;
+	explicit_bzero(h, sizeof(*h) + h->len);
+	free(h);
+}
+
+static ProtobufCAllocator wipe_allocator = {
+	.alloc = wipe_alloc,
+	.free = wipe_free,
+};
+
 Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len)
 {
 	if (len > CTL_MSG_MAX)
 		return NULL;
-	return cryptod__envelope__unpack(NULL, len, buf);
+	return cryptod__envelope__unpack(&wipe_allocator, len, buf);
 }
 
 void wire_free(Cryptod__Envelope *env)
 {
-	if (!env)
-		return;
-	if (env->body_case == CRYPTOD__ENVELOPE__BODY_CREATE_SESSION &&
-	    env->create_session && env->create_session->key.data)
-		explicit_bzero(env->create_session->key.data,
-			       env->create_session->key.len);
-	cryptod__envelope__free_unpacked(env, NULL);
+	if (env) /* every allocation is wiped (wipe_free) */
+		cryptod__envelope__free_unpacked(env, &wipe_allocator);
 }
 
 int wire_default_socket_path(char *buf, size_t len)

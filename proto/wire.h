@@ -14,10 +14,11 @@
 #include "cryptod.pb-c.h"
 
 enum wire_limits {
-	CTL_MSG_MAX = 65536, /* bytes per packet, both directions */
-	CTL_MAX_FDS = 4,     /* fds per packet */
-	CTL_NAME_MAX = 64,   /* client_name bytes */
-	CTL_KEY_MAX = 64,    /* key bytes in CreateSession */
+	CTL_MSG_MAX = 65536,   /* bytes per packet, both directions */
+	CTL_MAX_FDS = 4,       /* fds per packet */
+	CTL_NAME_MAX = 64,     /* client_name bytes */
+	CTL_KEY_MAX = 64,      /* key bytes in CreateSession */
+	WIRE_SCM_MAX_FD = 253, /* the kernel's SCM_MAX_FD: most per message */
 };
 
 /*
@@ -38,10 +39,22 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
 ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
 		  unsigned *nfds);
 
-/* Unpack; NULL when malformed. Free with wire_free(). */
+/*
+ * wire_recv(), but descriptors beyond max_fds go to sink (NULL: close)
+ * and are counted in *nsunk (may be NULL). Every descriptor the kernel
+ * passes with a message is received: none is dropped by the kernel in
+ * the caller's thread.
+ */
+ssize_t wire_recv_sink(int sock, uint8_t *buf, int *fds, unsigned max_fds,
+		       unsigned *nfds, void (*sink)(int fd), unsigned *nsunk);
+
+/* Unpack; NULL when malformed. Free with wire_free(). Every allocation
+ * the message owns is wiped when it is freed, by wire_free() or by the
+ * parser itself (a replaced oneof member, a failed parse). */
 Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len);
 
-/* Wipe any key bytes the message carries, then free it. NULL is a no-op. */
+/* Free a message from wire_decode(), every byte of it wiped. NULL is a
+ * no-op. */
 void wire_free(Cryptod__Envelope *env);
 
 /*

@@ -385,7 +385,7 @@ int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n);
 
 /* Wait until a completion is ready or timeout_ms passes (-1 = forever):
  * spin for up to 20 us (yielding the CPU as it spins), then sleep on the
- * queue's completion eventfd.
+ * queue's completion doorbell.
  * Returns 1 when completions are ready, 0 on time-out, -errno on error
  * (-EPIPE when the daemon went away). */
 int cc_wait(struct cc_queue *q, int timeout_ms);

@@ -25,7 +25,10 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define CRD_ABI_VERSION 1u
+/* 2: each queue has doorbells of its own: the submission doorbell is an
+ * eventfd per queue, the completion doorbell a SOCK_STREAM socket (each
+ * byte read is a wake-up) instead of an eventfd. */
+#define CRD_ABI_VERSION 2u
 #define CRD_REGION_MAGIC 0x43525944u /* "CRYD" */
 #define CRD_CACHELINE 64u
 #define CRD_HDR_SIZE 4096u

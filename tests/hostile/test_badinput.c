@@ -428,6 +428,13 @@ static void bad_session_parameters(void **state)
 	close(r.fd);
 }
 
+/*
+ * A client attaches a descriptor to a request. Where the kernel can
+ * (SO_PASSRIGHTS, Linux 6.16) the daemon's socket refuses it and the send
+ * fails with EPERM; elsewhere the daemon hangs up on the client and hands
+ * the fd to its reaper, which closes it off the control thread. Either
+ * way the daemon does not keep it, and goes on serving.
+ */
 static void stray_fds_are_closed(void **state)
 {
 	struct raw r;
@@ -442,8 +449,18 @@ static void stray_fds_are_closed(void **state)
 	req.seq = ++r.seq;
 	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
 	req.stats_request = &m;
-	assert_int_equal(wire_send(r.fd, &req, &p[1], 1), 0);
-	assert_true(raw_recv(&r, NULL, NULL) > 0);
+	int err = wire_send(r.fd, &req, &p[1], 1);
+	if (err == -EPERM) {
+		printf("the kernel refuses fds on the daemon's socket\n");
+		/* Nothing arrived: the same connection still works. */
+		Cryptod__Envelope *rep = raw_call(&r, &req, NULL, NULL);
+		assert_int_equal(rep->body_case,
+				 CRYPTOD__ENVELOPE__BODY_STATS_REPLY);
+		wire_free(rep);
+	} else {
+		assert_int_equal(err, 0);
+		assert_int_equal(raw_recv(&r, NULL, NULL), 0); /* hung up */
+	}
 	close(p[1]);
 	/* EOF only once every write end is closed, the daemon's included. */
 	struct pollfd pf = { .fd = p[0], .events = POLLIN };
@@ -452,6 +469,7 @@ static void stray_fds_are_closed(void **state)
 	assert_int_equal(read(p[0], &c, 1), 0);
 	close(p[0]);
 	close(r.fd);
+	daemon_serves();
 }
 
 /* Break a valid descriptor in the way case i of descriptors_are_validated

@@ -18,12 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cryptod/ring_abi.h>
 
+#include "doorbell.h"
 #include "queue.h"
 
 /* ---- Index arithmetic ---- */
@@ -341,7 +344,9 @@ static void test_queue_sealed(void **state)
 
 	/* Close-on-exec, as every fd the daemon holds. */
 	assert_true(fcntl(q->memfd, F_GETFD) & FD_CLOEXEC);
-	assert_true(fcntl(q->cq_efd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(q->sq_efd, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(q->cq_sock, F_GETFD) & FD_CLOEXEC);
+	assert_true(fcntl(q->cq_peer, F_GETFD) & FD_CLOEXEC);
 	queue_destroy(q);
 }
 
@@ -404,7 +409,7 @@ static void test_queue_destroy_marks_dead(void **state)
 	assert_int_equal(queue_create(5, NULL, 8, 8, CRD_ARENA_MIN_SIZE, &q),
 			 0);
 	/* Keep our own references, as a client holding the fds would. */
-	int memfd = dup(q->memfd), efd = dup(q->cq_efd);
+	int memfd = dup(q->memfd), efd = dup(q->cq_peer);
 	uint64_t size = q->region_size;
 	assert_true(memfd >= 0 && efd >= 0);
 
@@ -414,9 +419,8 @@ static void test_queue_destroy_marks_dead(void **state)
 		mmap(NULL, size, PROT_READ, MAP_SHARED, memfd, 0);
 	assert_true(h != MAP_FAILED);
 	assert_true(h->daemon.kflags & CRD_F_DEAD);
-	eventfd_t v = 0;
-	assert_int_equal(eventfd_read(efd, &v), 0); /* the client was woken */
-	assert_true(v >= 1);
+	char b;
+	assert_int_equal(recv(efd, &b, 1, MSG_DONTWAIT), 1); /* woken */
 	munmap(h, size);
 	close(memfd);
 	close(efd);
@@ -424,6 +428,63 @@ static void test_queue_destroy_marks_dead(void **state)
 	assert_int_equal(count_fds(), fds);
 
 	queue_destroy(NULL); /* no-op */
+}
+
+/*
+ * The doorbells cannot be turned against the daemon: whatever the client
+ * does to its ends, ringing it never blocks, and the client can put
+ * nothing into the daemon's end.
+ */
+static void test_queue_doorbells_client_proof(void **state)
+{
+	struct queue *q = NULL;
+	assert_int_equal(queue_create(6, NULL, 8, 8, CRD_ARENA_MIN_SIZE, &q),
+			 0);
+	int peer = q->cq_peer;
+
+	/* The client clears O_NONBLOCK on its end and never reads: the
+	 * daemon's rings still return at once (EAGAIN when it is full). */
+	assert_int_equal(fcntl(peer, F_SETFL, 0), 0);
+	int full = 0;
+	for (int i = 0; i < 100000 && !full; i++) {
+		int r = doorbell_ring_client(q->cq_sock);
+		assert_true(r == 0 || r == -EAGAIN);
+		full = r == -EAGAIN;
+	}
+	assert_true(full);
+	/* Its send buffer is small: only a few wake-ups ever queue up. */
+	int queued = 0;
+	assert_int_equal(ioctl(peer, FIONREAD, &queued), 0);
+	assert_true(queued > 0 && queued < 64);
+
+	/* The client cannot send to the daemon's end: no bytes, no fds. */
+	errno = 0;
+	assert_int_equal(send(peer, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL), -1);
+	assert_int_equal(errno, EPIPE);
+	int efd = q->sq_efd;
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "x", .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &efd, sizeof(int));
+	assert_int_equal(sendmsg(peer, &m, MSG_DONTWAIT | MSG_NOSIGNAL), -1);
+
+	/* The client closes its end: ringing says so, still at once. */
+	close(peer);
+	q->cq_peer = -1;
+	assert_int_equal(doorbell_ring_client(q->cq_sock), -EPIPE);
+
+	/* The submission doorbell is an eventfd the client may fill to the
+	 * brim and make blocking: the daemon never reads or writes it. */
+	assert_int_equal(fcntl(q->sq_efd, F_SETFL, 0), 0);
+	assert_int_equal(eventfd_write(q->sq_efd, 0xfffffffffffffffeull), 0);
+	queue_destroy(q); /* rings the client: must not block either */
 }
 
 /* ---- Producer/consumer over a real region ---- */
@@ -693,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_queue_client_view),
 		cmocka_unit_test(test_queue_in_flight),
 		cmocka_unit_test(test_queue_destroy_marks_dead),
+		cmocka_unit_test(test_queue_doorbells_client_proof),
 		cmocka_unit_test(test_sim_full_and_empty),
 		cmocka_unit_test(test_sim_threads),
 	};

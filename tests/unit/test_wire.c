@@ -389,8 +389,9 @@ static void test_too_many_fds(void **state)
 	/* The sender refuses more than the cap... */
 	assert_int_equal(wire_send(p->a, &env, fds, N), -EINVAL);
 
-	/* ...and a receiver given more (raw sendmsg) drops the packet and
-	 * every descriptor: the control data was truncated. */
+	/* ...and a receiver given more (raw sendmsg) keeps what it has room
+	 * for and closes the rest itself: none is left for the kernel to
+	 * drop in the receiving thread (wire_recv_sink). */
 	char one = 0;
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
 	union {
@@ -409,13 +410,62 @@ static void test_too_many_fds(void **state)
 	assert_int_equal(sendmsg(p->a, &msg, 0), 1);
 
 	int before = count_fds();
-	assert_int_equal(wire_recv(p->b, p->buf, got, CTL_MAX_FDS, &nfds),
-			 -EMSGSIZE);
-	assert_int_equal(nfds, 0);
+	assert_int_equal(wire_recv(p->b, p->buf, got, CTL_MAX_FDS, &nfds), 1);
+	assert_int_equal(nfds, CTL_MAX_FDS);
+	assert_int_equal(count_fds(), before + CTL_MAX_FDS);
+	wire_close_fds(got, nfds);
 	assert_int_equal(count_fds(), before);
 
 	for (int i = 0; i < N; i++)
 		close(fds[i]);
+}
+
+static unsigned sunk;
+static void sink_count(int fd)
+{
+	sunk++;
+	close(fd);
+}
+
+/* The most the kernel passes in one message arrives whole: a receiver
+ * that takes none hands every one to its sink. */
+static void test_sink_takes_scm_max(void **state)
+{
+	struct pair *p = *state;
+	enum { N = WIRE_SCM_MAX_FD };
+	static int fds[N];
+	int efd = eventfd(0, EFD_CLOEXEC);
+	assert_true(efd >= 0);
+	for (int i = 0; i < N; i++)
+		fds[i] = efd;
+	char one = 0;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	static union {
+		char buf[CMSG_SPACE(sizeof(int) * N)];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * N);
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	assert_int_equal(sendmsg(p->a, &msg, 0), 1);
+
+	int before = count_fds();
+	unsigned nfds = 9, n_sunk = 0;
+	sunk = 0;
+	assert_int_equal(wire_recv_sink(p->b, p->buf, NULL, 0, &nfds,
+					sink_count, &n_sunk),
+			 1);
+	assert_int_equal(nfds, 0);
+	assert_int_equal(n_sunk, N);
+	assert_int_equal(sunk, N);
+	assert_int_equal(count_fds(), before);
+	close(efd);
 }
 
 /* ---- Size caps ---- */
@@ -725,6 +775,7 @@ int main(void)
 		T(test_fds_arrive_and_work),
 		T(test_excess_fds_closed),
 		T(test_too_many_fds),
+		T(test_sink_takes_scm_max),
 		T(test_send_size_cap),
 		T(test_recv_oversized_packet),
 		cmocka_unit_test(test_decode_garbage),
