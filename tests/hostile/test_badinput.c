@@ -32,6 +32,7 @@
 #include <cryptod/ring_abi.h>
 
 #include "fixture.h"
+#include "rawclient.h"
 #include "wire.h"
 
 static struct fx_daemon daemon_;
@@ -39,227 +40,14 @@ static struct fx_daemon daemon_;
 static const uint8_t key128[16] = { 1, 2,  3,  4,  5,  6,  7,  8,
 				    9, 10, 11, 12, 13, 14, 15, 16 };
 
-/* ---- raw protocol client ---- */
-
-struct raw {
-	int fd;
-	uint32_t seq;
-	uint8_t rx[CTL_MSG_MAX];
-};
-
-static void raw_connect(struct raw *r)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", daemon_.sock);
-	r->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	assert_true(r->fd >= 0);
-	assert_int_equal(connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	r->seq = 0;
-}
-
-/* Wait for one packet; returns its length, 0 at EOF, -errno. */
-static ssize_t raw_recv(struct raw *r, int *fds, unsigned *nfds)
-{
-	struct pollfd p = { .fd = r->fd, .events = POLLIN };
-	if (poll(&p, 1, 5000) != 1)
-		return -ETIMEDOUT;
-	int lf[CTL_MAX_FDS];
-	unsigned ln = 0;
-	ssize_t n = wire_recv(r->fd, r->rx, fds ? fds : lf, CTL_MAX_FDS,
-			      nfds ? nfds : &ln);
-	if (!fds)
-		wire_close_fds(lf, ln);
-	if (n == -EPIPE || n == -ECONNRESET)
-		return 0;
-	return n;
-}
-
-static Cryptod__Envelope *raw_call(struct raw *r, Cryptod__Envelope *req,
-				   int *fds, unsigned *nfds)
-{
-	req->seq = ++r->seq;
-	assert_int_equal(wire_send(r->fd, req, NULL, 0), 0);
-	ssize_t n = raw_recv(r, fds, nfds);
-	assert_true(n > 0);
-	Cryptod__Envelope *env = wire_decode(r->rx, (size_t)n);
-	assert_non_null(env);
-	assert_int_equal(env->seq, req->seq);
-	return env;
-}
-
-static void raw_hello(struct raw *r, uint32_t abi)
-{
-	Cryptod__Hello h = CRYPTOD__HELLO__INIT;
-	h.abi_version = abi;
-	h.client_name = "badinput";
-	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
-	req.body_case = CRYPTOD__ENVELOPE__BODY_HELLO;
-	req.hello = &h;
-	Cryptod__Envelope *rep = raw_call(r, &req, NULL, NULL);
-	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_HELLO_REPLY);
-	wire_free(rep);
-}
-
-/* Returns the session id, or the (negative) error code of the reply. */
-static int raw_session(struct raw *r, int alg, const void *key, size_t len,
-		       const char *engine)
-{
-	Cryptod__CreateSession m = CRYPTOD__CREATE_SESSION__INIT;
-	m.alg = alg;
-	m.key.data = (uint8_t *)key;
-	m.key.len = len;
-	m.engine = (char *)(engine ? engine : "");
-	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
-	req.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION;
-	req.create_session = &m;
-	Cryptod__Envelope *rep = raw_call(r, &req, NULL, NULL);
-	int ret;
-	if (rep->body_case == CRYPTOD__ENVELOPE__BODY_ERROR) {
-		ret = rep->error->code;
-		assert_true(ret < 0);
-		assert_true(rep->error->message && *rep->error->message);
-	} else {
-		assert_int_equal(rep->body_case,
-				 CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY);
-		ret = rep->create_session_reply->session_id;
-	}
-	wire_free(rep);
-	return ret;
-}
-
-struct rawq {
-	uint8_t *base;
-	uint64_t size;
-	struct crd_region_hdr *hdr;
-	struct crd_sqe *sq;
-	struct crd_cqe *cq;
-	uint64_t arena_off, arena_size;
-	uint32_t sq_entries, cq_entries, tail, head;
-	int memfd, sq_efd, cq_efd;
-};
-
-static void raw_open_queue(struct raw *r, struct rawq *q)
-{
-	Cryptod__OpenQueue m = CRYPTOD__OPEN_QUEUE__INIT;
-	m.sq_entries = 64;
-	m.arena_size = 1 << 20;
-	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
-	req.body_case = CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE;
-	req.open_queue = &m;
-	int fds[CTL_MAX_FDS];
-	unsigned nfds = 0;
-	Cryptod__Envelope *rep = raw_call(r, &req, fds, &nfds);
-	assert_int_equal(rep->body_case,
-			 CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE_REPLY);
-	assert_int_equal(nfds, 3);
-	const Cryptod__OpenQueueReply *o = rep->open_queue_reply;
-	memset(q, 0, sizeof(*q));
-	q->size = o->region_size;
-	q->base = mmap(NULL, q->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       fds[0], 0);
-	assert_true(q->base != MAP_FAILED);
-	q->hdr = (struct crd_region_hdr *)q->base;
-	q->sq = (struct crd_sqe *)(q->base + o->sq_off);
-	q->cq = (struct crd_cqe *)(q->base + o->cq_off);
-	q->arena_off = o->arena_off;
-	q->arena_size = o->arena_size;
-	q->sq_entries = o->sq_entries;
-	q->cq_entries = o->cq_entries;
-	q->memfd = fds[0];
-	q->sq_efd = fds[1];
-	q->cq_efd = fds[2];
-	wire_free(rep);
-}
-
-static void raw_close_queue(struct rawq *q)
-{
-	munmap(q->base, q->size);
-	close(q->memfd);
-	close(q->sq_efd);
-	close(q->cq_efd);
-}
-
-/* Publish n entries already written at tail.., wake the worker. */
-static void rawq_submit(struct rawq *q, unsigned n)
-{
-	q->tail += n;
-	__atomic_store_n(&q->hdr->ksq_tail.k, q->tail, __ATOMIC_RELEASE);
-	uint64_t one = 1;
-	assert_int_equal(write(q->sq_efd, &one, sizeof(one)), sizeof(one));
-}
-
-/* Wait (bounded) for n completions and copy them out. */
-static void rawq_reap(struct rawq *q, struct crd_cqe *out, unsigned n)
-{
-	for (int i = 0; i < 5000; i++) {
-		uint32_t t =
-			__atomic_load_n(&q->hdr->kcq_tail.k, __ATOMIC_ACQUIRE);
-		if (t - q->head >= n)
-			break;
-		usleep(1000);
-	}
-	uint32_t t = __atomic_load_n(&q->hdr->kcq_tail.k, __ATOMIC_ACQUIRE);
-	assert_true(t - q->head >= n);
-	for (unsigned i = 0; i < n; i++)
-		out[i] = q->cq[(q->head + i) & (q->cq_entries - 1)];
-	q->head += n;
-	__atomic_store_n(&q->hdr->kcq_head.k, q->head, __ATOMIC_RELEASE);
-}
-
-static struct crd_sqe *rawq_sqe(struct rawq *q, unsigned i)
-{
-	struct crd_sqe *e = &q->sq[(q->tail + i) & (q->sq_entries - 1)];
-	memset(e, 0, sizeof(*e));
-	return e;
-}
-
-/* A valid 64-byte in-place GCM encrypt at arena offset off. */
-static void sqe_valid(struct crd_sqe *e, uint32_t session, uint32_t off,
-		      uint64_t ud)
-{
-	e->user_data = ud;
-	e->session = session;
-	e->op = CRD_OP_ENCRYPT;
-	e->iv_len = 12;
-	e->src_off = e->dst_off = off;
-	e->len = 64;
-	e->tag_off = off + 64;
-}
-
-/* ---- helpers about the daemon process ---- */
-
-static int count_dir(const char *path)
-{
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static int daemon_fds(void)
 {
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/%d/fd", (int)daemon_.pid);
-	return count_dir(p);
+	return rc_pid_fds(daemon_.pid);
 }
 
 static int daemon_queue_maps(void)
 {
-	char p[64], line[512];
-	snprintf(p, sizeof(p), "/proc/%d/maps", (int)daemon_.pid);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return -1;
-	int n = 0;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, "cryptod-queue") != NULL;
-	fclose(f);
-	return n;
+	return rc_pid_queue_maps(daemon_.pid);
 }
 
 /* Poll stats until clients == want_clients (the daemon notices hang-ups
@@ -300,7 +88,7 @@ static void daemon_serves(void)
 static void garbage_closes_only_that_connection(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	uint8_t junk[64];
 	memset(junk, 0xff, sizeof(junk)); /* not a valid protobuf */
 	assert_int_equal(send(r.fd, junk, sizeof(junk), 0), sizeof(junk));
@@ -312,7 +100,7 @@ static void garbage_closes_only_that_connection(void **state)
 static void oversized_closes_only_that_connection(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	raw_hello(&r, CRD_ABI_VERSION);
 	size_t len = CTL_MSG_MAX + 1;
 	uint8_t *big = calloc(1, len);
@@ -329,7 +117,7 @@ static void oversized_closes_only_that_connection(void **state)
 static void request_before_hello_and_bad_abi(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	Cryptod__StatsRequest m = CRYPTOD__STATS_REQUEST__INIT;
 	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
 	req.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
@@ -365,7 +153,7 @@ static void request_before_hello_and_bad_abi(void **state)
 static void bad_session_parameters(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	raw_hello(&r, CRD_ABI_VERSION);
 	uint8_t k[64] = { 0 };
 	assert_int_equal(
@@ -438,7 +226,7 @@ static void bad_session_parameters(void **state)
 static void stray_fds_are_closed(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	raw_hello(&r, CRD_ABI_VERSION);
 	int p[2];
 	assert_int_equal(pipe(p), 0);
@@ -528,9 +316,9 @@ static void sqe_break(struct crd_sqe *e, unsigned i, uint32_t arena,
 static void descriptors_are_validated(void **state)
 {
 	struct raw r, other;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	raw_hello(&r, CRD_ABI_VERSION);
-	raw_connect(&other);
+	raw_connect(&other, daemon_.sock);
 	raw_hello(&other, CRD_ABI_VERSION);
 	int sid = raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, key128, 16,
 			      NULL);
@@ -714,7 +502,7 @@ __attribute__((no_sanitize("thread"))) static void *racer_main(void *arg)
 static void double_fetch_race(void **state)
 {
 	struct raw r;
-	raw_connect(&r);
+	raw_connect(&r, daemon_.sock);
 	raw_hello(&r, CRD_ABI_VERSION);
 	int sid = raw_session(&r, CRYPTOD__ALGORITHM__ALG_AES_GCM, key128, 16,
 			      NULL);

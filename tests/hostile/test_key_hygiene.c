@@ -10,21 +10,70 @@
  * ops that carried the canary, and after the client is gone, it must be
  * found nowhere: not in the key store, not in control-message buffers,
  * not in protobuf-c's heap copies, not in the worker's scratch slots.
+ *
+ * "Found" means any 8 bytes in a row of any key or auth key: the first
+ * bytes of a freed heap block are overwritten by the allocator's own
+ * pointers, so a scan for a key's head alone misses the rest of it.
+ * Keys also travel by hand-made packets: a CreateSession whose Envelope
+ * carries a second oneof member after it (the parser frees the first),
+ * and one the daemon refuses.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fixture.h"
+#include "rawclient.h"
 
-static uint8_t canary[32], auth_canary[32];
+static uint8_t canary[32], auth_canary[64], raw_canary[32], raw_auth[64];
 
-/* Count occurrences of needle (n bytes) in every readable mapping. */
-static long scan_pid(pid_t pid, const uint8_t *needle, size_t n)
+enum { WINDOW = 8 };
+
+/* The WINDOW-byte runs of one key, as sorted words, with a bitmap of
+ * their low 16 bits to turn most positions away with one load. */
+struct windows {
+	uint64_t w[128];
+	size_t n;
+	uint8_t bits[65536 / 8];
+};
+
+static int cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void windows_of(struct windows *t, const uint8_t *key, size_t n)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i + WINDOW <= n && t->n < 128; i++) {
+		uint64_t v;
+		memcpy(&v, key + i, sizeof(v));
+		t->w[t->n++] = v;
+		t->bits[(v & 0xffff) >> 3] |= 1u << (v & 7);
+	}
+	qsort(t->w, t->n, sizeof(t->w[0]), cmp_u64);
+}
+
+static int windows_has(const struct windows *t, const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	if (!(t->bits[(v & 0xffff) >> 3] & (1u << (v & 7))))
+		return 0;
+	return bsearch(&v, t->w, t->n, sizeof(v), cmp_u64) != NULL;
+}
+
+/* Occurrences of any WINDOW bytes in a row of key[0..n) in every
+ * readable mapping of pid; -1 when the memory cannot be read. */
+static long scan_windows(pid_t pid, const uint8_t *key, size_t n)
+{
+	static struct windows t;
+	windows_of(&t, key, n);
 	char path[64], line[512];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *maps = fopen(path, "r");
@@ -39,7 +88,7 @@ static long scan_pid(pid_t pid, const uint8_t *needle, size_t n)
 	}
 	long hits = 0;
 	size_t cap = 1 << 20;
-	uint8_t *buf = malloc(cap + n);
+	uint8_t *buf = malloc(cap + WINDOW);
 	while (buf && fgets(line, sizeof(line), maps)) {
 		unsigned long lo, hi;
 		char perm[8];
@@ -51,15 +100,13 @@ static long scan_pid(pid_t pid, const uint8_t *needle, size_t n)
 		    strstr(line, "[vsyscall]") || hi - lo >= (1ul << 30))
 			continue;
 		for (unsigned long a = lo; a < hi; a += cap) {
-			size_t want = hi - a < cap + n ? hi - a : cap + n;
+			size_t want =
+				hi - a < cap + WINDOW ? hi - a : cap + WINDOW;
 			ssize_t got = pread(mem, buf, want, (off_t)a);
-			if (got < (ssize_t)n)
-				continue;
-			for (ssize_t i = 0; i + (ssize_t)n <= got; i++)
-				if (buf[i] == needle[0] &&
-				    !memcmp(buf + i, needle, n) &&
-				    (size_t)i < cap)
-					hits++;
+			/* Positions past cap are the next chunk's. */
+			for (ssize_t i = 0;
+			     i + WINDOW <= got && (size_t)i < cap; i++)
+				hits += windows_has(&t, buf + i);
 		}
 	}
 	free(buf);
@@ -80,6 +127,59 @@ static int file_has(const char *path, const void *needle, size_t n)
 	return memmem(buf, len, needle, n) != NULL;
 }
 
+/* Keys through hand-made packets: what libcryptoclient never sends. */
+static int raw_key_paths(const char *sock)
+{
+	struct raw r;
+	raw_connect(&r, sock);
+	raw_hello(&r, CRD_ABI_VERSION);
+
+	/* A CreateSession (HMAC-SHA1 with a 64-byte auth key) followed in
+	 * the same Envelope by a StatsRequest: the parser keeps the last
+	 * oneof member and frees the session request, keys and all. */
+	Cryptod__CreateSession cs = CRYPTOD__CREATE_SESSION__INIT;
+	cs.alg = CRYPTOD__ALGORITHM__ALG_AES_CBC_HMAC_SHA1;
+	cs.key.data = raw_canary;
+	cs.key.len = 16;
+	cs.auth_key.data = raw_auth;
+	cs.auth_key.len = 64;
+	cs.tag_len = 12;
+	Cryptod__Envelope a = CRYPTOD__ENVELOPE__INIT;
+	a.seq = ++r.seq;
+	a.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION;
+	a.create_session = &cs;
+	Cryptod__StatsRequest sr = CRYPTOD__STATS_REQUEST__INIT;
+	Cryptod__Envelope b = CRYPTOD__ENVELOPE__INIT;
+	b.seq = a.seq;
+	b.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REQUEST;
+	b.stats_request = &sr;
+	uint8_t pkt[1024];
+	size_t la = cryptod__envelope__pack(&a, pkt);
+	size_t lb = cryptod__envelope__pack(&b, pkt + la);
+	if (send(r.fd, pkt, la + lb, 0) != (ssize_t)(la + lb))
+		return -1;
+	explicit_bzero(pkt, sizeof(pkt));
+	ssize_t n = raw_recv(&r, NULL, NULL);
+	Cryptod__Envelope *rep = n > 0 ? wire_decode(r.rx, (size_t)n) : NULL;
+	int ok = rep && rep->body_case == CRYPTOD__ENVELOPE__BODY_STATS_REPLY;
+	wire_free(rep);
+	if (!ok) {
+		fprintf(stderr, "FAIL: the merged Envelope was not served as "
+				"a stats request\n");
+		return -1;
+	}
+
+	/* A CreateSession the daemon refuses (bad tag length): the keys it
+	 * carried must go as well. */
+	cs.tag_len = 3;
+	a.seq = ++r.seq;
+	rep = raw_call(&r, &a, NULL, NULL);
+	ok = rep->body_case == CRYPTOD__ENVELOPE__BODY_ERROR;
+	wire_free(rep);
+	close(r.fd);
+	return ok ? 0 : -1;
+}
+
 static void hex(const uint8_t *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -92,7 +192,10 @@ int main(void)
 	FILE *ur = fopen("/dev/urandom", "r");
 	if (!ur || fread(canary, 1, sizeof(canary), ur) != sizeof(canary) ||
 	    fread(auth_canary, 1, sizeof(auth_canary), ur) !=
-		    sizeof(auth_canary))
+		    sizeof(auth_canary) ||
+	    fread(raw_canary, 1, sizeof(raw_canary), ur) !=
+		    sizeof(raw_canary) ||
+	    fread(raw_auth, 1, sizeof(raw_auth), ur) != sizeof(raw_auth))
 		return FX_EXIT_FAIL;
 	fclose(ur);
 	if (access("/proc/self/mem", R_OK))
@@ -130,17 +233,23 @@ int main(void)
 		  .key_len = 16,
 		  .auth_key = auth_canary,
 		  .auth_key_len = 32 },
+		{ .alg = CC_ALG_AES_CBC_HMAC_SHA1,
+		  .key = canary,
+		  .key_len = 16,
+		  .auth_key = auth_canary,
+		  .auth_key_len = 64 },
 	};
-	uint32_t sid[3];
+	enum { NS = sizeof(sp) / sizeof(sp[0]) };
+	uint32_t sid[NS];
 	uint8_t iv[16] = { 0 }, buf[64] = { 0 }, tag[16];
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < NS; i++) {
 		if (cc_session_create(c, &sp[i], &sid[i]))
 			return FX_EXIT_FAIL;
 		if (cc_crypt(c, sid[i], CC_ENCRYPT, iv, i ? 16 : 12, NULL, 0,
 			     buf, buf, sizeof(buf), tag))
 			return FX_EXIT_FAIL;
 	}
-	long live = scan_pid(d.pid, canary, 16);
+	long live = scan_windows(d.pid, canary, sizeof(canary));
 	printf("canary found %ld times in the daemon while its sessions live\n",
 	       live);
 	if (live <= 0) {
@@ -170,17 +279,23 @@ int main(void)
 	struct cc_stats st;
 	if (!cc_stats_get(c, &st))
 		cc_stats_free(&st);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NS; i++)
 		if (cc_session_destroy(c, sid[i]))
 			fails++;
 	cc_queue_close(q);
 	cc_disconnect(c);
-	usleep(200000); /* the daemon notices the hang-up */
+	if (raw_key_paths(d.sock))
+		fails++;
+	usleep(200000); /* the daemon notices the hang-ups */
 
-	long after = scan_pid(d.pid, canary, 16);
-	long after_auth = scan_pid(d.pid, auth_canary, 16);
-	printf("after destroy and disconnect: canary %ld, auth canary %ld\n",
-	       after, after_auth);
+	long after = scan_windows(d.pid, canary, sizeof(canary));
+	long after_auth = scan_windows(d.pid, auth_canary, sizeof(auth_canary));
+	long after_raw = scan_windows(d.pid, raw_canary, 16) +
+			 scan_windows(d.pid, raw_auth, sizeof(raw_auth));
+	printf("after destroy and disconnect, %d-byte windows found: canary "
+	       "%ld, auth canary %ld, keys of hand-made packets %ld\n",
+	       WINDOW, after, after_auth, after_raw);
+	after += after_raw;
 	if ((after || after_auth) && getenv("KEYTEST_PAUSE")) {
 		char h2[80];
 		hex(canary, 16, h2);
