@@ -94,19 +94,29 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	log_emit(lvl, line);
 }
 
-/* Rate limiting per peer uid. Buckets are hashed by uid; two uids that
- * share a bucket take it over from each other, which can only let a few
- * more lines through, never silence a uid for good. */
-enum { LOG_BUCKETS = 64 };
+/*
+ * Rate limiting per peer uid: at most LOG_RATE_BURST lines per uid per
+ * LOG_RATE_WINDOW_S, for any set of uids. Each uid has a slot of its own,
+ * matched exactly; a slot is taken over only once its window has ended
+ * (when its count would start again anyway). With every slot in a live
+ * window, uids without one share a single overflow slot with the same
+ * limit: the total stays bounded, and a uid gets at most its own limit
+ * plus the overflow's. Only more than LOG_SLOTS uids logging within one
+ * window (which takes that many accounts) reach the overflow at all.
+ */
+enum { LOG_SLOTS = 256 };
+
+struct rate_slot {
+	uid_t uid;
+	int used;
+	uint64_t window; /* start, seconds */
+	unsigned n, dropped;
+};
 
 static struct {
 	pthread_mutex_t lock;
-	struct {
-		uid_t uid;
-		int used;
-		uint64_t window; /* start, seconds */
-		unsigned n, dropped;
-	} b[LOG_BUCKETS];
+	struct rate_slot s[LOG_SLOTS];
+	struct rate_slot overflow; /* uid unused */
 } rate = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t mono_s(void)
@@ -114,6 +124,28 @@ static uint64_t mono_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec;
+}
+
+/* uid's slot: its own, a free or expired one taken over, else the
+ * overflow. Caller holds rate.lock. */
+static struct rate_slot *rate_slot(uid_t uid, uint64_t now)
+{
+	struct rate_slot *spare = NULL;
+	for (unsigned i = 0; i < LOG_SLOTS; i++) {
+		struct rate_slot *r = &rate.s[i];
+		if (r->used && r->uid == uid)
+			return r;
+		if (!spare &&
+		    (!r->used || now - r->window >= LOG_RATE_WINDOW_S))
+			spare = r;
+	}
+	if (!spare)
+		return &rate.overflow;
+	memset(spare, 0, sizeof(*spare));
+	spare->used = 1;
+	spare->uid = uid;
+	spare->window = now;
+	return spare;
 }
 
 void log_peer(uid_t uid, enum log_level lvl, const char *fmt, ...)
@@ -124,34 +156,34 @@ void log_peer(uid_t uid, enum log_level lvl, const char *fmt, ...)
 	unsigned dropped = 0;
 
 	pthread_mutex_lock(&rate.lock);
-	unsigned h = (uid * 2654435761u) >> 26; /* 6 bits: LOG_BUCKETS */
-	_Static_assert(LOG_BUCKETS == 64, "hash width");
-	if (!rate.b[h].used || rate.b[h].uid != uid) {
-		rate.b[h].used = 1;
-		rate.b[h].uid = uid;
-		rate.b[h].window = now;
-		rate.b[h].n = 0;
-		rate.b[h].dropped = 0;
-	} else if (now - rate.b[h].window >= LOG_RATE_WINDOW_S) {
-		dropped = rate.b[h].dropped;
-		rate.b[h].window = now;
-		rate.b[h].n = 0;
-		rate.b[h].dropped = 0;
+	struct rate_slot *r = rate_slot(uid, now);
+	if (now - r->window >= LOG_RATE_WINDOW_S) {
+		dropped = r->dropped;
+		r->window = now;
+		r->n = 0;
+		r->dropped = 0;
 	}
-	int ok = rate.b[h].n < LOG_RATE_BURST;
+	int ok = r->n < LOG_RATE_BURST;
 	if (ok)
-		rate.b[h].n++;
+		r->n++;
 	else
-		rate.b[h].dropped++;
+		r->dropped++;
+	int shared = r == &rate.overflow;
 	pthread_mutex_unlock(&rate.lock);
 
 	if (dropped) {
 		char note[128];
-		snprintf(note, sizeof(note),
-			 "uid %u: %u log line(s) suppressed (more than %d in "
-			 "%d s)",
-			 (unsigned)uid, dropped, LOG_RATE_BURST,
-			 LOG_RATE_WINDOW_S);
+		if (shared)
+			snprintf(note, sizeof(note),
+				 "%u log line(s) of many uids suppressed "
+				 "(more than %d in %d s)",
+				 dropped, LOG_RATE_BURST, LOG_RATE_WINDOW_S);
+		else
+			snprintf(note, sizeof(note),
+				 "uid %u: %u log line(s) suppressed (more "
+				 "than %d in %d s)",
+				 (unsigned)uid, dropped, LOG_RATE_BURST,
+				 LOG_RATE_WINDOW_S);
 		log_emit(LOG_WARN_, note);
 	}
 	if (!ok)

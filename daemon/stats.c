@@ -2,6 +2,9 @@
 /*
  * The StatsReply: per engine (summed over workers), per worker and per
  * client queue, with service-time percentiles for workers and queues.
+ * An administrator sees the whole daemon; anyone else its own connection
+ * only (stats_may_see), in every section: engine counters from its own
+ * sessions, no worker section, itself as the only client.
  * Control thread only; reads the workers' counters with relaxed loads
  * (a snapshot may be a pass behind: fine for statistics).
  */
@@ -16,6 +19,7 @@
 #include "engine.h"
 #include "lathist.h"
 #include "queue.h"
+#include "session.h"
 #include "stats.h"
 #include "worker.h"
 #include "wire.h"
@@ -110,11 +114,36 @@ static int stats_buf_alloc(struct stats_buf *b, unsigned ne, unsigned nw,
 	return 0;
 }
 
-static void stats_engines(struct stats_buf *b, unsigned ne)
+/* A viewer who is not an administrator sees its own connection only,
+ * everywhere: its "engine" counters are those of its own sessions,
+ * summed per engine. Daemon-wide counters would move with other users'
+ * traffic, and tell an idle observer their op counts, lengths and
+ * authentication failures. */
+static void stats_own_engine(const struct client *viewer, unsigned eng,
+			     struct counters *k)
 {
+	memset(k, 0, sizeof(*k));
+	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
+		struct session *s = viewer->sessions[i];
+		if (!s || s->eng_idx != eng)
+			continue;
+		k->ops += ld(&s->ops);
+		k->bytes += ld(&s->bytes);
+		k->errors += ld(&s->errors);
+		k->auth_failures += ld(&s->auth_failures);
+	}
+}
+
+static void stats_engines(struct stats_buf *b, const struct client *viewer,
+			  unsigned ne)
+{
+	int all = client_is_admin(viewer);
 	for (unsigned i = 0; i < ne; i++) {
 		struct counters k;
-		worker_engine_counters(i, &k);
+		if (all)
+			worker_engine_counters(i, &k);
+		else
+			stats_own_engine(viewer, i, &k);
 		Cryptod__Counters *ct = &b->cnt[i];
 		cryptod__counters__init(ct);
 		ct->ops = k.ops;
@@ -219,19 +248,21 @@ int stats_reply(struct client *c, uint32_t seq)
 	int err = stats_buf_alloc(&b, ne, nw, nq);
 	if (err)
 		goto out;
-	stats_engines(&b, ne);
-	stats_workers(&b, ne, nw);
+	int all = client_is_admin(c);
+	stats_engines(&b, c, ne);
+	if (all) /* workers serve everybody: admins only */
+		stats_workers(&b, ne, nw);
 	unsigned j = stats_queues(&b, c, ne, nw);
 
 	Cryptod__StatsReply r = CRYPTOD__STATS_REPLY__INIT;
 	r.uptime_ms = stats_now_ms() - stats_start_ms;
 	r.workers = nw;
 	r.poll_mode = (char *)workers_poll_mode();
-	r.clients = client_count();
-	r.sessions = client_sessions_total();
+	r.clients = all ? client_count() : 1;
+	r.sessions = all ? client_sessions_total() : c->n_sessions;
 	r.n_engines = ne;
 	r.engines = b.esp;
-	r.n_worker_stats = nw;
+	r.n_worker_stats = all ? nw : 0;
 	r.worker_stats = b.wsp;
 	r.n_queues = j;
 	r.queues = b.qsp;

@@ -127,12 +127,54 @@ static void per_uid_rate_limit(void **state)
 	assert_int_equal(release(NULL, NULL, 0), 1);
 }
 
+/* Two uids that shared a bucket of the old hashed table, interleaved:
+ * each took the bucket over from the other and reset its count, so 300
+ * messages got 300 lines through. The limit holds per uid now. */
+static void colliding_uids_share_nothing(void **state)
+{
+	uid_t a = 2000, b = a + 1;
+	while (((a * 2654435761u) >> 26) != ((b * 2654435761u) >> 26))
+		b++;
+	capture();
+	log_init(LOG_INFO_);
+	for (int i = 0; i < 150; i++) {
+		log_peer(a, LOG_WARN_, "flood from a #%d", i);
+		log_peer(b, LOG_WARN_, "flood from b #%d", i);
+	}
+	assert_int_equal(release("flood from a", NULL, 0), LOG_RATE_BURST);
+	capture();
+	for (int i = 0; i < 10; i++)
+		log_peer(b, LOG_WARN_, "flood from b, more");
+	assert_int_equal(release("flood from b", NULL, 0), 0);
+}
+
+/* Any set of uids: more uids than the table has slots still get a
+ * bounded number of lines, and none more than its limit plus the
+ * shared overflow's. */
+static void many_uids_bounded(void **state)
+{
+	enum { UIDS = 1000 };
+	capture();
+	log_init(LOG_INFO_);
+	for (int round = 0; round < 3 * LOG_RATE_BURST; round++)
+		for (uid_t u = 0; u < UIDS; u++)
+			log_peer(50000 + u, LOG_WARN_, "many #%u", u);
+	unsigned lines = release("many #", NULL, 0);
+	assert_true(lines <= 256 * LOG_RATE_BURST + LOG_RATE_BURST);
+	capture();
+	for (int i = 0; i < 3 * LOG_RATE_BURST; i++)
+		log_peer(50000 + 7, LOG_WARN_, "one of many #7");
+	assert_true(release("one of many", NULL, 0) <= 2 * LOG_RATE_BURST);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(levels_and_plain_prefix),
 		cmocka_unit_test(journal_prefix),
 		cmocka_unit_test(per_uid_rate_limit),
+		cmocka_unit_test(colliding_uids_share_nothing),
+		cmocka_unit_test(many_uids_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
