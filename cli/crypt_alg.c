@@ -66,38 +66,9 @@ static const struct crypt_rules rules[] = {
 	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
 };
 
-/*
- * Base names: ours (as cc_alg_name()) and the kernel's crypto API names.
- * "aes-N-BASE" names the key size too (openssl enc style).
- */
-static const struct {
-	const char *name;
-	enum cc_alg alg;
-} names[] = {
-	{ "aes-gcm", CC_ALG_AES_GCM },
-	{ "gcm(aes)", CC_ALG_AES_GCM },
-	{ "aes-gmac", CC_ALG_AES_GMAC },
-	{ "aes-cbc", CC_ALG_AES_CBC },
-	{ "cbc(aes)", CC_ALG_AES_CBC },
-	{ "aes-ctr", CC_ALG_AES_CTR },
-	{ "ctr(aes)", CC_ALG_AES_CTR },
-	{ "aes-ecb", CC_ALG_AES_ECB },
-	{ "ecb(aes)", CC_ALG_AES_ECB },
-	{ "aes-xts", CC_ALG_AES_XTS },
-	{ "xts(aes)", CC_ALG_AES_XTS },
-	{ "aes-cbc-hmac-sha1", CC_ALG_AES_CBC_HMAC_SHA1 },
-	{ "authenc(hmac(sha1),cbc(aes))", CC_ALG_AES_CBC_HMAC_SHA1 },
-	{ "aes-cbc-hmac-sha256", CC_ALG_AES_CBC_HMAC_SHA256 },
-	{ "authenc(hmac(sha256),cbc(aes))", CC_ALG_AES_CBC_HMAC_SHA256 },
-	{ "aes-cbc-null", CC_ALG_AES_CBC_NULL },
-	{ "authenc(digest_null,cbc(aes))", CC_ALG_AES_CBC_NULL },
-	{ "aes-lrw", CC_ALG_AES_LRW },
-	{ "lrw(aes)", CC_ALG_AES_LRW },
-	{ "aes-gcm-rfc4106", CC_ALG_AES_GCM_RFC4106 },
-	{ "rfc4106(gcm(aes))", CC_ALG_AES_GCM_RFC4106 },
-	{ "null", CC_ALG_NULL },
-	{ "ecb(cipher_null)", CC_ALG_NULL },
-};
+/* Base names: ours and the kernel's crypto API names, as
+ * cc_alg_from_name() takes them (the table is <cryptod/algs.h>).
+ * "aes-N-BASE" names the key size too (openssl enc style). */
 
 static const struct crypt_rules *rules_of(enum cc_alg alg)
 {
@@ -129,37 +100,39 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 {
 	char base[sizeof(a->alg_name)];
 	unsigned bits;
-	size_t i, j;
+	size_t j;
 
 	if (strlen(name) >= sizeof(base))
 		goto unknown;
 	split_size(name, base, sizeof(base), &bits);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcasecmp(base, names[i].name))
-			continue;
-		a->r = rules_of(names[i].alg);
-		if (!a->r || (bits && a->r->key != CRYPT_KEY_AES &&
-			      a->r->key != CRYPT_KEY_XTS))
-			goto unknown;
-		/* XTS-128 is two AES-128 keys; there is no XTS-192. */
-		if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
-			goto unknown;
-		a->key_need = bits / 8;
-		if (a->r->key == CRYPT_KEY_XTS)
-			a->key_need *= 2;
-		for (j = 0; name[j]; j++)
-			a->alg_name[j] = (char)tolower((unsigned char)name[j]);
-		a->alg_name[j] = '\0';
-		return 0;
-	}
+	int alg = cc_alg_from_name(base);
+	a->r = alg > 0 ? rules_of((enum cc_alg)alg) : NULL;
+	if (!a->r ||
+	    (bits && a->r->key != CRYPT_KEY_AES && a->r->key != CRYPT_KEY_XTS))
+		goto unknown;
+	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
+	if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
+		goto unknown;
+	a->key_need = bits / 8;
+	if (a->r->key == CRYPT_KEY_XTS)
+		a->key_need *= 2;
+	for (j = 0; name[j]; j++)
+		a->alg_name[j] = (char)tolower((unsigned char)name[j]);
+	a->alg_name[j] = '\0';
+	return 0;
 unknown:
 	a->r = NULL;
+	char known[512] = "";
+	size_t k = 0;
+	for (unsigned n = 1; cc_alg_name((enum cc_alg)n); n++)
+		if (rules_of((enum cc_alg)n) && k < sizeof(known))
+			k += (size_t)snprintf(known + k, sizeof(known) - k,
+					      "%s%s", k ? ", " : "",
+					      cc_alg_name((enum cc_alg)n));
 	return cli_usage_err(a->cmd,
-			     "unknown algorithm '%s' (aes-gcm, aes-gmac, "
-			     "aes-cbc, aes-ctr, aes-ecb, aes-xts, "
-			     "aes-cbc-hmac-sha1, aes-cbc-hmac-sha256, "
-			     "aes-cbc-null, null; sizes as in aes-128-cbc)",
-			     name);
+			     "unknown algorithm '%s' (%s; sizes as in "
+			     "aes-128-cbc; kernel names as in gcm(aes))",
+			     name, known);
 }
 
 static int check_key(struct crypt_args *a)

@@ -2,47 +2,59 @@
 /* Capabilities and algorithm names. */
 #include "internal.h"
 
+#include "names.h"
+
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *name;
-	unsigned tag;
-} algs[] = {
-	[CC_ALG_AES_GCM] = { "aes-gcm", 16 },
-	[CC_ALG_NULL] = { "null", 0 },
-	[CC_ALG_AES_GMAC] = { "aes-gmac", 16 },
-	[CC_ALG_AES_CBC] = { "aes-cbc", 0 },
-	[CC_ALG_AES_CTR] = { "aes-ctr", 0 },
-	[CC_ALG_AES_ECB] = { "aes-ecb", 0 },
-	[CC_ALG_AES_XTS] = { "aes-xts", 0 },
-	[CC_ALG_AES_CBC_HMAC_SHA1] = { "aes-cbc-hmac-sha1", 12 },
-	[CC_ALG_AES_CBC_HMAC_SHA256] = { "aes-cbc-hmac-sha256", 16 },
-	[CC_ALG_AES_CBC_NULL] = { "aes-cbc-null", 0 },
-	[CC_ALG_AES_LRW] = { "aes-lrw", 0 },
-	[CC_ALG_AES_GCM_RFC4106] = { "aes-gcm-rfc4106", 16 },
-};
-_Static_assert(sizeof(algs) / sizeof(algs[0]) == CRD_ALG_MAX_,
-	       "every algorithm named");
+/* The public types mirror the ring ABI (the library hands the caller's
+ * cc_sessionless and cc_sgl_entry to the daemon as they are). */
+#define CC_X(id, num, name, kname, tag)                                        \
+	_Static_assert((int)CC_ALG_##id == (int)CRD_ALG_##id,                  \
+		       "cc_alg " #id " is the ABI's");
+CRD_ALGORITHMS(CC_X)
+#undef CC_X
+#define CC_X(id, val, msg)                                                     \
+	_Static_assert((int)CC_ERR_##id == (int)CRD_ST_##id,                   \
+		       "cc_status " #id " is the ABI's");
+CRD_STATUSES(CC_X)
+#undef CC_X
+_Static_assert(sizeof(struct cc_sessionless) == sizeof(struct crd_sessionless),
+	       "cc_sessionless is crd_sessionless");
+#define CC_SAME_FIELD(a, b, f)                                                 \
+	_Static_assert(offsetof(struct a, f) == offsetof(struct b, f) &&       \
+			       sizeof(((struct a *)0)->f) ==                   \
+				       sizeof(((struct b *)0)->f),             \
+		       #a "." #f " is " #b "." #f)
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, alg);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, key_len);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, auth_key_len);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, tag_len);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, reserved);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, key);
+CC_SAME_FIELD(cc_sessionless, crd_sessionless, auth_key);
+_Static_assert(sizeof(struct cc_sgl_entry) == sizeof(struct crd_seg),
+	       "cc_sgl_entry is crd_seg");
+CC_SAME_FIELD(cc_sgl_entry, crd_seg, off);
+CC_SAME_FIELD(cc_sgl_entry, crd_seg, len);
 
 const char *cc_alg_name(enum cc_alg alg)
 {
-	return (unsigned)alg < CRD_ALG_MAX_ ? algs[alg].name : NULL;
+	return crd_alg_name((unsigned)alg);
 }
 
 int cc_alg_from_name(const char *name)
 {
-	for (unsigned i = 1; name && i < CRD_ALG_MAX_; i++)
-		if (algs[i].name && !strcmp(name, algs[i].name))
-			return (int)i;
-	return -EINVAL;
+	int alg = crd_alg_from_name(name);
+	return alg > 0 ? alg : -EINVAL;
 }
 
 unsigned cc_alg_tag_len(enum cc_alg alg)
 {
-	return (unsigned)alg < CRD_ALG_MAX_ ? algs[alg].tag : 0;
+	return crd_alg_tag_len((unsigned)alg);
 }
 
 static unsigned caps_ranges(struct cc_range *d, unsigned max,

@@ -243,7 +243,9 @@ void client_destroy(struct client *c)
 	if (c->ev)
 		event_free(c->ev);
 	c->ev = NULL;
-	if (c->fd >= 0)
+	if (c->fd >= 0 && c->fd_clean)
+		close(c->fd);
+	else if (c->fd >= 0)
 		fdreap_push(c->fd); /* its queue may hold fds in flight */
 	log_peer(c->uid, LOG_INFO_, "client %u (pid %d) gone", c->id,
 		 (int)c->pid);

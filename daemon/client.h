@@ -20,6 +20,8 @@ struct queue;
 struct client {
 	uint32_t id;
 	int fd;		  /* owned: the control socket */
+	int fd_clean;	  /* no fds can be in flight to fd: close it here,
+			   * not through the reaper (ctl_accept) */
 	struct event *ev; /* owned: read event on fd */
 	pid_t pid;
 	uid_t uid;

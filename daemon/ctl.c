@@ -38,6 +38,10 @@ static struct {
 	struct event *listen_ev; /* owned */
 	int listen_fd;
 	int inherited; /* socket-activated: the manager owns the file */
+	/* The kernel refused fds on the listener before it listened, so on
+	 * every connection it accepts: none can be in flight to them. Not
+	 * for an inherited listener (connections may predate our choice). */
+	int fds_refused;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } ctl = { .listen_fd = -1 };
 
@@ -424,6 +428,7 @@ static void ctl_accept(evutil_socket_t lfd, short what, void *arg)
 				 "(limits.connections_per_uid)");
 		return;
 	}
+	c->fd_clean = ctl.fds_refused;
 	c->ev = event_new(ctl.base, fd, EV_READ | EV_PERSIST, ctl_client_read,
 			  c);
 	if (!c->ev || event_add(c->ev, NULL) < 0) {
@@ -536,7 +541,7 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		return -errno;
 	/* Before listen: a client may send as soon as it has connected,
 	 * before we accept, and connections inherit the listener's choice. */
-	(void)doorbell_refuse_fds(fd);
+	ctl.fds_refused = doorbell_refuse_fds(fd) == 0;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto err_close;
 	if (chmod(path, mode) < 0)

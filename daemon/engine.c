@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "engine.h"
+#include "names.h"
 #include "log.h"
 
 #include <errno.h>
@@ -18,32 +19,15 @@ static struct {
 	char why[256];
 } probe_state[ENGINE_MAX];
 
-static const char *const alg_names[CRD_ALG_MAX_] = {
-	[CRD_ALG_AES_GCM] = "aes-gcm",
-	[CRD_ALG_NULL] = "null",
-	[CRD_ALG_AES_GMAC] = "aes-gmac",
-	[CRD_ALG_AES_CBC] = "aes-cbc",
-	[CRD_ALG_AES_CTR] = "aes-ctr",
-	[CRD_ALG_AES_ECB] = "aes-ecb",
-	[CRD_ALG_AES_XTS] = "aes-xts",
-	[CRD_ALG_AES_CBC_HMAC_SHA1] = "aes-cbc-hmac-sha1",
-	[CRD_ALG_AES_CBC_HMAC_SHA256] = "aes-cbc-hmac-sha256",
-	[CRD_ALG_AES_CBC_NULL] = "aes-cbc-null",
-	[CRD_ALG_AES_LRW] = "aes-lrw",
-	[CRD_ALG_AES_GCM_RFC4106] = "aes-gcm-rfc4106",
-};
-
 const char *alg_name(unsigned alg)
 {
-	return alg < CRD_ALG_MAX_ ? alg_names[alg] : NULL;
+	return crd_alg_name(alg);
 }
 
 int alg_from_name(const char *name)
 {
-	for (unsigned i = 1; i < CRD_ALG_MAX_; i++)
-		if (alg_names[i] && !strcmp(name, alg_names[i]))
-			return i;
-	return -ENOENT;
+	int alg = crd_alg_from_name(name);
+	return alg > 0 ? alg : -ENOENT;
 }
 
 unsigned engine_count(void)

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cryptod/algs.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,27 +36,13 @@ extern "C" {
 struct cc_conn;
 struct cc_queue;
 
+/* Algorithms: CC_ALG_AES_GCM, CC_ALG_NULL, CC_ALG_AES_GMAC, CC_ALG_AES_CBC,
+ * ... as listed, with the key, IV and tag each takes, in <cryptod/algs.h>
+ * (CC_ALG_<ID> for each row; cc_alg_name() gives its name). */
 enum cc_alg {
-	CC_ALG_AES_GCM = 1,  /* AEAD: key 16/24/32; IV 12; tag 4, 8, 12..16 */
-	CC_ALG_NULL = 2,     /* copies src to dst; no key, no tag */
-	CC_ALG_AES_GMAC = 3, /* tag over src only (GCM with no plaintext) */
-	CC_ALG_AES_CBC = 4,  /* key 16/24/32; IV 16; length % 16 == 0 */
-	CC_ALG_AES_CTR = 5,  /* key 16/24/32; IV 16 (full counter block) */
-	CC_ALG_AES_ECB = 6,  /* key 16/24/32; no IV; length % 16 == 0 */
-	/* key 32/64 (two halves, not equal); IV 16 = tweak; length >= 16
-	 * (ciphertext stealing) */
-	CC_ALG_AES_XTS = 7,
-	/* IPsec ESP style, like the kernel's authenc(hmac(H),cbc(aes)):
-	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt.
-	 * auth_key is the HMAC key; tag 12 (SHA1) or 16 (SHA-256) bytes. */
-	CC_ALG_AES_CBC_HMAC_SHA1 = 8,
-	CC_ALG_AES_CBC_HMAC_SHA256 = 9,
-	CC_ALG_AES_CBC_NULL = 10, /* authenc with a null digest: CBC, no tag */
-	CC_ALG_AES_LRW = 11,	  /* kernel engine only */
-	/* RFC 4106 (IPsec ESP) GCM: key = AES key (16/24/32) || 4-byte salt;
-	 * IV 8 bytes (the nonce is salt || IV); AAD 8 or 12 bytes (SPI ||
-	 * 32- or 64-bit sequence number); tag 8, 12 or 16 */
-	CC_ALG_AES_GCM_RFC4106 = 12,
+#define CC_X(id, num, name, kname, tag) CC_ALG_##id = num,
+	CRD_ALGORITHMS(CC_X)
+#undef CC_X
 };
 
 enum cc_dir {
@@ -62,24 +50,20 @@ enum cc_dir {
 	CC_DECRYPT = 2,
 };
 
-/* Per-op statuses beyond -errno (mirror enum crd_status). */
+/*
+ * Per-op statuses beyond -errno: CC_OK and CC_ERR_<ID> for each row of
+ * CRD_STATUSES in <cryptod/algs.h> (CC_ERR_AUTH_FAILED: tag mismatch, the
+ * output was zeroed; CC_ERR_POLICY: refused by cryptod's key policy, a key
+ * shorter than keys.min_bits or a session-less op when keys.sessionless =
+ * no; CC_ERR_ACCESS from cc_connect(): not allowed by allow_users /
+ * allow_groups, where a socket file the user may not open gives -EACCES).
+ * cc_strerror() gives each one's text.
+ */
 enum cc_status {
 	CC_OK = 0,
-	CC_ERR_AUTH_FAILED = -1000, /* tag mismatch: output was zeroed */
-	CC_ERR_BAD_DESC = -1001,
-	CC_ERR_NO_SESSION = -1002,
-	CC_ERR_BAD_RANGE = -1003,
-	CC_ERR_BAD_PARAM = -1004,
-	CC_ERR_ENGINE = -1005,
-	CC_ERR_SHUTDOWN = -1006,
-	/* Refused by cryptod's key policy (cryptod.conf keys.*): a key
-	 * shorter than keys.min_bits, or a session-less op when
-	 * keys.sessionless = no. From cc_session_create() and in completions. */
-	CC_ERR_POLICY = -1007,
-	/* cc_connect(): this user is not allowed by cryptod's access policy
-	 * (allow_users / allow_groups). A socket file the user may not open
-	 * gives -EACCES instead. */
-	CC_ERR_ACCESS = -1008,
+#define CC_X(id, val, msg) CC_ERR_##id = val,
+	CRD_STATUSES(CC_X)
+#undef CC_X
 };
 
 struct cc_session_params {
@@ -315,7 +299,9 @@ void cc_capabilities_free(struct cc_alg_caps *caps);
 
 /* "aes-gcm", "aes-cbc-hmac-sha256", ...; NULL for unknown values. */
 const char *cc_alg_name(enum cc_alg alg);
-/* The inverse; -EINVAL for unknown names. */
+/* The inverse, also taking the kernel crypto API's names ("gcm(aes)",
+ * "authenc(hmac(sha1),cbc(aes))", ...) and ours in any case; -EINVAL for
+ * unknown names. */
 int cc_alg_from_name(const char *name);
 /* The algorithm's default tag length (GCM/GMAC 16, HMAC-SHA1 12,
  * HMAC-SHA256 16, others 0). */

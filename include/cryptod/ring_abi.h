@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "algs.h"
+
 /* 2: each queue has doorbells of its own: the submission doorbell is an
  * eventfd per queue, the completion doorbell a SOCK_STREAM socket (each
  * byte read is a wake-up) instead of an eventfd. */
@@ -55,26 +57,12 @@ enum crd_op {
 	CRD_OP_DECRYPT = 2,
 };
 
-/*
- * Algorithms. The same numbers are the control protocol's Algorithm enum
- * (proto/cryptod.proto) and libcryptoclient's enum cc_alg.
- */
+/* Algorithms: the list is include/cryptod/algs.h. */
 enum crd_alg {
-	CRD_ALG_AES_GCM = 1,  /* AEAD; key 16/24/32 */
-	CRD_ALG_NULL = 2,     /* copies src to dst */
-	CRD_ALG_AES_GMAC = 3, /* authentication only: tag over the data */
-	CRD_ALG_AES_CBC = 4,
-	CRD_ALG_AES_CTR = 5,
-	CRD_ALG_AES_ECB = 6,
-	CRD_ALG_AES_XTS = 7,		 /* key = two halves: 32 or 64 bytes */
-	CRD_ALG_AES_CBC_HMAC_SHA1 = 8,	 /* ESP: encrypt-then-MAC, ICV 12 */
-	CRD_ALG_AES_CBC_HMAC_SHA256 = 9, /* ESP: encrypt-then-MAC, ICV 16 */
-	CRD_ALG_AES_CBC_NULL = 10,	 /* authenc with a null digest */
-	CRD_ALG_AES_LRW = 11,		 /* kernel engine only */
-	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce
-	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number). */
-	CRD_ALG_AES_GCM_RFC4106 = 12,
-	CRD_ALG_MAX_,
+#define CRD_X(id, num, name, kname, tag) CRD_ALG_##id = num,
+	CRD_ALGORITHMS(CRD_X)
+#undef CRD_X
+		CRD_ALG_MAX_,
 };
 
 /* crd_sqe.flags */
@@ -115,22 +103,13 @@ struct crd_sessionless {
 };
 _Static_assert(sizeof(struct crd_sessionless) == 136, "sessionless size");
 
-/* crd_cqe.status: 0 on success, else a negative errno or one of these. */
+/* crd_cqe.status: 0 on success, else a negative errno or one of these
+ * (the list, with what each means, is include/cryptod/algs.h). */
 enum crd_status {
 	CRD_ST_OK = 0,
-	CRD_ST_AUTH_FAILED = -1000, /* tag mismatch; output was zeroed */
-	CRD_ST_BAD_DESC = -1001,    /* malformed descriptor */
-	CRD_ST_NO_SESSION = -1002,  /* unknown session id for this client */
-	CRD_ST_BAD_RANGE = -1003,   /* offset/length outside the arena */
-	CRD_ST_BAD_PARAM = -1004,   /* IV/tag/AAD/length not supported */
-	CRD_ST_ENGINE = -1005,	    /* the engine reported an internal error */
-	CRD_ST_SHUTDOWN = -1006,    /* the daemon stopped before running it */
-	/* Refused by the daemon's key policy (cryptod.conf keys.*): also the
-	 * code of a control-call Error for the same reason. */
-	CRD_ST_POLICY = -1007,
-	/* Not a completion status: the code of the Error a peer that the
-	 * daemon's access policy refuses gets instead of a HelloReply. */
-	CRD_ST_ACCESS = -1008,
+#define CRD_X(id, val, msg) CRD_ST_##id = val,
+	CRD_STATUSES(CRD_X)
+#undef CRD_X
 };
 
 /*

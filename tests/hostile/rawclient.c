@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -224,6 +225,13 @@ int rc_pid_queue_maps(pid_t pid)
 		n += strstr(line, "cryptod-queue") != NULL;
 	fclose(f);
 	return n;
+}
+
+unsigned rc_stall_ms(void)
+{
+	const char *e = getenv("CRYPTOD_TEST_STALL_MS");
+	int v = e ? atoi(e) : 0;
+	return v > 0 ? (unsigned)v : 1000;
 }
 
 static const uint8_t good_key[16] = { 0x60, 0x61, 0x62, 0x63, 0x64, 0x65,

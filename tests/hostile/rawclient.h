@@ -84,6 +84,10 @@ void good_check(struct good_client *g, unsigned limit_ms);
 /* good_check, then stop and join. */
 void good_stop(struct good_client *g, unsigned limit_ms);
 
+/* How long a well-behaved client may wait at most: 1000 ms, or
+ * $CRYPTOD_TEST_STALL_MS (the VM suite's emulated CPUs are slower). */
+unsigned rc_stall_ms(void);
+
 /* A fresh connection, a session, a queue and one op, within limit_ms (in
  * a child process: a daemon that never answers fails the test). */
 void fresh_client_served(const char *sock, unsigned limit_ms);

@@ -11,7 +11,6 @@
  * stops cleanly on SIGTERM (fx_daemon_stop) at the end.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -21,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,7 +29,7 @@
 #include "fixture.h"
 #include "rawclient.h"
 
-enum { STALL_MS = 1000 };
+#define STALL_MS rc_stall_ms()
 
 static struct fx_daemon daemon_;
 static struct good_client good;
@@ -62,12 +62,18 @@ static void try_fill(int fd)
 	(void)!write(fd, &v, sizeof(v));
 }
 
-static void *keep_full(void *arg)
+/* A process of its own (a thread started after a multi-threaded fork is
+ * not allowed under TSan) that refills fd whenever anybody drains it. */
+static void keep_full(int fd)
 {
-	int fd = *(int *)arg;
-	for (;;) /* blocks while the counter is full */
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* dies with the attacker */
+	for (;;)			  /* blocks while the counter is full */
 		try_fill(fd);
-	return NULL;
 }
 
 /* Write n valid GCM encrypts and publish them. */
@@ -131,10 +137,7 @@ static void hostile_main(enum attack a, int ready)
 		}
 	case SQ_FILL:
 		set_blocking(q.sq_efd);
-		/* Keep it full: refill whenever anybody drains it. */
-		assert_int_equal(pthread_create(&(pthread_t){ 0 }, NULL,
-						keep_full, &q.sq_efd),
-				 0);
+		keep_full(q.sq_efd);
 		/* Work published without a ring (ours would block now):
 		 * parked workers find it by themselves, in bounded time. */
 		usleep(300000);
@@ -190,7 +193,7 @@ static void run_attack(enum attack a, const char *what)
 	hostile = 0;
 	if (verdict != 'y')
 		fail_msg("%s: the attacker's own published work was not "
-			 "served within %d ms without a doorbell",
+			 "served within %u ms without a doorbell",
 			 what, STALL_MS);
 	fresh_client_served(daemon_.sock, STALL_MS);
 	good_check(&good, STALL_MS);

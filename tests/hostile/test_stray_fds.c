@@ -28,7 +28,8 @@
 #include "fixture.h"
 #include "rawclient.h"
 
-enum { STALL_MS = 1000, LINGER_S = 5 };
+#define STALL_MS rc_stall_ms()
+enum { LINGER_S = 5 };
 
 static struct fx_daemon daemon_;
 static struct good_client good;

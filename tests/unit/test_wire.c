@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "wire.h"
 
 struct pair {
@@ -762,6 +764,32 @@ static void test_default_socket_path_unprivileged(void **state)
 			 WEXITSTATUS(st));
 }
 
+/* The control protocol's Algorithm enum is the list in algs.h: same
+ * names (ALG_<ID>), same numbers, nothing more, nothing less. */
+static void test_proto_algorithms_match_abi(void **state)
+{
+	const ProtobufCEnumDescriptor *d = &cryptod__algorithm__descriptor;
+	unsigned n = 0;
+#define X(id, num, name, kname, tag)                                           \
+	do {                                                                   \
+		const ProtobufCEnumValue *v =                                  \
+			protobuf_c_enum_descriptor_get_value_by_name(          \
+				d, "ALG_" #id);                                \
+		if (!v)                                                        \
+			fail_msg("cryptod.proto lacks ALG_" #id);              \
+		if (v->value != num)                                           \
+			fail_msg("ALG_" #id " is %d in cryptod.proto, "        \
+				 "%d in algs.h",                               \
+				 v->value, num);                               \
+		n++;                                                           \
+	} while (0);
+	CRD_ALGORITHMS(X)
+#undef X
+	/* ALG_NONE (0) besides. */
+	assert_int_equal(d->n_values, n + 1);
+	assert_int_equal(n, CRD_ALG_MAX_ - 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, pair_setup, pair_teardown)
@@ -784,6 +812,7 @@ int main(void)
 		T(test_eof),
 		cmocka_unit_test(test_default_socket_path),
 		cmocka_unit_test(test_default_socket_path_unprivileged),
+		cmocka_unit_test(test_proto_algorithms_match_abi),
 	};
 #undef T
 

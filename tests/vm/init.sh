@@ -72,6 +72,8 @@ printf '#!/bin/sh\nexec chroot %s /sbin/modprobe "$@"\n' $H >/bin/modprobe-host
 chmod 755 /bin/modprobe-host
 echo /bin/modprobe-host >/proc/sys/kernel/modprobe
 
+# Loopback for tests that talk TCP to themselves (test_stray_fds).
+ifconfig lo 127.0.0.1 up || echo "VMINIT no loopback"
 echo "VMINIT up $(cut -d' ' -f1 /proc/uptime) s, $(grep -c ^processor /proc/cpuinfo) cpus"
 # A pipe would lose the exit status in ash, so the subshell records it.
 (

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one list of algorithms and op statuses. Everything else derives from
+ * it: the ring ABI's enum crd_alg and enum crd_status (ring_abi.h),
+ * libcryptoclient's enum cc_alg and enum cc_status (cryptoclient.h, with
+ * _Static_asserts that the two agree), the name table behind
+ * cc_alg_name()/cc_alg_from_name() that the daemon, cryptoctl and the
+ * benchmark all use, cc_strerror()'s texts, and the control protocol's
+ * Algorithm enum, which tests/unit/test_wire checks against this list.
+ * Adding an algorithm is one row here (and one per engine that runs it).
+ *
+ * CRD_ALGORITHMS(X): X(ID, number, name, kernel crypto API name or NULL,
+ *                      default tag bytes)
+ * Use ID only with ## or # (the ID NULL would expand otherwise).
+ * The numbers are wire values: never reuse or renumber one.
+ */
+#ifndef CRYPTOD_ALGS_H
+#define CRYPTOD_ALGS_H
+
+#define CRD_ALGORITHMS(X)                                                       \
+	/* AEAD; key 16/24/32; IV 12; tag 4, 8, 12..16 */                       \
+	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16)                                \
+	/* copies src to dst; no key, no tag: the service's own overhead */     \
+	X(NULL, 2, "null", "ecb(cipher_null)", 0)                               \
+	/* authentication only: a GCM tag over src, nothing written */          \
+	X(AES_GMAC, 3, "aes-gmac", NULL, 16)                                    \
+	/* key 16/24/32; IV 16; length % 16 == 0 */                             \
+	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0)                                 \
+	/* key 16/24/32; IV 16 (the full counter block) */                      \
+	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0)                                 \
+	/* key 16/24/32; no IV; length % 16 == 0 */                             \
+	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0)                                 \
+	/* key 32/64 (two unequal halves); IV 16 = tweak; length >= 16 */       \
+	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0)                                 \
+	/* IPsec ESP style, as the kernel's authenc(hmac(H),cbc(aes)):        \
+	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt;      \
+	 * auth_key is the HMAC key; ICV 12 (SHA-1) or 16 (SHA-256) */ \
+	X(AES_CBC_HMAC_SHA1, 8, "aes-cbc-hmac-sha1",                            \
+	  "authenc(hmac(sha1),cbc(aes))", 12)                                   \
+	X(AES_CBC_HMAC_SHA256, 9, "aes-cbc-hmac-sha256",                        \
+	  "authenc(hmac(sha256),cbc(aes))", 16)                                 \
+	/* authenc with a null digest: CBC, no tag */                           \
+	X(AES_CBC_NULL, 10, "aes-cbc-null", "authenc(digest_null,cbc(aes))",    \
+	  0)                                                                    \
+	/* IEEE 1619 LRW; key 32/40/48; IV 16; kernel engine only */            \
+	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0)                                \
+	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce  \
+	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number); tag     \
+	 * 8, 12 or 16 */ \
+	X(AES_GCM_RFC4106, 12, "aes-gcm-rfc4106", "rfc4106(gcm(aes))", 16)
+
+/*
+ * CRD_STATUSES(X): X(ID, value, message). A completion's status is 0
+ * (CRD_ST_OK, CC_OK: success), one of these, or a negative errno.
+ */
+#define CRD_STATUSES(X)                                                         \
+	/* tag mismatch; the output was zeroed */                               \
+	X(AUTH_FAILED, -1000, "authentication failed: tag mismatch")            \
+	X(BAD_DESC, -1001, "malformed descriptor")                              \
+	/* unknown session id for this client */                                \
+	X(NO_SESSION, -1002, "unknown session")                                 \
+	/* offset/length outside the arena, or overlapping */                   \
+	X(BAD_RANGE, -1003, "buffer outside the arena or overlapping")          \
+	/* IV/tag/AAD/length not supported */                                   \
+	X(BAD_PARAM, -1004, "unsupported IV, tag, AAD or data length")          \
+	X(ENGINE, -1005, "engine error")                                        \
+	X(SHUTDOWN, -1006, "daemon shut down before running the op")            \
+	/* refused by the daemon's key policy (cryptod.conf keys.*): also the \
+	 * code of a control-call Error for the same reason */ \
+	X(POLICY, -1007, "refused by cryptod's key policy")                     \
+	/* not a completion status: the code of the Error a peer that the     \
+	 * daemon's access policy refuses gets instead of a HelloReply */ \
+	X(ACCESS, -1008, "not allowed by cryptod's access policy")
+
+#endif

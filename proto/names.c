@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The name table of include/cryptod/algs.h, for the daemon and the
+ * library alike (cc_alg_name() and friends are these). */
+#include "names.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+	const char *name, *kname;
+	unsigned tag;
+} algs[] = {
+#define CRD_X(id, num, n, kn, t) [num] = { n, kn, t },
+	CRD_ALGORITHMS(CRD_X)
+#undef CRD_X
+};
+_Static_assert(sizeof(algs) / sizeof(algs[0]) == CRD_ALG_MAX_,
+	       "algorithm numbers are dense");
+
+const char *crd_alg_name(unsigned alg)
+{
+	return alg < CRD_ALG_MAX_ ? algs[alg].name : NULL;
+}
+
+const char *crd_alg_kernel_name(unsigned alg)
+{
+	return alg < CRD_ALG_MAX_ ? algs[alg].kname : NULL;
+}
+
+int crd_alg_from_name(const char *name)
+{
+	for (unsigned i = 1; name && i < CRD_ALG_MAX_; i++) {
+		if (algs[i].name && !strcasecmp(name, algs[i].name))
+			return (int)i;
+		if (algs[i].kname && !strcasecmp(name, algs[i].kname))
+			return (int)i;
+	}
+	return -1;
+}
+
+unsigned crd_alg_tag_len(unsigned alg)
+{
+	return alg < CRD_ALG_MAX_ ? algs[alg].tag : 0;
+}
+
+const char *crd_status_text(int status)
+{
+	switch (status) {
+	case CRD_ST_OK:
+		return "success";
+#define CRD_X(id, val, msg)                                                    \
+	case CRD_ST_##id:                                                      \
+		return msg;
+		CRD_STATUSES(CRD_X)
+#undef CRD_X
+	}
+	return NULL;
+}

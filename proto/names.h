@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Names and texts of the algorithms and statuses of include/cryptod/algs.h
+ * (shared by the daemon and libcryptoclient). */
+#ifndef CRYPTOD_NAMES_H
+#define CRYPTOD_NAMES_H
+
+#include <cryptod/ring_abi.h>
+
+/* "aes-gcm", ...; NULL for an unknown number. */
+const char *crd_alg_name(unsigned alg);
+/* "gcm(aes)", ...; NULL when unknown or the kernel has no such name. */
+const char *crd_alg_kernel_name(unsigned alg);
+/* Ours or the kernel's name, in any case; the number, or -1. */
+int crd_alg_from_name(const char *name);
+/* The default tag length; 0 for none or unknown. */
+unsigned crd_alg_tag_len(unsigned alg);
+/* "success", "authentication failed: tag mismatch", ...; NULL when
+ * status is none of CRD_ST_*. */
+const char *crd_status_text(int status);
+
+#endif
