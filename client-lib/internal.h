@@ -2,6 +2,8 @@
 #ifndef CRYPTOCLIENT_INTERNAL_H
 #define CRYPTOCLIENT_INTERNAL_H
 
+#include <cryptod/compiler.h>
+
 #include <pthread.h>
 #include <stdint.h>
 
@@ -26,7 +28,7 @@ struct arena_alloc {
 
 #define ARENA_GRANULE 64u
 
-int arena_init(struct arena_alloc *a, uint64_t bytes);
+CRD_MUST_CHECK int arena_init(struct arena_alloc *a, uint64_t bytes);
 void arena_fini(struct arena_alloc *a);
 /* Returns a byte offset, or -1 when no extent is large enough. */
 int64_t arena_alloc(struct arena_alloc *a, uint64_t bytes);
@@ -94,15 +96,16 @@ struct cc_conn {
  * becomes its code and its text goes to conn->last_error. fds/nfds may be
  * NULL when none are expected. Caller holds conn->lock.
  */
-int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
-	      Cryptod__Envelope **reply, int *fds, unsigned *nfds);
+CRD_MUST_CHECK int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
+			     Cryptod__Envelope **reply, int *fds,
+			     unsigned *nfds);
 
 /* submit.c: coalescing parameters from the queue's params (may be NULL). */
 void submit_init(struct cc_queue *q, const struct cc_queue_params *p);
 
 /* queue.c, for submit.c */
-int queue_fill(const struct cc_queue *q, const struct cc_op *op,
-	       struct crd_sqe *e);
+CRD_MUST_CHECK int queue_fill(const struct cc_queue *q, const struct cc_op *op,
+			      struct crd_sqe *e);
 /* Publish every entry written so far (staged too); ring if asked. */
 void queue_publish(struct cc_queue *q);
 /* Free submission slots (published and staged entries count as used). */

@@ -7,6 +7,8 @@
 #ifndef CRYPTOD_CLIENT_H
 #define CRYPTOD_CLIENT_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -57,15 +59,15 @@ static inline const struct session *client_session_get(struct client *c,
 const char *client_session_limit(const struct client *c);
 
 /* Returns the new id (> 0) or -ENOSPC. */
-int client_session_add(struct client *c, struct session *s);
+CRD_MUST_CHECK int client_session_add(struct client *c, struct session *s);
 /* Unpublish, wait for workers, wipe. 0 or -ENOENT. */
-int client_session_destroy(struct client *c, uint32_t id);
+CRD_MUST_CHECK int client_session_destroy(struct client *c, uint32_t id);
 
 /* Create a queue, attach it to a worker. 0 or -errno. */
-int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
-		      uint64_t arena, struct queue **out);
+CRD_MUST_CHECK int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
+				     uint64_t arena, struct queue **out);
 /* Detach from its worker, wait, unmap. 0 or -ENOENT. */
-int client_queue_close(struct client *c, uint32_t queue_id);
+CRD_MUST_CHECK int client_queue_close(struct client *c, uint32_t queue_id);
 
 /* Tear down everything the client owns; frees c. */
 void client_destroy(struct client *c);

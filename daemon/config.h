@@ -13,6 +13,8 @@
 #ifndef CRYPTOD_CONFIG_H
 #define CRYPTOD_CONFIG_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -128,20 +130,22 @@ void config_defaults(struct config *c);
  * what c holds. name is the file name used in messages. Returns 0, or
  * -EINVAL with "name:line: message" in err.
  */
-int config_parse(struct config *c, const char *text, size_t len,
-		 const char *name, char *err, size_t errlen);
+CRD_MUST_CHECK int config_parse(struct config *c, const char *text, size_t len,
+				const char *name, char *err, size_t errlen);
 
 /* Read and parse a file (at most CONFIG_FILE_MAX bytes). 0, or -errno
  * (-ENOENT missing, -EINVAL syntax) with the reason in err. */
-int config_load(struct config *c, const char *path, char *err, size_t errlen);
+CRD_MUST_CHECK int config_load(struct config *c, const char *path, char *err,
+			       size_t errlen);
 
 /*
  * Set one key from the command line ("--workers", "--set"): same value
  * syntax as the file; a later setting replaces an earlier one. 0 or
  * -EINVAL with "origin: message" in err.
  */
-int config_set(struct config *c, const char *key, const char *value,
-	       const char *origin, char *err, size_t errlen);
+CRD_MUST_CHECK int config_set(struct config *c, const char *key,
+			      const char *value, const char *origin, char *err,
+			      size_t errlen);
 
 /* Copy into dst every key src has set (command line over file). */
 void config_merge(struct config *dst, const struct config *src);

@@ -143,7 +143,9 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 	int fds[3] = { q->memfd, q->sq_efd, q->cq_peer };
 	err = wire_send(c->fd, &env, fds, 3);
 	if (err) {
-		client_queue_close(c, q->id);
+		/* The queue we just made: it is there to close. */
+		if (client_queue_close(c, q->id))
+			log_err("client %u: queue %u vanished", c->id, q->id);
 		return err;
 	}
 	/* The client's end is the client's now: keeping a copy would only
@@ -325,7 +327,9 @@ static void ctl_refuse(int fd, int code, const char *msg)
 	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
 	env.error = &e;
-	wire_send(fd, &env, NULL, 0);
+	/* Best effort: a peer that does not read loses the message. */
+	if (wire_send(fd, &env, NULL, 0))
+		log_debug("refusal not delivered: the peer does not read");
 	fdreap_push(fd); /* its queue may hold fds in flight */
 }
 

@@ -4,6 +4,8 @@
 #ifndef CRYPTOD_CTL_H
 #define CRYPTOD_CTL_H
 
+#include <cryptod/compiler.h>
+
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,12 +15,13 @@ struct event_base;
  * Refuses to steal a socket another daemon is serving. Under socket
  * activation ($LISTEN_FDS) serves the inherited listener instead and
  * ignores path and mode. 0 or -errno. */
-int ctl_start(struct event_base *base, const char *path, mode_t mode);
+CRD_MUST_CHECK int ctl_start(struct event_base *base, const char *path,
+			     mode_t mode);
 /* The path served (for logs): ours, or the one systemd passed. */
 const char *ctl_socket_path(void);
 /* Give the socket file to group gid (socket_group); a no-op under socket
  * activation, where the unit decides. 0 or -errno. */
-int ctl_set_group(gid_t gid);
+CRD_MUST_CHECK int ctl_set_group(gid_t gid);
 /* One line for the service manager's STATUS=: socket, clients, sessions. */
 void ctl_status(char *buf, size_t len);
 /* Stop accepting and remove the socket file (unless systemd owns it). */
@@ -30,7 +33,7 @@ void ctl_close_all(void);
 struct client;
 void stats_init(void);
 /* Build and send a CapabilitiesReply (caps.c). 0 or -errno. */
-int caps_reply(struct client *c, uint32_t seq);
-int stats_reply(struct client *c, uint32_t seq);
+CRD_MUST_CHECK int caps_reply(struct client *c, uint32_t seq);
+CRD_MUST_CHECK int stats_reply(struct client *c, uint32_t seq);
 
 #endif

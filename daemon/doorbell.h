@@ -18,12 +18,14 @@
 #ifndef CRYPTOD_DOORBELL_H
 #define CRYPTOD_DOORBELL_H
 
+#include <cryptod/compiler.h>
+
 /*
  * Create a queue's doorbells: *sq_efd (its copy goes to the client),
  * *cq_sock (ours) and *cq_peer (the client's end, to hand over and
  * close). 0 or -errno; on failure all three are -1.
  */
-int doorbell_pair(int *sq_efd, int *cq_sock, int *cq_peer);
+CRD_MUST_CHECK int doorbell_pair(int *sq_efd, int *cq_sock, int *cq_peer);
 
 /* Close whichever of the three are open and set them to -1. */
 void doorbell_close(int *sq_efd, int *cq_sock, int *cq_peer);

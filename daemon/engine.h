@@ -9,6 +9,8 @@
 #ifndef CRYPTOD_ENGINE_H
 #define CRYPTOD_ENGINE_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,7 +113,7 @@ void engine_kernel_configure(enum kernel_pcrypt_mode mode, const char *algs);
 unsigned engine_count(void);
 const struct engine *engine_get(unsigned idx);
 /* Probe every engine at start-up; returns the count usable. */
-int engine_probe_all(void);
+CRD_MUST_CHECK int engine_probe_all(void);
 void engine_fini_all(void);
 int engine_available(unsigned idx);
 const char *engine_unavailable_why(unsigned idx);
@@ -122,7 +124,7 @@ const struct alg_cap *engine_cap(unsigned idx, unsigned alg);
 /* name NULL or "" = the first (fastest) available engine for alg.
  * Returns index or -errno (-ENOENT unknown name, -EOPNOTSUPP alg not
  * supported, -ENODEV engine unavailable). */
-int engine_select(unsigned alg, const char *name);
+CRD_MUST_CHECK int engine_select(unsigned alg, const char *name);
 
 /*
  * Operator routing (config file / command line): sessions of alg that name
@@ -131,13 +133,13 @@ int engine_select(unsigned alg, const char *name);
  * workers start or under the control thread. 0, -EINVAL (alg),
  * -ENOENT (no such engine), -EOPNOTSUPP (engine lacks alg).
  */
-int engine_route_set(unsigned alg, const char *name);
+CRD_MUST_CHECK int engine_route_set(unsigned alg, const char *name);
 /* The routed engine's name for alg, or NULL. */
 const char *engine_route_get(unsigned alg);
 
 /* The first available engine for alg that takes session-less ops, or
  * -ENODEV: where session-less ops go when routing names one that does not. */
-int engine_select_sessionless(unsigned alg);
+CRD_MUST_CHECK int engine_select_sessionless(unsigned alg);
 
 /* After engine_select() said -ENODEV: the reason of the first engine
  * (named name, if given) that has alg but cannot serve it now, and that
@@ -150,7 +152,7 @@ int range_has(const struct range *r, unsigned n, uint32_t v);
 /* Algorithm names as users see them ("aes-gcm", ...); NULL if unknown. */
 const char *alg_name(unsigned alg);
 /* The inverse: enum crd_alg, or -ENOENT. */
-int alg_from_name(const char *name);
+CRD_MUST_CHECK int alg_from_name(const char *name);
 
 /* Constant-time comparison: 0 when equal. */
 int engine_ct_memcmp(const void *a, const void *b, size_t n);

@@ -9,8 +9,10 @@
 #ifndef CRYPTOD_FDREAP_H
 #define CRYPTOD_FDREAP_H
 
+#include <cryptod/compiler.h>
+
 /* Start the thread. 0 or -errno. */
-int fdreap_start(void);
+CRD_MUST_CHECK int fdreap_start(void);
 
 /*
  * Hand fd over to be closed. Never blocks (a mutex held for a few

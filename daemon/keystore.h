@@ -8,11 +8,13 @@
 #ifndef CRYPTOD_KEYSTORE_H
 #define CRYPTOD_KEYSTORE_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 
 enum { KS_SLOT_SIZE = 1280 }; /* a session with the largest expanded key */
 
-int ks_init(unsigned nslots);
+CRD_MUST_CHECK int ks_init(unsigned nslots);
 void ks_fini(void);
 /* 64-byte aligned, zeroed slot, or NULL when full. */
 void *ks_alloc(void);

@@ -5,6 +5,8 @@
 #ifndef CRYPTOD_LOG_H
 #define CRYPTOD_LOG_H
 
+#include <cryptod/compiler.h>
+
 #include <sys/types.h>
 
 enum log_level { LOG_ERR_ = 3, LOG_WARN_ = 4, LOG_INFO_ = 6, LOG_DEBUG_ = 7 };
@@ -14,7 +16,7 @@ void log_init(enum log_level max);
 int log_stderr_is_journal(void);
 /* Change the level (SIGHUP reload); any thread may log meanwhile. */
 void log_set_level(enum log_level max);
-int log_parse_level(const char *s, enum log_level *out);
+CRD_MUST_CHECK int log_parse_level(const char *s, enum log_level *out);
 const char *log_level_name(enum log_level lvl);
 void log_msg(enum log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -15,6 +15,8 @@
 #ifndef CRYPTOD_ORDER_H
 #define CRYPTOD_ORDER_H
 
+#include <cryptod/compiler.h>
+
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -32,7 +34,8 @@ struct order {
 	_Atomic uint8_t *done;	 /* owned [cq_entries]: completion written */
 };
 
-int order_init(struct order *o, uint32_t sq_entries, uint32_t cq_entries);
+CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,
+			      uint32_t cq_entries);
 void order_fini(struct order *o);
 
 /*
@@ -43,9 +46,9 @@ void order_fini(struct order *o);
  * *left is what remains submitted after the claim. -1: the client's
  * indices are lies (a stale index is not).
  */
-int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
-		uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
-		uint32_t *start, uint32_t *left);
+CRD_MUST_CHECK int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
+			       uint32_t sq_entries, uint32_t cq_entries,
+			       uint32_t max, uint32_t *start, uint32_t *left);
 
 /* Mark seq's entry copied out / its completion written. Release stores:
  * everything the worker wrote for seq before is visible to the poster. */

@@ -7,6 +7,8 @@
 #ifndef CRYPTOD_QUEUE_H
 #define CRYPTOD_QUEUE_H
 
+#include <cryptod/compiler.h>
+
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -70,8 +72,9 @@ struct queue {
  * rounded up to CRD_ARENA_ALIGN. Returns 0 or -errno (-EINVAL bad
  * geometry, -ENOMEM, ...).
  */
-int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
-		 uint32_t cq_entries, uint64_t arena_size, struct queue **out);
+CRD_MUST_CHECK int queue_create(uint32_t id, struct client *owner,
+				uint32_t sq_entries, uint32_t cq_entries,
+				uint64_t arena_size, struct queue **out);
 /* Unmap, close and free. The caller made sure no worker sees it. */
 void queue_destroy(struct queue *q);
 

@@ -8,6 +8,8 @@
 #ifndef CRYPTOD_SDNOTIFY_H
 #define CRYPTOD_SDNOTIFY_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,7 +42,7 @@ int sdn_watchdog_usec(uint64_t *usec);
  * for malformed variables. The LISTEN_* variables are removed from the
  * environment in every case, so nothing started later inherits them.
  */
-int sdn_listen_fd(char *name, size_t name_len);
+CRD_MUST_CHECK int sdn_listen_fd(char *name, size_t name_len);
 
 /* Writes a one-line status ("serving PATH: 3 clients, ...") into buf. */
 typedef void sdn_status_fn(char *buf, size_t len);
@@ -53,7 +55,7 @@ typedef void sdn_status_fn(char *buf, size_t len);
  * without a watchdog. No timer without $NOTIFY_SOCKET. 0 or -ENOMEM.
  */
 enum { SDN_STATUS_MS = 5000 };
-int sdn_ready(struct event_base *base, sdn_status_fn *status);
+CRD_MUST_CHECK int sdn_ready(struct event_base *base, sdn_status_fn *status);
 /* STOPPING=1 with status; stops the watchdog timer. */
 void sdn_stopping(const char *status);
 

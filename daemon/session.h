@@ -10,6 +10,8 @@
 #ifndef CRYPTOD_SESSION_H
 #define CRYPTOD_SESSION_H
 
+#include <cryptod/compiler.h>
+
 #include <stdint.h>
 
 #include "engine.h"
@@ -59,12 +61,14 @@ int session_sessionless_allowed(void);
  * Returns 0, or -EINVAL (bad key/tag length), -ENOENT/-EOPNOTSUPP/-ENODEV
  * (engine choice), -EPERM (key shorter than the key policy allows).
  */
-int session_setup(struct session *s, const struct session_params *p,
-		  void *const *wctx);
+CRD_MUST_CHECK int session_setup(struct session *s,
+				 const struct session_params *p,
+				 void *const *wctx);
 
 /* session_setup() into a fresh keystore slot. The caller wipes its own
  * copy of the key. Also -ENOSPC when the key store is full. */
-int session_create(const struct session_params *p, struct session **out);
+CRD_MUST_CHECK int session_create(const struct session_params *p,
+				  struct session **out);
 /* Wipe and free; the caller has ensured no worker can still see it. */
 void session_destroy(struct session *s);
 

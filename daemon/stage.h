@@ -8,6 +8,8 @@
 #ifndef CRYPTOD_STAGE_H
 #define CRYPTOD_STAGE_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +29,7 @@ struct stage {
 	struct desc_sgl sg; /* the lists of the op being resolved */
 };
 
-int stage_init(struct stage *st);
+CRD_MUST_CHECK int stage_init(struct stage *st);
 void stage_fini(struct stage *st);
 
 /*
@@ -35,9 +37,11 @@ void stage_fini(struct stage *st);
  * once from the arena) in the next scratch slot. eng_ctx: the worker's
  * engine contexts. Returns CRD_ST_OK and *out, or a CRD_ST_* error.
  */
-int stage_sessionless(struct stage *st, const uint8_t *arena,
-		      uint64_t arena_size, const struct crd_sqe *e,
-		      void *const *eng_ctx, const struct session **out);
+CRD_MUST_CHECK int stage_sessionless(struct stage *st, const uint8_t *arena,
+				     uint64_t arena_size,
+				     const struct crd_sqe *e,
+				     void *const *eng_ctx,
+				     const struct session **out);
 
 /* Run one op with op->sgl set (lists in st->sg): gather into the bounce
  * buffer, run the engine there, scatter the result. Sets op->status and

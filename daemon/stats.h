@@ -8,6 +8,8 @@
 #ifndef CRYPTOD_STATS_H
 #define CRYPTOD_STATS_H
 
+#include <cryptod/compiler.h>
+
 #include <stdint.h>
 
 #include "wire.h"
@@ -24,7 +26,7 @@ int stats_may_see(const struct client *viewer, const struct client *k);
 void stats_latency(Cryptod__Latency *m, uint64_t *h, uint64_t sum_ns);
 
 /* Build and send a ClientsReply / SessionsReply. 0 or -errno. */
-int clients_reply(struct client *c, uint32_t seq);
-int sessions_reply(struct client *c, uint32_t seq);
+CRD_MUST_CHECK int clients_reply(struct client *c, uint32_t seq);
+CRD_MUST_CHECK int sessions_reply(struct client *c, uint32_t seq);
 
 #endif

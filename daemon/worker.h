@@ -14,6 +14,8 @@
 #ifndef CRYPTOD_WORKER_H
 #define CRYPTOD_WORKER_H
 
+#include <cryptod/compiler.h>
+
 #include <stdint.h>
 
 #include "lathist.h"
@@ -41,7 +43,7 @@ struct worker_config {
 };
 
 /* Start the pool. 0 or -errno. */
-int workers_start(const struct worker_config *c);
+CRD_MUST_CHECK int workers_start(const struct worker_config *c);
 /* Serve what is already submitted (bounded), then stop and join. Queues
  * may still be detached afterwards; workers_destroy() frees the pool. */
 void workers_stop(void);
@@ -52,7 +54,7 @@ const char *workers_poll_mode(void);
 
 /* Serve q from now on (every worker serves every queue) and watch its
  * submission doorbell. 0 or -errno. */
-int worker_attach(struct queue *q);
+CRD_MUST_CHECK int worker_attach(struct queue *q);
 /* Detach q and wait until no worker can touch it. */
 void worker_detach(struct queue *q);
 
@@ -60,7 +62,7 @@ void worker_detach(struct queue *q);
 void worker_synchronize(void);
 
 /* Worker i's counters and service-time histogram. -ENOENT past the end. */
-int worker_stats_get(unsigned i, struct worker_snapshot *out);
+CRD_MUST_CHECK int worker_stats_get(unsigned i, struct worker_snapshot *out);
 
 /* Sum of one engine's counters over all workers. */
 void worker_engine_counters(unsigned eng_idx, struct counters *out);

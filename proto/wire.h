@@ -7,6 +7,8 @@
 #ifndef CRYPTOD_WIRE_H
 #define CRYPTOD_WIRE_H
 
+#include <cryptod/compiler.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -26,8 +28,8 @@ enum wire_limits {
  * The packed bytes are wiped before they are freed (they may carry a key).
  * Returns 0 or -errno (-EMSGSIZE when the packed message exceeds the cap).
  */
-int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
-	      unsigned nfds);
+CRD_MUST_CHECK int wire_send(int sock, const Cryptod__Envelope *env,
+			     const int *fds, unsigned nfds);
 
 /*
  * Receive one packet into buf (CTL_MSG_MAX bytes). Descriptors that arrive are
@@ -36,8 +38,8 @@ int wire_send(int sock, const Cryptod__Envelope *env, const int *fds,
  * a truncated (oversized) packet or truncated control data (fds closed),
  * or another -errno.
  */
-ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
-		  unsigned *nfds);
+CRD_MUST_CHECK ssize_t wire_recv(int sock, uint8_t *buf, int *fds,
+				 unsigned max_fds, unsigned *nfds);
 
 /*
  * wire_recv(), but descriptors beyond max_fds go to sink (NULL: close)
@@ -45,8 +47,9 @@ ssize_t wire_recv(int sock, uint8_t *buf, int *fds, unsigned max_fds,
  * passes with a message is received: none is dropped by the kernel in
  * the caller's thread.
  */
-ssize_t wire_recv_sink(int sock, uint8_t *buf, int *fds, unsigned max_fds,
-		       unsigned *nfds, void (*sink)(int fd), unsigned *nsunk);
+CRD_MUST_CHECK ssize_t wire_recv_sink(int sock, uint8_t *buf, int *fds,
+				      unsigned max_fds, unsigned *nfds,
+				      void (*sink)(int fd), unsigned *nsunk);
 
 /* Unpack; NULL when malformed. Free with wire_free(). Every allocation
  * the message owns is wiped when it is freed, by wire_free() or by the
@@ -62,7 +65,7 @@ void wire_free(Cryptod__Envelope *env);
  * /run/cryptod/cryptod.sock for root, else $XDG_RUNTIME_DIR/cryptod.sock,
  * else /tmp/cryptod-$UID/cryptod.sock. Returns 0 or -ENAMETOOLONG.
  */
-int wire_default_socket_path(char *buf, size_t len);
+CRD_MUST_CHECK int wire_default_socket_path(char *buf, size_t len);
 
 /* Close every fd in fds[0..n). */
 void wire_close_fds(int *fds, unsigned n);
