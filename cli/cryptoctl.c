@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cryptod/clock.h>
+
 #include "cryptoctl.h"
 
 static const char usage_main[] =
@@ -202,10 +204,7 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)crd_now_ns() / 1e6;
 }
 
 static int cmd_ping(struct cli *cli, int argc, char **argv)

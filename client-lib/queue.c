@@ -4,6 +4,8 @@
  * privately, publish the tail once per burst, ring the doorbell only when
  * the worker asked for it.
  */
+#include <cryptod/clock.h>
+
 #include "internal.h"
 
 #include <errno.h>
@@ -386,9 +388,7 @@ static int queue_ready(const struct cc_queue *q)
 
 static int64_t mono_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)crd_now_ms();
 }
 
 enum { CC_WAIT_SPIN_NS = 20000 };
@@ -405,18 +405,14 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 	 * little before paying a sleep and a wake-up (tens of us). Yield
 	 * as we spin, so a worker sharing our core is not starved. */
 	if (timeout_ms != 0) {
-		struct timespec t0, t;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = crd_now_ns();
 		for (unsigned i = 1;; i++) {
 			if (queue_ready(q))
 				return 1;
 			if (i % 16)
 				continue;
 			sched_yield();
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((t.tv_sec - t0.tv_sec) * 1000000000L +
-				    (t.tv_nsec - t0.tv_nsec) >=
-			    CC_WAIT_SPIN_NS)
+			if (crd_now_ns() - t0 >= CC_WAIT_SPIN_NS)
 				break;
 		}
 	}

@@ -6,6 +6,8 @@
  * caller submitting one op at a time still costs the worker one tail
  * load and, at most, the client one doorbell per batch.
  */
+#include <cryptod/clock.h>
+
 #include "internal.h"
 
 #include <errno.h>
@@ -15,9 +17,7 @@ enum { SUBMIT_DEFAULT_COALESCE = 32, SUBMIT_DEFAULT_FLUSH_US = 50 };
 
 static uint64_t mono_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	return crd_now_ns();
 }
 
 void submit_init(struct cc_queue *q, const struct cc_queue_params *p)

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <cryptod/clock.h>
+
 #include "client.h"
 
 #include <errno.h>
@@ -93,9 +95,7 @@ struct client *client_new(int fd, pid_t pid, uid_t uid, gid_t gid, int *err)
 	c->pid = pid;
 	c->uid = uid;
 	c->gid = gid;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	c->connected_ms = (uint64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	c->connected_ms = crd_now_ms();
 	c->next = clients;
 	clients = c;
 	n_clients++;

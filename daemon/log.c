@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <cryptod/clock.h>
+
 #include "log.h"
 
 #include <pthread.h>
@@ -121,9 +123,7 @@ static struct {
 
 static uint64_t mono_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec;
+	return crd_now_ms() / 1000;
 }
 
 /* uid's slot: its own, a free or expired one taken over, else the

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cryptod/clock.h>
+
 #include "client.h"
 #include "ctl.h"
 #include "engine.h"
@@ -28,9 +30,7 @@ static uint64_t stats_start_ms;
 
 uint64_t stats_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return crd_now_ms();
 }
 
 void stats_init(void)

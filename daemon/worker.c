@@ -15,6 +15,8 @@
  * looks at the rings every PARK_TIMEOUT_MS by itself, so a wake-up that was
  * lost (a client that filled its own doorbell, say) costs at most that.
  */
+#include <cryptod/clock.h>
+
 #include "worker.h"
 
 #include <errno.h>
@@ -112,22 +114,6 @@ static inline void wstat_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_store_explicit(c,
 			      atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
-}
-
-/* vDSO with the TSC clocksource: no syscall. Called twice per run of
- * ops, never per op. */
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + ts.tv_nsec / 1000;
 }
 
 static void worker_refresh(struct worker *w)
@@ -368,7 +354,8 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	/* Service time starts at the claim. Back to back, the end of the
 	 * last run is the start of this one (what lies between is the
 	 * worker's own pass, not idle time): one clock read per run. */
-	uint64_t t0 = w->t_valid ? w->t_last : now_ns();
+	/* The clock is read twice per run of ops, never per op. */
+	uint64_t t0 = w->t_valid ? w->t_last : crd_now_ns();
 	stat_add(&q->st.batch_hist[31 - __builtin_clz(n)], 1);
 
 	struct crd_sqe sqe[WORKER_BURST];
@@ -401,7 +388,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	}
 	worker_post(q);
 
-	w->t_last = now_ns();
+	w->t_last = crd_now_ns();
 	w->t_valid = 1;
 	worker_account(w, q, ops, n, w->t_last - t0);
 	stage_pass_end(&w->stage); /* session-less sessions: wiped */
@@ -553,7 +540,7 @@ static void *worker_main(void *arg)
 			__builtin_ia32_pause();
 			continue;
 		}
-		uint64_t now = now_us();
+		uint64_t now = crd_now_us();
 		if (!idle_since)
 			idle_since = now;
 		if (pool.cfg.busy_poll || now - idle_since < pool.cfg.spin_us) {

@@ -9,14 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cryptod/clock.h>
+
 #include "poolbench.h"
 
 uint64_t pb_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return crd_now_ns();
 }
 
 void pb_sleep_us(unsigned us)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* The monotonic clock, for the daemon, the library and the tools alike
+ * (not installed). With the TSC clocksource clock_gettime is a vDSO call,
+ * no syscall; still, the data path reads it per run, never per op. */
+#ifndef CRYPTOD_CLOCK_H
+#define CRYPTOD_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t crd_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t crd_now_us(void)
+{
+	return crd_now_ns() / 1000u;
+}
+
+static inline uint64_t crd_now_ms(void)
+{
+	return crd_now_ns() / 1000000u;
+}
+
+#endif
