@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "client.h"
-#include "ctl.h"
+#include "caps.h"
 #include "engine.h"
 #include "wire.h"
 

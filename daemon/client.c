@@ -38,6 +38,11 @@ int client_is_admin(const struct client *c)
 	return uid_is_admin(c->uid);
 }
 
+int client_may_see(const struct client *viewer, const struct client *k)
+{
+	return viewer == k || client_is_admin(viewer);
+}
+
 static unsigned client_count_uid(uid_t uid)
 {
 	unsigned n = 0;

@@ -78,6 +78,9 @@ void client_destroy(struct client *c);
  * client in stats, clients and sessions listings.
  */
 int client_is_admin(const struct client *c);
+/* May viewer see what k owns (its queues, sessions, counters)? Only its
+ * own connection, unless the viewer is an administrator. */
+int client_may_see(const struct client *viewer, const struct client *k);
 
 /* Registry of live clients (control thread only). On success the client
  * owns fd; otherwise NULL and *err = -EUSERS (MAX_CLIENTS reached, or

@@ -15,6 +15,7 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "caps.h"
 #include "client.h"
 #include "config.h"
 #include "doorbell.h"
@@ -25,6 +26,7 @@
 #include "queue.h"
 #include "sdnotify.h"
 #include "session.h"
+#include "listing.h"
 #include "stats.h"
 #include "worker.h"
 #include "wire.h"

@@ -29,11 +29,4 @@ void ctl_stop_listening(void);
 /* Disconnect every client, freeing what they own. */
 void ctl_close_all(void);
 
-/* Build and send a StatsReply (stats.c). 0 or -errno. */
-struct client;
-void stats_init(void);
-/* Build and send a CapabilitiesReply (caps.c). 0 or -errno. */
-CRD_MUST_CHECK int caps_reply(struct client *c, uint32_t seq);
-CRD_MUST_CHECK int stats_reply(struct client *c, uint32_t seq);
-
 #endif

@@ -10,17 +10,11 @@
 
 #include "bounds.h"
 #include "client.h"
+#include "listing.h"
 #include "queue.h"
 #include "session.h"
 #include "stats.h"
 #include "wire.h"
-
-/* Administrators (client_is_admin: root or the daemon's own uid, from
- * the peer's SO_PEERCRED) see everyone. */
-int stats_may_see(const struct client *viewer, const struct client *k)
-{
-	return viewer == k || client_is_admin(viewer);
-}
 
 static uint64_t ld(_Atomic uint64_t *p)
 {
@@ -50,7 +44,7 @@ int clients_reply(struct client *c, uint32_t seq)
 	uint64_t now = stats_now_ms();
 	unsigned j = 0;
 	for (struct client *k = client_first(); k && j < n; k = k->next) {
-		if (!stats_may_see(c, k))
+		if (!client_may_see(c, k))
 			continue;
 		Cryptod__ClientInfo *m = &ci[j];
 		cryptod__client_info__init(m);
@@ -101,7 +95,7 @@ int sessions_reply(struct client *c, uint32_t seq)
 
 	unsigned j = 0;
 	for (struct client *k = client_first(); k; k = k->next) {
-		if (!stats_may_see(c, k))
+		if (!client_may_see(c, k))
 			continue;
 		for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT && j < n;
 		     i++) {

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "sdnotify.h"
 #include "fdreap.h"
+#include "stats.h"
 #include "worker.h"
 #include "wire.h"
 

@@ -3,7 +3,7 @@
  * The StatsReply: per engine (summed over workers), per worker and per
  * client queue, with service-time percentiles for workers and queues.
  * An administrator sees the whole daemon; anyone else its own connection
- * only (stats_may_see), in every section: engine counters from its own
+ * only (client_may_see), in every section: engine counters from its own
  * sessions, no worker section, itself as the only client.
  * Control thread only; reads the workers' counters with relaxed loads
  * (a snapshot may be a pass behind: fine for statistics).
@@ -17,7 +17,6 @@
 #include <cryptod/clock.h>
 
 #include "client.h"
-#include "ctl.h"
 #include "engine.h"
 #include "lathist.h"
 #include "queue.h"
@@ -193,7 +192,7 @@ static unsigned stats_queues(struct stats_buf *b, struct client *viewer,
 	unsigned j = 0;
 	uint64_t now = stats_now_ms();
 	for (struct client *k = client_first(); k; k = k->next) {
-		if (!stats_may_see(viewer, k))
+		if (!client_may_see(viewer, k))
 			continue;
 		for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
 			struct queue *q = k->queues[i];
