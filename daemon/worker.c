@@ -572,7 +572,7 @@ static int worker_init_one(struct worker *w, unsigned idx)
 	for (unsigned e = 0; e < engine_count(); e++) {
 		if (!engine_available(e))
 			continue;
-		w->eng_ctx[e] = engine_get(e)->worker_init();
+		w->eng_ctx[e] = engine_get(e)->worker_init(engine_get(e));
 		if (!w->eng_ctx[e]) {
 			log_err("worker %u: engine %s failed to initialise",
 				idx, engine_get(e)->name);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Engine ops table. One file per backend (engine_<name>.c) fills a
+ * Engine ops table. One file per backend (engines/engine_<name>.c) fills a
  * struct engine with designated initialisers. Engines never see the
  * shared memory's descriptors: the worker hands them engine_ops built from
  * validated private copies, with pointers already bounds-checked and
@@ -64,8 +64,12 @@ struct engine {
 	const char *name;
 	const struct alg_cap *caps;
 	unsigned n_caps;
+	/* The backend's own state, for engines that share code between
+	 * flavours (kernel, kernel-pcrypt); ops reach it through the engine
+	 * (or a session's s->eng). */
+	void *priv;
 	/* Is the engine usable on this host? 0, or -errno with a reason. */
-	int (*probe)(char *why, size_t why_len);
+	int (*probe)(const struct engine *e, char *why, size_t why_len);
 	/*
 	 * Expand the key material into s->key (the session's locked slot).
 	 * Parameters are already checked against the capability table.
@@ -76,7 +80,7 @@ struct engine {
 			    size_t key_len, const uint8_t *auth_key,
 			    size_t auth_key_len);
 	/* Per-worker state (an IMB_MGR for aesni); NULL on failure. */
-	void *(*worker_init)(void);
+	void *(*worker_init)(const struct engine *e);
 	void (*worker_fini)(void *wctx);
 	/* Run n ops; set each op's status. Never fails as a whole. */
 	void (*process)(void *wctx, struct engine_op *ops, unsigned n);
@@ -87,7 +91,7 @@ struct engine {
 	void (*session_fini)(struct session *s);
 	/* Why alg is unavailable on an available engine, or NULL (optional:
 	 * the kernel engine probes every algorithm separately). */
-	const char *(*alg_unavailable)(unsigned alg);
+	const char *(*alg_unavailable)(const struct engine *e, unsigned alg);
 	/* Session-less ops are refused (setting a key costs a socket). */
 	int no_sessionless;
 };

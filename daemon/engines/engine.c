@@ -45,8 +45,9 @@ int engine_probe_all(void)
 	int n = 0;
 	for (unsigned i = 0; i < engine_count(); i++) {
 		probe_state[i].why[0] = '\0';
-		probe_state[i].err = engines[i]->probe(
-			probe_state[i].why, sizeof(probe_state[i].why));
+		probe_state[i].err =
+			engines[i]->probe(engines[i], probe_state[i].why,
+					  sizeof(probe_state[i].why));
 		if (probe_state[i].err) {
 			log_warn("engine %s unavailable: %s", engines[i]->name,
 				 probe_state[i].why);
@@ -81,9 +82,10 @@ int engine_alg_available(unsigned idx, unsigned alg, const char **why)
 	if (idx >= engine_count())
 		return 0;
 	/* The per-algorithm reason says more than the engine's. */
-	const char *r = engines[idx]->alg_unavailable
-				? engines[idx]->alg_unavailable(alg)
-				: NULL;
+	const char *r =
+		engines[idx]->alg_unavailable
+			? engines[idx]->alg_unavailable(engines[idx], alg)
+			: NULL;
 	if (!r && !engine_available(idx))
 		r = engine_unavailable_why(idx);
 	if (why)

@@ -23,7 +23,7 @@ static const struct alg_cap null_caps[] = {
 	  .block = 1 },
 };
 
-static int null_probe(char *why, size_t len)
+static int null_probe(const struct engine *e, char *why, size_t len)
 {
 	why[0] = '\0';
 	return 0;
@@ -36,7 +36,7 @@ static int null_session_init(struct session *s, void *wctx, const uint8_t *key,
 	return 0;
 }
 
-static void *null_worker_init(void)
+static void *null_worker_init(const struct engine *e)
 {
 	static char token; /* no state; non-NULL means ready */
 	return &token;

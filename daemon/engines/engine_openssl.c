@@ -90,7 +90,7 @@ static int ossl_key_idx(unsigned alg, unsigned key_len)
 	return key_len == 16 ? 0 : key_len == 24 ? 1 : 2;
 }
 
-static int ossl_probe(char *why, size_t len)
+static int ossl_probe(const struct engine *e, char *why, size_t len)
 {
 	EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, "AES-256-XTS", NULL);
 	if (!c) {
@@ -127,7 +127,7 @@ static void ossl_worker_fini(void *wctx)
 	OPENSSL_free(w);
 }
 
-static void *ossl_worker_init(void)
+static void *ossl_worker_init(const struct engine *e)
 {
 	struct ossl_worker *w = OPENSSL_zalloc(sizeof(*w));
 	if (!w)

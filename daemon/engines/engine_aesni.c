@@ -84,7 +84,7 @@ static IMB_MGR *aesni_mgr_new(void)
 	return m;
 }
 
-static int aesni_probe(char *why, size_t len)
+static int aesni_probe(const struct engine *e, char *why, size_t len)
 {
 	if (!ctl_mgr)
 		ctl_mgr = aesni_mgr_new();
@@ -185,7 +185,7 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 	return 0;
 }
 
-static void *aesni_worker_init(void)
+static void *aesni_worker_init(const struct engine *e)
 {
 	return aesni_mgr_new();
 }
