@@ -4,8 +4,6 @@
  * privately, publish the tail once per burst, ring the doorbell only when
  * the worker asked for it.
  */
-#include <cryptod/clock.h>
-
 #include "internal.h"
 
 #include <errno.h>
@@ -18,6 +16,8 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cryptod/clock.h>
 
 static int queue_map(struct cc_queue *q, const Cryptod__OpenQueueReply *r,
 		     int memfd)

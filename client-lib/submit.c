@@ -6,12 +6,12 @@
  * caller submitting one op at a time still costs the worker one tail
  * load and, at most, the client one doorbell per batch.
  */
-#include <cryptod/clock.h>
-
 #include "internal.h"
 
 #include <errno.h>
 #include <time.h>
+
+#include <cryptod/clock.h>
 
 enum { SUBMIT_DEFAULT_COALESCE = 32, SUBMIT_DEFAULT_FLUSH_US = 50 };
 

@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <cryptod/clock.h>
-
 #include "client.h"
 
 #include <errno.h>
@@ -12,6 +10,8 @@
 #include <event2/event.h>
 
 #include <cryptod/ring_abi.h>
+
+#include <cryptod/clock.h>
 
 #include "config.h"
 #include "fdreap.h"
@@ -125,12 +125,12 @@ unsigned client_sessions_total(void)
 int client_session_add(struct client *c, struct session *s)
 {
 	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
-		if (c->sessions[i])
+		if (c->sessions.s[i])
 			continue;
 		s->id = i + 1;
 		/* Publish a fully built session; pairs with the acquire
-		 * load in client_session_get(). */
-		__atomic_store_n(&c->sessions[i], s, __ATOMIC_RELEASE);
+		 * load in session_table_get(). */
+		__atomic_store_n(&c->sessions.s[i], s, __ATOMIC_RELEASE);
 		c->n_sessions++;
 		n_sessions_total++;
 		return s->id;
@@ -140,10 +140,10 @@ int client_session_add(struct client *c, struct session *s)
 
 int client_session_destroy(struct client *c, uint32_t id)
 {
-	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions[id - 1])
+	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions.s[id - 1])
 		return -ENOENT;
-	struct session *s = c->sessions[id - 1];
-	__atomic_store_n(&c->sessions[id - 1], NULL, __ATOMIC_RELEASE);
+	struct session *s = c->sessions.s[id - 1];
+	__atomic_store_n(&c->sessions.s[id - 1], NULL, __ATOMIC_RELEASE);
 	/* An op already resolved against s may still be running. */
 	worker_synchronize();
 	session_destroy(s);
@@ -181,9 +181,12 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 		slot++;
 
 	struct queue *q;
-	int err = queue_create(next_queue_id, c, sq, cq, arena, &q);
+	int err = queue_create(next_queue_id, sq, cq, arena, &q);
 	if (err)
 		return err;
+	q->sessions = &c->sessions;
+	q->owner_id = c->id;
+	q->owner_uid = c->uid;
 	err = worker_attach(q);
 	if (err) {
 		queue_destroy(q);
@@ -230,10 +233,10 @@ void client_destroy(struct client *c)
 		if (c->queues[i])
 			client_queue_drop(c, i);
 	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
-		if (!c->sessions[i])
+		if (!c->sessions.s[i])
 			continue;
-		session_destroy(c->sessions[i]);
-		c->sessions[i] = NULL;
+		session_destroy(c->sessions.s[i]);
+		c->sessions.s[i] = NULL;
 		n_sessions_total--;
 	}
 	c->n_sessions = 0;

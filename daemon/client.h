@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "bounds.h"
+#include "session.h"
 
 struct event;
 struct session;
@@ -32,9 +33,7 @@ struct client {
 	int hello_done;
 	uint64_t connected_ms; /* CLOCK_MONOTONIC at accept (listings) */
 
-	/* sessions[i] has id i + 1. Published with release stores, read by
-	 * workers with acquire loads (client_session_get). */
-	struct session *sessions[MAX_SESSIONS_PER_CLIENT];
+	struct session_table sessions; /* slots owned (session.h) */
 	unsigned n_sessions;
 	struct queue *queues[MAX_QUEUES_PER_CLIENT]; /* owned */
 	unsigned n_queues;
@@ -43,16 +42,6 @@ struct client {
 
 	struct client *next; /* registry list */
 };
-
-/* Worker-side lookup: NULL for ids this client does not own. */
-static inline const struct session *client_session_get(struct client *c,
-						       uint32_t id)
-{
-	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT)
-		return NULL;
-	/* Pairs with the release store in client_session_add(). */
-	return __atomic_load_n(&c->sessions[id - 1], __ATOMIC_ACQUIRE);
-}
 
 /* NULL if c may create another session, else the name of the limit it
  * reached ("limits.sessions_per_client" or "limits.sessions_per_uid"). */

@@ -99,7 +99,7 @@ int sessions_reply(struct client *c, uint32_t seq)
 			continue;
 		for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT && j < n;
 		     i++) {
-			struct session *s = k->sessions[i];
+			struct session *s = k->sessions.s[i];
 			if (!s)
 				continue;
 			Cryptod__Counters *ct = &cnt[j];

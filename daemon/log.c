@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <cryptod/clock.h>
-
 #include "log.h"
 
 #include <pthread.h>
@@ -13,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cryptod/clock.h>
 
 #include "bounds.h"
 

@@ -29,8 +29,8 @@ static int queue_geometry(uint32_t *sq, uint32_t *cq, uint64_t *arena)
 	return 0;
 }
 
-int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
-		 uint32_t cq_entries, uint64_t arena_size, struct queue **out)
+int queue_create(uint32_t id, uint32_t sq_entries, uint32_t cq_entries,
+		 uint64_t arena_size, struct queue **out)
 {
 	int err = queue_geometry(&sq_entries, &cq_entries, &arena_size);
 	if (err)
@@ -47,7 +47,6 @@ int queue_create(uint32_t id, struct client *owner, uint32_t sq_entries,
 	if (!q)
 		return -ENOMEM;
 	q->id = id;
-	q->owner = owner;
 	q->sq_entries = sq_entries;
 	q->cq_entries = cq_entries;
 	q->arena_size = arena_size;

@@ -11,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cryptod/ring_abi.h>
 
@@ -18,7 +19,7 @@
 #include "lathist.h"
 #include "order.h"
 
-struct client;
+struct session_table;
 struct worker;
 
 enum { QUEUE_HIST = 8 }; /* 1, 2-3, 4-7, ..., 64-127 */
@@ -37,8 +38,12 @@ struct queue_stats {
 };
 
 struct queue {
-	uint32_t id;	      /* unique while the daemon runs */
-	struct client *owner; /* not owned */
+	uint32_t id; /* unique while the daemon runs */
+	/* The owner's session table (not owned) and, for log lines, its
+	 * connection id and uid: set by client_queue_open(). */
+	const struct session_table *sessions;
+	uint32_t owner_id;
+	uid_t owner_uid;
 
 	/* Private copies of the geometry: never read back from the region. */
 	uint32_t sq_entries, cq_entries;
@@ -72,9 +77,9 @@ struct queue {
  * rounded up to CRD_ARENA_ALIGN. Returns 0 or -errno (-EINVAL bad
  * geometry, -ENOMEM, ...).
  */
-CRD_MUST_CHECK int queue_create(uint32_t id, struct client *owner,
-				uint32_t sq_entries, uint32_t cq_entries,
-				uint64_t arena_size, struct queue **out);
+CRD_MUST_CHECK int queue_create(uint32_t id, uint32_t sq_entries,
+				uint32_t cq_entries, uint64_t arena_size,
+				struct queue **out);
 /* Unmap, close and free. The caller made sure no worker sees it. */
 void queue_destroy(struct queue *q);
 

@@ -2,7 +2,7 @@
 /*
  * Sessions: an algorithm, an engine and expanded key material. Each lives
  * in one locked keystore slot and belongs to one client connection.
- * Workers read sessions through the client's table (acquire loads);
+ * Workers read sessions through the client's table (session_table_get);
  * the control thread unpublishes, waits for a grace period
  * (worker_synchronize), then wipes. Session-less ops build a session in a
  * worker's own locked scratch slot for one pass.
@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "bounds.h"
 #include "engine.h"
 #include "keystore.h"
 
@@ -34,6 +35,25 @@ struct session {
 	_Alignas(64) uint8_t key[KS_SLOT_SIZE - 64];
 };
 _Static_assert(sizeof(struct session) <= KS_SLOT_SIZE, "session fits a slot");
+
+/*
+ * A connection's sessions: s[i] has id i + 1. The control thread
+ * publishes and unpublishes with release stores; workers look sessions up
+ * with session_table_get() (a queue points at its owner's table).
+ */
+struct session_table {
+	struct session *s[MAX_SESSIONS_PER_CLIENT];
+};
+
+/* Worker-side lookup: NULL for ids the table does not hold. */
+static inline const struct session *
+session_table_get(const struct session_table *t, uint32_t id)
+{
+	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT)
+		return NULL;
+	/* Pairs with the release store in client_session_add(). */
+	return __atomic_load_n(&t->s[id - 1], __ATOMIC_ACQUIRE);
+}
 
 struct session_params {
 	unsigned alg; /* enum crd_alg */

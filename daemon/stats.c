@@ -123,7 +123,7 @@ static void stats_own_engine(const struct client *viewer, unsigned eng,
 {
 	memset(k, 0, sizeof(*k));
 	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
-		struct session *s = viewer->sessions[i];
+		struct session *s = viewer->sessions.s[i];
 		if (!s || s->eng_idx != eng)
 			continue;
 		k->ops += ld(&s->ops);

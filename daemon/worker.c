@@ -15,8 +15,6 @@
  * looks at the rings every PARK_TIMEOUT_MS by itself, so a wake-up that was
  * lost (a client that filled its own doorbell, say) costs at most that.
  */
-#include <cryptod/clock.h>
-
 #include "worker.h"
 
 #include <errno.h>
@@ -32,8 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cryptod/clock.h>
+
 #include "bounds.h"
-#include "client.h"
 #include "desc.h"
 #include "doorbell.h"
 #include "engine.h"
@@ -131,9 +130,9 @@ static void queue_set_dead(struct queue *q)
 {
 	if (atomic_exchange(&q->broken, 1))
 		return;
-	log_peer(q->owner->uid, LOG_WARN_,
+	log_peer(q->owner_uid, LOG_WARN_,
 		 "client %u queue %u: ring index out of range, queue stopped",
-		 q->owner->id, q->id);
+		 q->owner_id, q->id);
 	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
 	(void)doorbell_ring_client(q->cq_sock);
 }
@@ -287,7 +286,7 @@ static void worker_resolve(struct worker *w, struct queue *q,
 		} else {
 			if (!s || sqe[i].session != sid) {
 				sid = sqe[i].session;
-				s = client_session_get(q->owner, sid);
+				s = session_table_get(q->sessions, sid);
 			}
 			os = s;
 		}

@@ -233,10 +233,10 @@ static void test_queue_default_geometry(void **state)
 {
 	struct queue *q = NULL;
 
-	assert_int_equal(queue_create(1, NULL, 0, 0, 0, &q), 0);
+	assert_int_equal(queue_create(1, 0, 0, 0, &q), 0);
 	assert_non_null(q);
 	assert_int_equal(q->id, 1);
-	assert_null(q->owner);
+	assert_null(q->sessions); /* client_queue_open() sets it */
 	check_geometry(q, CRD_RING_DEFAULT_ENTRIES, CRD_RING_DEFAULT_ENTRIES,
 		       CRD_ARENA_DEFAULT_SIZE);
 	queue_destroy(q);
@@ -262,7 +262,7 @@ static void test_queue_custom_geometry(void **state)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct queue *q = NULL;
-		assert_int_equal(queue_create(7, NULL, cases[i].sq, cases[i].cq,
+		assert_int_equal(queue_create(7, cases[i].sq, cases[i].cq,
 					      cases[i].arena, &q),
 				 0);
 		check_geometry(q, cases[i].want_sq, cases[i].want_cq,
@@ -296,8 +296,8 @@ static void test_queue_bad_geometry(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct queue *q = (struct queue *)&bad[i]; /* sentinel */
-		int rc = queue_create(9, NULL, bad[i].sq, bad[i].cq,
-				      bad[i].arena, &q);
+		int rc =
+			queue_create(9, bad[i].sq, bad[i].cq, bad[i].arena, &q);
 		if (rc != -EINVAL)
 			fail_msg("case %zu (sq %u cq %u arena %llu): got %d, "
 				 "want -EINVAL",
@@ -312,8 +312,7 @@ static void test_queue_sealed(void **state)
 {
 	struct queue *q = NULL;
 
-	assert_int_equal(queue_create(2, NULL, 8, 8, CRD_ARENA_MIN_SIZE, &q),
-			 0);
+	assert_int_equal(queue_create(2, 8, 8, CRD_ARENA_MIN_SIZE, &q), 0);
 	off_t size = (off_t)q->region_size;
 
 	int seals = fcntl(q->memfd, F_GET_SEALS);
@@ -354,8 +353,7 @@ static void test_queue_client_view(void **state)
 {
 	struct queue *q = NULL;
 
-	assert_int_equal(queue_create(3, NULL, 8, 16, CRD_ARENA_MIN_SIZE, &q),
-			 0);
+	assert_int_equal(queue_create(3, 8, 16, CRD_ARENA_MIN_SIZE, &q), 0);
 	/* The client maps the same fd: it sees the daemon's header and
 	 * shares every byte with the daemon's mapping. */
 	uint8_t *c = mmap(NULL, q->region_size, PROT_READ | PROT_WRITE,
@@ -380,8 +378,7 @@ static void test_queue_in_flight(void **state)
 {
 	struct queue *q = NULL;
 
-	assert_int_equal(queue_create(4, NULL, 8, 16, CRD_ARENA_MIN_SIZE, &q),
-			 0);
+	assert_int_equal(queue_create(4, 8, 16, CRD_ARENA_MIN_SIZE, &q), 0);
 	assert_int_equal(queue_in_flight(q), 0);
 	q->hdr->ksq_tail.k = 5;
 	q->hdr->kcq_tail.k = 2;
@@ -406,8 +403,7 @@ static void test_queue_destroy_marks_dead(void **state)
 	struct queue *q = NULL;
 	int fds = count_fds();
 
-	assert_int_equal(queue_create(5, NULL, 8, 8, CRD_ARENA_MIN_SIZE, &q),
-			 0);
+	assert_int_equal(queue_create(5, 8, 8, CRD_ARENA_MIN_SIZE, &q), 0);
 	/* Keep our own references, as a client holding the fds would. */
 	int memfd = dup(q->memfd), efd = dup(q->cq_peer);
 	uint64_t size = q->region_size;
@@ -438,8 +434,7 @@ static void test_queue_destroy_marks_dead(void **state)
 static void test_queue_doorbells_client_proof(void **state)
 {
 	struct queue *q = NULL;
-	assert_int_equal(queue_create(6, NULL, 8, 8, CRD_ARENA_MIN_SIZE, &q),
-			 0);
+	assert_int_equal(queue_create(6, 8, 8, CRD_ARENA_MIN_SIZE, &q), 0);
 	int peer = q->cq_peer;
 
 	/* The client clears O_NONBLOCK on its end and never reads: the
@@ -511,8 +506,8 @@ struct sim {
 static void sim_setup(struct sim *s, uint32_t sqn, uint32_t cqn, uint32_t start)
 {
 	memset(s, 0, sizeof(*s));
-	assert_int_equal(
-		queue_create(6, NULL, sqn, cqn, CRD_ARENA_MIN_SIZE, &s->q), 0);
+	assert_int_equal(queue_create(6, sqn, cqn, CRD_ARENA_MIN_SIZE, &s->q),
+			 0);
 	s->cbase = mmap(NULL, s->q->region_size, PROT_READ | PROT_WRITE,
 			MAP_SHARED, s->q->memfd, 0);
 	assert_true(s->cbase != MAP_FAILED);
