@@ -33,6 +33,7 @@
 #include <cryptod/clock.h>
 
 #include "bounds.h"
+#include "counters.h"
 #include "desc.h"
 #include "doorbell.h"
 #include "engine.h"
@@ -41,19 +42,6 @@
 #include "queue.h"
 #include "session.h"
 #include "stage.h"
-
-struct eng_counters {
-	_Atomic uint64_t ops, bytes, errors, auth_failures;
-};
-
-/* Written by its worker only (plain load + store, no locked add), read
- * by the control thread; on lines of their own (struct worker is
- * allocated 64-byte aligned). */
-struct wstats {
-	_Atomic uint64_t ops, bytes, errors, auth_failures, empty_polls,
-		wakeups, passes, runs, lat_sum_ns;
-	_Atomic uint64_t lat_hist[LAT_BUCKETS];
-};
 
 struct worker {
 	unsigned idx;
@@ -72,12 +60,11 @@ struct worker {
 	unsigned rr; /* where the next round-robin pass starts */
 	void *eng_ctx[ENGINE_MAX];
 	struct stage stage; /* bounce buffer, session-less scratch */
-	struct eng_counters est[ENGINE_MAX];
 	/* The clock at the end of the last run, while runs follow each
 	 * other without an idle pass: the next run's start, for free. */
 	uint64_t t_last;
 	int t_valid;
-	_Alignas(64) struct wstats ws;
+	_Alignas(64) struct worker_counters wc; /* counters.h */
 };
 
 static struct {
@@ -99,21 +86,6 @@ static struct {
 
 /* epoll_event.data of the pool's wake eventfd; queues carry 0. */
 enum { POOL_EV_WAKE = 1 };
-
-/* Counters shared between workers: relaxed atomic adds, once per pass. */
-static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	if (v)
-		atomic_fetch_add_explicit(c, v, memory_order_relaxed);
-}
-
-/* A counter only this thread writes: no locked instruction needed. */
-static inline void wstat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	atomic_store_explicit(c,
-			      atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
-}
 
 static void worker_refresh(struct worker *w)
 {
@@ -156,99 +128,6 @@ static void worker_run(struct worker *w, struct engine_op *ops, unsigned n)
 		ops[i].sess->eng->process(w->eng_ctx[eng], ops + i, j - i);
 		i = j;
 	}
-}
-
-/* One session's share of a run, added when the run moves on to another
- * session (bursts usually share one: one add per run). */
-struct sess_acc {
-	struct session *s;
-	uint64_t ops, bytes, errors, auth;
-};
-
-static void sess_flush(struct sess_acc *a)
-{
-	if (!a->s)
-		return;
-	stat_add(&a->s->ops, a->ops);
-	stat_add(&a->s->bytes, a->bytes);
-	stat_add(&a->s->errors, a->errors);
-	stat_add(&a->s->auth_failures, a->auth);
-	memset(a, 0, sizeof(*a));
-}
-
-static void sess_count(struct sess_acc *a, const struct session *s,
-		       int32_t status, uint32_t len)
-{
-	/* Session-less ops run on scratch sessions with id 0: not listed. */
-	if (!s || !s->id)
-		return;
-	if (a->s != s) {
-		sess_flush(a);
-		/* The counters are the only fields a worker writes. */
-		a->s = (struct session *)s;
-	}
-	if (status == CRD_ST_OK) {
-		a->ops++;
-		a->bytes += len;
-	} else if (status == CRD_ST_AUTH_FAILED) {
-		a->auth++;
-	} else {
-		a->errors++;
-	}
-}
-
-static void worker_account(struct worker *w, struct queue *q,
-			   const struct engine_op *ops, unsigned n,
-			   uint64_t dt_ns)
-{
-	struct sess_acc sa = { 0 };
-	/* Sum locally, publish once per pass: the counters are read by the
-	 * control thread, and every store to them is a shared line. */
-	uint64_t bytes = 0, errors = 0, auth = 0;
-	uint64_t eops[ENGINE_MAX] = { 0 }, ebytes[ENGINE_MAX] = { 0 };
-	uint64_t eerr[ENGINE_MAX] = { 0 }, eauth[ENGINE_MAX] = { 0 };
-	for (unsigned i = 0; i < n; i++) {
-		const struct engine_op *op = &ops[i];
-		sess_count(&sa, op->sess, op->status, op->len);
-		if (op->status == CRD_ST_OK) {
-			bytes += op->len;
-			eops[op->sess->eng_idx]++;
-			ebytes[op->sess->eng_idx] += op->len;
-		} else if (op->status == CRD_ST_AUTH_FAILED) {
-			auth++;
-			eauth[op->sess->eng_idx]++;
-		} else {
-			errors++;
-			/* Descriptor errors are the client's, not the
-			 * engine's; count only what reached an engine. */
-			if (op->status != CRD_ST_NO_SESSION &&
-			    op->status != CRD_ST_BAD_DESC && op->sess)
-				eerr[op->sess->eng_idx]++;
-		}
-	}
-	for (unsigned e = 0; e < ENGINE_MAX; e++) {
-		stat_add(&w->est[e].ops, eops[e]);
-		stat_add(&w->est[e].bytes, ebytes[e]);
-		stat_add(&w->est[e].errors, eerr[e]);
-		stat_add(&w->est[e].auth_failures, eauth[e]);
-	}
-	sess_flush(&sa);
-	stat_add(&q->st.ops, n);
-	stat_add(&q->st.bytes, bytes);
-	stat_add(&q->st.errors, errors);
-	stat_add(&q->st.auth_failures, auth);
-
-	unsigned b = lat_bucket(dt_ns);
-	stat_add(&q->st.lat_hist[b], n);
-	stat_add(&q->st.lat_sum_ns, dt_ns * n);
-	struct wstats *ws = &w->ws;
-	wstat_add(&ws->ops, n);
-	wstat_add(&ws->bytes, bytes);
-	wstat_add(&ws->errors, errors);
-	wstat_add(&ws->auth_failures, auth);
-	wstat_add(&ws->runs, 1);
-	wstat_add(&ws->lat_hist[b], n);
-	wstat_add(&ws->lat_sum_ns, dt_ns * n);
 }
 
 /* The run to claim: everything for a lone worker; with siblings, an
@@ -389,7 +268,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 
 	w->t_last = crd_now_ns();
 	w->t_valid = 1;
-	worker_account(w, q, ops, n, w->t_last - t0);
+	counters_account(&w->wc, &q->st, ops, n, w->t_last - t0);
 	stage_pass_end(&w->stage); /* session-less sessions: wiped */
 	return n;
 }
@@ -527,12 +406,12 @@ static void *worker_main(void *arg)
 		if (atomic_load(&pool.gen) != w->seen_gen)
 			worker_refresh(w);
 
-		wstat_add(&w->ws.passes, 1);
+		wstat_add(&w->wc.ws.passes, 1);
 		if (worker_poll_all(w)) {
 			idle_since = 0;
 			continue;
 		}
-		wstat_add(&w->ws.empty_polls, 1);
+		wstat_add(&w->wc.ws.empty_polls, 1);
 		w->t_valid = 0; /* idle: the next run reads the clock */
 		/* Check the clock only now and then: it is not free. */
 		if (++spins & 63) {
@@ -550,7 +429,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		int first = worker_park(w);
-		wstat_add(&w->ws.wakeups, 1);
+		wstat_add(&w->wc.ws.wakeups, 1);
 		idle_since = 0;
 		worker_refresh(w);
 		if (first)
@@ -725,42 +604,15 @@ void worker_synchronize(void)
 void worker_engine_counters(unsigned eng_idx, struct counters *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (eng_idx >= ENGINE_MAX)
-		return;
-	for (unsigned i = 0; i < pool.n; i++) {
-		struct eng_counters *c = &pool.w[i].est[eng_idx];
-		out->ops += atomic_load_explicit(&c->ops, memory_order_relaxed);
-		out->bytes +=
-			atomic_load_explicit(&c->bytes, memory_order_relaxed);
-		out->errors +=
-			atomic_load_explicit(&c->errors, memory_order_relaxed);
-		out->auth_failures += atomic_load_explicit(
-			&c->auth_failures, memory_order_relaxed);
-	}
+	for (unsigned i = 0; i < pool.n; i++)
+		counters_engine_add(&pool.w[i].wc, eng_idx, out);
 }
 
 int worker_stats_get(unsigned i, struct worker_snapshot *out)
 {
 	if (i >= pool.n)
 		return -ENOENT;
-	struct wstats *ws = &pool.w[i].ws;
-	memset(out, 0, sizeof(*out));
-	out->c.ops = atomic_load_explicit(&ws->ops, memory_order_relaxed);
-	out->c.bytes = atomic_load_explicit(&ws->bytes, memory_order_relaxed);
-	out->c.errors = atomic_load_explicit(&ws->errors, memory_order_relaxed);
-	out->c.auth_failures =
-		atomic_load_explicit(&ws->auth_failures, memory_order_relaxed);
-	out->c.empty_polls =
-		atomic_load_explicit(&ws->empty_polls, memory_order_relaxed);
-	out->c.wakeups =
-		atomic_load_explicit(&ws->wakeups, memory_order_relaxed);
-	out->passes = atomic_load_explicit(&ws->passes, memory_order_relaxed);
-	out->runs = atomic_load_explicit(&ws->runs, memory_order_relaxed);
-	out->lat_sum_ns =
-		atomic_load_explicit(&ws->lat_sum_ns, memory_order_relaxed);
-	for (unsigned b = 0; b < LAT_BUCKETS; b++)
-		out->lat_hist[b] = atomic_load_explicit(&ws->lat_hist[b],
-							memory_order_relaxed);
+	counters_snapshot(&pool.w[i].wc, out);
 	out->asleep = atomic_load(&pool.w[i].parked);
 	return 0;
 }

@@ -18,22 +18,9 @@
 
 #include <stdint.h>
 
-#include "lathist.h"
+#include "counters.h"
 
 struct queue;
-
-struct counters {
-	uint64_t ops, bytes, errors, auth_failures, empty_polls, wakeups;
-};
-
-/* One worker's own view (worker_stats_get). */
-struct worker_snapshot {
-	struct counters c; /* empty_polls: passes that found no work;
-			    * wakeups: times it woke from the doorbell */
-	uint64_t passes, runs, lat_sum_ns;
-	uint64_t lat_hist[LAT_BUCKETS];
-	int asleep;
-};
 
 struct worker_config {
 	unsigned n;	  /* workers, 1..MAX_WORKERS */
