@@ -334,32 +334,22 @@ static void kern_process(void *wctx, struct engine_op *ops, unsigned n)
 	}
 }
 
-const struct engine engine_kernel = {
-	.name = "kernel",
-	.caps = kern_caps,
-	.n_caps = sizeof(kern_caps) / sizeof(kern_caps[0]),
-	.priv = &kern_plain_state,
-	.probe = kern_probe,
-	.session_init = kern_session_init,
-	.session_fini = kern_session_fini,
-	.worker_init = kern_worker_init,
-	.worker_fini = kern_worker_fini,
-	.process = kern_process,
-	.alg_unavailable = kern_alg_unavailable,
-	.no_sessionless = 1,
-};
+/* The two flavours differ in their name, their capabilities, their probe
+ * and their state (priv); everything else is one code path. */
+#define KERN_ENGINE(name_, caps_, state_, probe_)                              \
+	{                                                                      \
+		.name = (name_), .caps = (caps_),                              \
+		.n_caps = sizeof(caps_) / sizeof((caps_)[0]),                  \
+		.priv = (state_), .probe = (probe_),                           \
+		.session_init = kern_session_init,                             \
+		.session_fini = kern_session_fini,                             \
+		.worker_init = kern_worker_init,                               \
+		.worker_fini = kern_worker_fini, .process = kern_process,      \
+		.alg_unavailable = kern_alg_unavailable, .no_sessionless = 1,  \
+	}
 
-const struct engine engine_kernel_pcrypt = {
-	.name = "kernel-pcrypt",
-	.caps = kern_pcrypt_caps,
-	.n_caps = sizeof(kern_pcrypt_caps) / sizeof(kern_pcrypt_caps[0]),
-	.priv = &kern_pcrypt_state,
-	.probe = kern_pcrypt_probe,
-	.session_init = kern_session_init,
-	.session_fini = kern_session_fini,
-	.worker_init = kern_worker_init,
-	.worker_fini = kern_worker_fini,
-	.process = kern_process,
-	.alg_unavailable = kern_alg_unavailable,
-	.no_sessionless = 1,
-};
+const struct engine engine_kernel =
+	KERN_ENGINE("kernel", kern_caps, &kern_plain_state, kern_probe);
+const struct engine engine_kernel_pcrypt =
+	KERN_ENGINE("kernel-pcrypt", kern_pcrypt_caps, &kern_pcrypt_state,
+		    kern_pcrypt_probe);

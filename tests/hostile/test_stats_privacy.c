@@ -66,19 +66,27 @@ static int take_view(struct cc_conn *c, struct view *v)
 	return 0;
 }
 
+/* Drop to uid, connect as name and make a GCM session. 0 or -1. */
+static int user_session(uid_t uid, const char *name, struct cc_conn **c,
+			uint32_t *sid)
+{
+	drop_to(uid);
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key,
+					.key_len = 16 };
+	if (cc_connect(daemon_.sock, name, c))
+		return -1;
+	return cc_session_create(*c, &sp, sid) ? -1 : 0;
+}
+
 /* The observer: one op of its own, a view, wait, another view. Exit 0
  * when nothing moved and it saw only itself. */
 static int observer(int ready, int go)
 {
-	drop_to(UID_OBSERVER);
 	struct cc_conn *c;
 	uint32_t sid;
-	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
-					.key = key,
-					.key_len = 16 };
 	uint8_t iv[12] = { 0 }, buf[32] = { 0 }, tag[16];
-	if (cc_connect(daemon_.sock, "observer", &c) ||
-	    cc_session_create(c, &sp, &sid) ||
+	if (user_session(UID_OBSERVER, "observer", &c, &sid) ||
 	    cc_crypt(c, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf, buf, 32, tag))
 		return 1;
 	struct view a, b;
@@ -126,16 +134,11 @@ static int observer(int ready, int go)
 /* The victim: traffic of known shape, one forgery among it. */
 static int victim(void)
 {
-	drop_to(UID_VICTIM);
 	struct cc_conn *c;
 	uint32_t sid;
-	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
-					.key = key,
-					.key_len = 16 };
 	static uint8_t buf[1000];
 	uint8_t iv[12] = { 0 }, tag[16];
-	if (cc_connect(daemon_.sock, "victim", &c) ||
-	    cc_session_create(c, &sp, &sid))
+	if (user_session(UID_VICTIM, "victim", &c, &sid))
 		return 1;
 	for (int i = 0; i < 37; i++)
 		if (cc_crypt(c, sid, CC_ENCRYPT, iv, 12, NULL, 0, buf, buf,

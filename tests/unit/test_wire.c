@@ -373,6 +373,29 @@ static void test_excess_fds_closed(void **state)
 		close(send_fds[i]);
 }
 
+/* One byte with n fds attached, by raw sendmsg (wire_send caps n). */
+static void send_raw_fds(int sock, const int *fds, unsigned n)
+{
+	char one = 0;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	static union {
+		char buf[CMSG_SPACE(sizeof(int) * WIRE_SCM_MAX_FD)];
+		struct cmsghdr align;
+	} ctl;
+	assert_true(n <= WIRE_SCM_MAX_FD);
+	memset(&ctl, 0, sizeof(ctl));
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctl.buf,
+			      .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+	memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+	assert_int_equal(sendmsg(sock, &msg, 0), 1);
+}
+
 static void test_too_many_fds(void **state)
 {
 	struct pair *p = *state;
@@ -394,22 +417,7 @@ static void test_too_many_fds(void **state)
 	/* ...and a receiver given more (raw sendmsg) keeps what it has room
 	 * for and closes the rest itself: none is left for the kernel to
 	 * drop in the receiving thread (wire_recv_sink). */
-	char one = 0;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * N)];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	memset(&ctl, 0, sizeof(ctl));
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * N);
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	assert_int_equal(sendmsg(p->a, &msg, 0), 1);
+	send_raw_fds(p->a, fds, N);
 
 	int before = count_fds();
 	assert_int_equal(wire_recv(p->b, p->buf, got, CTL_MAX_FDS, &nfds), 1);
@@ -440,22 +448,7 @@ static void test_sink_takes_scm_max(void **state)
 	assert_true(efd >= 0);
 	for (int i = 0; i < N; i++)
 		fds[i] = efd;
-	char one = 0;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	static union {
-		char buf[CMSG_SPACE(sizeof(int) * N)];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * N);
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	assert_int_equal(sendmsg(p->a, &msg, 0), 1);
+	send_raw_fds(p->a, fds, N);
 
 	int before = count_fds();
 	unsigned nfds = 9, n_sunk = 0;
