@@ -18,7 +18,6 @@
 #include "worker.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -232,7 +231,6 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	/* Service time starts at the claim. Back to back, the end of the
 	 * last run is the start of this one (what lies between is the
 	 * worker's own pass, not idle time): one clock read per run. */
-	/* The clock is read twice per run of ops, never per op. */
 	uint64_t t0 = w->t_valid ? w->t_last : crd_now_ns();
 	stat_add(&q->st.batch_hist[31 - __builtin_clz(n)], 1);
 
