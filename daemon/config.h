@@ -125,6 +125,14 @@ struct config {
 /* Built-in defaults (the values docs/config.md lists). */
 void config_defaults(struct config *c);
 
+/* config_keys.c, for the parser: the key named name (CK_*, or
+ * CK_ROUTE + alg), or -1; may "key =" stand with no value; parse value v
+ * (modified) into key k of c, 0 or -1 with the reason in err. */
+int config_key_find(const char *name);
+int config_key_empty_ok(unsigned k);
+CRD_MUST_CHECK int config_store(struct config *c, unsigned k, char *v,
+				char *err, size_t errlen);
+
 /*
  * Parse text (len bytes, need not be NUL-terminated) into c, on top of
  * what c holds. name is the file name used in messages. Returns 0, or
@@ -186,6 +194,14 @@ void config_set_active(const struct config *c);
  * route it could not apply. 0 or -errno (a route failed).
  */
 int config_apply_live(const struct config *c);
+
+/*
+ * SIGHUP: take next (a freshly built configuration) over cur. Keys that
+ * need a restart keep cur's value in next (logged as a warning), live
+ * keys are logged and applied; next becomes the active configuration.
+ * Returns how many settings changed.
+ */
+unsigned config_reload(const struct config *cur, struct config *next);
 
 /* kernel.pcrypt and kernel.pcrypt_algs of the active configuration, for
  * the kernel engine's probe. The list is comma-separated kernel algorithm

@@ -260,27 +260,7 @@ static void on_reload(evutil_socket_t sig, short what, void *arg)
 		sdn_notifyf("READY=1\nSTATUS=reload failed: %s", err);
 		return;
 	}
-	unsigned changed = 0;
-	for (unsigned k = 0; k < CK_N; k++) {
-		const char *name = config_key_name(k);
-		if (!name)
-			continue;
-		char was[256], now[256];
-		config_value_str(cur, k, was, sizeof(was));
-		config_value_str(next, k, now, sizeof(now));
-		if (!strcmp(was, now))
-			continue;
-		if (config_key_live(k)) {
-			log_info("reload: %s = %s (was %s)", name, now, was);
-			changed++;
-			continue;
-		}
-		log_warn("reload: %s = %s needs a restart; still %s", name, now,
-			 was);
-		config_copy_key(next, cur, k);
-	}
-	config_set_active(next);
-	config_apply_live(next);
+	unsigned changed = config_reload(cur, next);
 	log_info("reloaded %s: %u setting(s) changed",
 		 path ? path : "(no file)", changed);
 	sdn_notifyf("READY=1\nSTATUS=serving %s, configuration reloaded",

@@ -26,8 +26,11 @@ const char *alg_name(unsigned alg)
 
 int alg_from_name(const char *name)
 {
-	int alg = crd_alg_from_name(name);
-	return alg > 0 ? alg : -ENOENT;
+	/* Our names only, exactly (route.<alg> keys): no kernel names. */
+	for (unsigned i = 1; i < CRD_ALG_MAX_; i++)
+		if (crd_alg_name(i) && !strcmp(name, crd_alg_name(i)))
+			return (int)i;
+	return -ENOENT;
 }
 
 unsigned engine_count(void)
