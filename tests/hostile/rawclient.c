@@ -300,7 +300,10 @@ void good_start(struct good_client *g, const char *sock)
 
 void good_check(struct good_client *g, unsigned limit_ms)
 {
-	uint64_t gap = fx_now_ms() - atomic_load(&g->last_ok_ms);
+	/* The last success first, then the clock: now is never before it
+	 * (the thread may finish an op between the two reads). */
+	uint64_t last = atomic_load(&g->last_ok_ms), now = fx_now_ms();
+	uint64_t gap = now > last ? now - last : 0;
 	uint64_t worst = atomic_load(&g->max_gap_ms);
 	if (gap > worst)
 		worst = gap;
