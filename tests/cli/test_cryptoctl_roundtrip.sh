@@ -211,7 +211,9 @@ check "input shorter than the tag: exit 1" test $? -eq 1 -a ! -s "$out"
 section "authentication failures: authenc and GMAC"
 key=$(randhex 32)
 iv=$(randhex 16)
-akey=$(randhex 20)
+# HMAC pads its key with zeros: with a last byte of 0, the key one byte
+# short below would be the same key (and verify, 1 run in 256).
+akey=$(randhex 19)a5
 aad=$(randhex 13)
 head -c 3008 /dev/urandom >"$tmp/pt"
 sha1=(-a aes-cbc-hmac-sha1 -k "$key" -i "$iv" --aad "$aad")
