@@ -118,14 +118,15 @@ static int stats_buf_alloc(struct stats_buf *b, unsigned ne, unsigned nw,
  * summed per engine. Daemon-wide counters would move with other users'
  * traffic, and tell an idle observer their op counts, lengths and
  * authentication failures. */
-static void stats_own_engine(const struct client *viewer, unsigned eng,
-			     struct counters *k)
+static void stats_own_engines(const struct client *viewer,
+			      struct counters own[ENGINE_MAX])
 {
-	memset(k, 0, sizeof(*k));
+	memset(own, 0, ENGINE_MAX * sizeof(own[0]));
 	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
 		struct session *s = viewer->sessions.s[i];
-		if (!s || s->eng_idx != eng)
+		if (!s || s->eng_idx >= ENGINE_MAX)
 			continue;
+		struct counters *k = &own[s->eng_idx];
 		k->ops += ld(&s->ops);
 		k->bytes += ld(&s->bytes);
 		k->errors += ld(&s->errors);
@@ -133,16 +134,19 @@ static void stats_own_engine(const struct client *viewer, unsigned eng,
 	}
 }
 
+/* all: the viewer is an administrator (daemon-wide counters). */
 static void stats_engines(struct stats_buf *b, const struct client *viewer,
-			  unsigned ne)
+			  int all, unsigned ne)
 {
-	int all = client_is_admin(viewer);
+	struct counters own[ENGINE_MAX];
+	if (!all)
+		stats_own_engines(viewer, own);
 	for (unsigned i = 0; i < ne; i++) {
 		struct counters k;
 		if (all)
 			worker_engine_counters(i, &k);
 		else
-			stats_own_engine(viewer, i, &k);
+			k = own[i];
 		Cryptod__Counters *ct = &b->cnt[i];
 		cryptod__counters__init(ct);
 		ct->ops = k.ops;
@@ -248,7 +252,7 @@ int stats_reply(struct client *c, uint32_t seq)
 	if (err)
 		goto out;
 	int all = client_is_admin(c);
-	stats_engines(&b, c, ne);
+	stats_engines(&b, c, all, ne);
 	if (all) /* workers serve everybody: admins only */
 		stats_workers(&b, ne, nw);
 	unsigned j = stats_queues(&b, c, ne, nw);
