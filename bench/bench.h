@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptod-bench: the daemon path (libcryptoclient, zero-copy, across a
- * process boundary) measured side by side with the in-process engine the
+ * The measuring core of cryptoctl bench's throughput modes (the front end
+ * is cli/cmd_bench.c): the daemon path (libcryptoclient, zero-copy, across
+ * a process boundary) measured side by side with the in-process engine the
  * daemon's engine wraps (intel-ipsec-mb's direct GCM/GMAC API or its
- * multi-buffer job API, or OpenSSL EVP), and for CBC with OpenSSL's serial
- * CBC too, alternating A B [C] A B [C] ... so that the noise of a shared
- * machine hits every path alike.
+ * multi-buffer job API, or OpenSSL EVP), and OpenSSL EVP, alternating the
+ * paths round by round so that the noise of a shared machine hits every
+ * path alike.
  *
- * Files: cryptod_bench.c (main, the per-algorithm and per-size loops),
- * bench_opts.c (command line), bench_alg.c (the algorithm table),
- * bench_layout.c (where each op's bytes live), bench_daemon.c (path A),
- * bench_ref.c (in-process paths: the common loop, copy reference),
- * bench_ref_imb.c (ipsec-mb), bench_ref_ossl.c (OpenSSL), bench_verify.c
- * (the output check before timing), bench_spawn.c (--spawn-daemon),
- * bench_report.c (medians, tables, CSV, daemon stats), bench_env.c (how
- * busy the machine was).
+ * Files: bench_opts.c (the options, one at a time), bench_alg.c (the
+ * algorithm table), bench_layout.c (where each op's bytes live),
+ * bench_daemon.c (the daemon path), bench_ref.c (in-process paths: the
+ * common loop, copy reference), bench_ref_imb.c (ipsec-mb),
+ * bench_ref_ossl.c (OpenSSL), bench_verify.c (the output check before
+ * timing), bench_run.c (per algorithm and size: keys, sessions, binding,
+ * verification), bench_report.c (medians, notes, the daemon's counters),
+ * and for every mode bench_spawn.c (the one daemon spawner), bench_env.c
+ * (the one environment capture) and bench_sheet.h (results as sheets for
+ * the one report writer).
  */
 #ifndef CRYPTOD_BENCH_H
 #define CRYPTOD_BENCH_H
@@ -23,6 +26,7 @@
 #include <stddef.h>
 #include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "cryptoclient.h"
@@ -99,17 +103,14 @@ struct bench_cfg {
 	bool csv;
 	bool ossl_all; /* time OpenSSL (path C) for every algorithm */
 	bool smoke;
-	bool verbose; /* print every round */
+	bool verbose; /* note every round's figures */
 };
 
-/* bench_opts.c: returns 0, 1 for --help (usage printed), or -EINVAL
- * (message printed). */
-int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv);
-
 /*
- * The same options for another front end (cryptoctl bench): the long
- * options table (values enum bench_opt), the defaults, one option at a
- * time, and the checks and derived values once all are in.
+ * bench_opts.c: the throughput options for the front end (cryptoctl
+ * bench): the long options table (values enum bench_opt), the defaults,
+ * one option at a time, and the checks and derived values once all are
+ * in.
  */
 enum bench_opt {
 	OPT_SOCKET = 256,
@@ -146,7 +147,7 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		   const char *arg);
 int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set);
 
-/* The program name error messages start with (default "cryptod-bench"). */
+/* The program name error messages start with ("cryptoctl: bench"). */
 extern const char *bench_prog;
 void bench_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The sizes measured for a: the list (plus a's extra size when --sizes
@@ -277,6 +278,7 @@ enum bench_ref_kind bench_ref_kind_for(const char *engine,
 				       const struct bench_alg *a);
 
 /* bench_ref_imb.c */
+const char *bench_imb_version(void);
 const char *bench_imb_arch_name(void);
 
 /* bench_daemon.c: path A. */
@@ -335,44 +337,59 @@ struct bench_verify {
 };
 int bench_verify_size(const struct bench_verify *v);
 
-/* bench_spawn.c */
-struct bench_spawn {
-	int pid;
-	char dir[64];
-	char log[96];
+/* bench_spawn.c: the one way every mode starts a private daemon. */
+struct bench_spawn_opts {
+	const char *bin;
+	unsigned workers;      /* 0: 1 */
+	int avoid_cpu;	       /* >= 0: our CPUs but this one; -1: ours */
+	bool all_cpus;	       /* every online CPU instead */
+	const char *poll_mode; /* --poll-mode, NULL: the daemon's default */
+	unsigned spin_us;      /* --spin-us, 0: the daemon's default */
+	const char *log_level; /* --log-level, NULL: the default */
+	bool pin;	       /* --pin */
+	const char *dir;  /* where the socket and log go; NULL: a temp dir of
+			   * its own, removed at stop */
+	const char *name; /* NAME.sock, NAME.log; NULL: "cryptod" */
 };
-/* avoid_cpu >= 0: the daemon runs on every online CPU but that one. */
-int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
-		      int avoid_cpu, char *sock, size_t sock_len);
-/* SIGTERM, wait; returns the daemon's exit status (0 expected) or -errno. */
+struct bench_spawn {
+	int pid; /* 0: not running */
+	bool own_dir;
+	char dir[64];
+	char sock[BENCH_PATH_MAX];
+	char log[BENCH_PATH_MAX];
+	char what[160]; /* the command, for messages */
+};
+/* 0 once the socket accepts, or -errno (the log shown). */
+int bench_spawn_start(struct bench_spawn *s, const struct bench_spawn_opts *o);
+/* SIGTERM, wait; the exit status (0 expected; otherwise the log shown)
+ * or -errno. The socket and log are removed. */
 int bench_spawn_stop(struct bench_spawn *s);
+void bench_spawn_show_log(const struct bench_spawn *s);
 
-/* bench_env.c: how busy the machine was before and during the run. */
+/* bench_env.c: the one environment capture of every mode. start prints
+ * the machine (CPU model, the flags that matter, ipsec-mb's code path)
+ * and how idle it was just before; pids are the processes whose CPU time
+ * counts as ours (the daemons; may be 0 entries). */
 struct bench_env {
 	bool ok;
-	int daemon_pid;				 /* > 0 when known */
 	unsigned long long idle0, total0, ours0; /* clock ticks */
 };
-void bench_env_start(struct bench_env *e, const struct bench_cfg *cfg,
-		     int daemon_pid);
-void bench_env_end(const struct bench_env *e, const struct bench_cfg *cfg);
+void bench_env_start(struct bench_env *e, FILE *out, const int *pids,
+		     unsigned n);
+/* The same baseline, silently: a section's own share of others. */
+void bench_env_mark(struct bench_env *e, const int *pids, unsigned n);
+/* Percent of all CPU time other processes used since start; -1 unknown. */
+double bench_env_others(const struct bench_env *e, const int *pids, unsigned n);
+/* "Machine: other processes used N% ... during <during>". */
+void bench_env_end(const struct bench_env *e, FILE *out, const int *pids,
+		   unsigned n, const char *during);
+static inline FILE *bench_note_out(const struct bench_cfg *cfg)
+{
+	return cfg->csv ? stderr : stdout;
+}
 
 /* bench_report.c */
-struct bench_row {
-	uint32_t size;
-	double ops_m, gbps, in_ops_m, in_gbps, ratio;
-	double os_ops_m, os_gbps, os_ratio; /* OpenSSL serial (CBC) */
-	uint64_t retries, empty_polls;
-	bool have_inproc, have_openssl;
-};
 double bench_median(double *v, unsigned n); /* sorts v */
-void bench_report_csv_header(const struct bench_cfg *cfg);
-void bench_report_header(const struct bench_cfg *cfg, bool openssl);
-void bench_report_row(const struct bench_cfg *cfg, const struct bench_alg *a,
-		      const struct bench_row *r);
-void bench_report_summary(const struct bench_cfg *cfg,
-			  const struct bench_alg *a,
-			  const struct bench_row *rows, unsigned n);
 void bench_report_daemon_stats(const struct bench_cfg *cfg,
 			       struct cc_conn *conn, const char *client_name);
 /* How many ops the daemon's worker took per pass over our queue since
@@ -444,8 +461,7 @@ static inline unsigned bench_tag_differs(const uint8_t *a, const uint8_t *b,
 	return d != 0;
 }
 
-/* bench_run.c: one algorithm at a time, one size at a time, paths A, B
- * and C alternated in rounds. */
+/* bench_run.c: one algorithm at a time, one size at a time. */
 struct bench {
 	struct bench_cfg cfg;
 	struct bench_daemon d;
@@ -459,10 +475,10 @@ struct bench {
 struct bench_alg_run {
 	const struct bench_alg *a;
 	char engine[BENCH_ENGINE_MAX];
-	struct bench_ref ref;	    /* B: the daemon engine's twin */
-	struct bench_ref ossl;	    /* OpenSSL: cross-check, and C for CBC */
-	bool time_ref;		    /* B is timed */
-	bool cross, time_ossl;	    /* ossl created; C is timed */
+	struct bench_ref ref;	    /* the daemon engine's in-process twin */
+	struct bench_ref ossl;	    /* OpenSSL EVP: cross-check, and timed */
+	bool time_ref;		    /* the twin is timed */
+	bool cross, time_ossl;	    /* ossl created; ossl is timed */
 	uint8_t key[BENCH_KEY_MAX]; /* wiped when done */
 	uint8_t auth_key[BENCH_AUTH_KEY_MAX];
 };
@@ -477,9 +493,6 @@ void bench_alg_end(struct bench *b, struct bench_alg_run *r);
  * for decrypt, and verify one burst. 0, -EBADMSG or -errno. */
 int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
 		  struct bench_layout *la, struct bench_layout *lb);
-/* Prepare, warm up, then cfg->rounds rounds of A, B (and C). */
-int bench_run_size(struct bench *b, struct bench_alg_run *r, uint32_t len,
-		   struct bench_row *row);
 /* Pin the calling thread (and the threads it creates) to cpu. */
 void bench_pin_cpu(int cpu);
 double bench_mops(const struct bench_sample *s);

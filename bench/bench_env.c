@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How busy the machine was. The A/B rounds absorb steady noise, but a run
- * beside a build or a test suite on a 2-core machine is worth less, and
- * the reader should be told: CPU time of other processes is the busy time
- * of all CPUs (/proc/stat) minus ours and the spawned daemon's.
+ * The one environment capture of every bench mode: the machine (CPU
+ * model, the flags the engines care about, the ipsec-mb code path it
+ * picks) and how busy it was. Rounds absorb steady noise, but a run beside
+ * a build on a 2-core machine is worth less, and the reader should be
+ * told: CPU time of other processes is the busy time of all CPUs
+ * (/proc/stat) minus ours and the daemons'.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,80 +34,149 @@ static int cpu_ticks(unsigned long long *idle, unsigned long long *total)
 	return 0;
 }
 
-/* utime + stime of a process, in ticks; 0 when unknown. */
-static unsigned long long proc_ticks(int pid)
+/* utime + stime (+ cutime + cstime: children already reaped) in ticks;
+ * 0 when unknown. */
+static unsigned long long proc_ticks(int pid, bool children)
 {
-	char path[64], comm_end[256];
-	unsigned long long ut = 0, st = 0;
+	unsigned long long ut = 0, st = 0, cut = 0, cst = 0;
+	char path[64], line[1024], *p;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
-	/* Skip "pid (comm) state ppid ... minflt..." up to utime, field 14;
-	 * comm may hold spaces, so resume after its closing ')'. */
-	if (fscanf(f,
-		   "%*d (%255[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		   "%llu %llu",
-		   comm_end, &ut, &st) != 3)
-		ut = st = 0;
+	/* comm may hold spaces and parentheses: resume after the last ')'. */
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
 	fclose(f);
-	return ut + st;
+	if (!p ||
+	    sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		   "%llu %llu",
+		   &ut, &st, &cut, &cst) != 4)
+		return 0;
+	return ut + st + (children ? cut + cst : 0);
 }
 
-static unsigned long long ours(const struct bench_env *e)
+static unsigned long long ours(const int *pids, unsigned n)
 {
-	return proc_ticks((int)getpid()) +
-	       (e->daemon_pid > 0 ? proc_ticks(e->daemon_pid) : 0);
+	unsigned long long t = proc_ticks((int)getpid(), true);
+
+	for (unsigned i = 0; i < n; i++)
+		if (pids[i] > 0)
+			t += proc_ticks(pids[i], false);
+	return t;
 }
 
-void bench_env_start(struct bench_env *e, const struct bench_cfg *cfg,
-		     int daemon_pid)
+/* The CPU flags that decide which engine code runs. */
+static const char *const cpu_flags[] = {
+	"aes",	    "pclmulqdq", "avx",	       "avx2", "avx512f",
+	"avx512bw", "vaes",	 "vpclmulqdq", "gfni", "sha_ni",
+};
+
+static void cpu_model(char *model, size_t mlen, char *flags, size_t flen)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	size_t used = 0;
+
+	snprintf(model, mlen, "unknown CPU");
+	flags[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += 2;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "model name", 10)) {
+			snprintf(model, mlen, "%s", v);
+		} else if (!strncmp(line, "flags", 5)) {
+			/* Whole words: pad the list and each flag. */
+			static char padded[sizeof(line) + 2];
+			snprintf(padded, sizeof(padded), " %s ", v);
+			for (size_t i = 0;
+			     i < sizeof(cpu_flags) / sizeof(cpu_flags[0]);
+			     i++) {
+				char want[32];
+
+				snprintf(want, sizeof(want), " %s ",
+					 cpu_flags[i]);
+				if (strstr(padded, want) && used < flen)
+					used += (size_t)snprintf(
+						flags + used, flen - used,
+						"%s%s", used ? " " : "",
+						cpu_flags[i]);
+			}
+			break; /* the first CPU's flags stand for all */
+		}
+	}
+	fclose(f);
+}
+
+void bench_env_start(struct bench_env *e, FILE *out, const int *pids,
+		     unsigned n)
 {
 	struct timespec ts = { 0, 200 * 1000000L };
 	unsigned long long i0, t0, i1, t1;
+	char model[128], flags[128];
 	double idle;
 
+	cpu_model(model, sizeof(model), flags, sizeof(flags));
+	fprintf(out,
+		"Machine: %s, %ld CPUs online; flags: %s; intel-ipsec-mb %s "
+		"picks its %s code\n",
+		model, sysconf(_SC_NPROCESSORS_ONLN),
+		flags[0] ? flags : "none of aes avx2 avx512f vaes gfni",
+		bench_imb_version(), bench_imb_arch_name());
 	e->ok = false;
-	e->daemon_pid = daemon_pid;
 	if (cpu_ticks(&i0, &t0))
 		return;
 	nanosleep(&ts, NULL);
 	if (cpu_ticks(&i1, &t1) || t1 == t0)
 		return;
 	idle = (double)(i1 - i0) / (double)(t1 - t0);
-	bench_note(
-		cfg,
-		"Machine: %ld CPUs online, %.0f%% idle just before the run%s\n",
-		sysconf(_SC_NPROCESSORS_ONLN), idle * 100,
+	fprintf(out, "Machine: %.0f%% idle just before the run%s\n", idle * 100,
 		idle < 0.9 ? ": WARNING, something else is running" : "");
-	e->idle0 = i1;
-	e->total0 = t1;
-	e->ours0 = ours(e);
-	e->ok = true;
+	fflush(out);
+	bench_env_mark(e, pids, n);
 }
 
-void bench_env_end(const struct bench_env *e, const struct bench_cfg *cfg)
+void bench_env_mark(struct bench_env *e, const int *pids, unsigned n)
+{
+	e->ok = !cpu_ticks(&e->idle0, &e->total0);
+	e->ours0 = ours(pids, n);
+}
+
+double bench_env_others(const struct bench_env *e, const int *pids, unsigned n)
 {
 	unsigned long long idle, total, busy, mine;
-	double others;
 
 	if (!e->ok || cpu_ticks(&idle, &total) || total <= e->total0)
-		return;
+		return -1;
 	busy = (total - e->total0) - (idle - e->idle0);
-	mine = ours(e) - e->ours0;
-	others =
-		busy > mine ? (double)(busy - mine) / (total - e->total0) : 0.0;
-	bench_note(
-		cfg,
-		"Machine: other processes used %.0f%% of all CPU time "
-		"during the run%s%s\n",
-		others * 100,
-		e->daemon_pid > 0
-			? ""
-			: " (the daemon's share included: its pid is unknown)",
-		others > 0.05 ? ": WARNING, figures disturbed; run again on "
-				"a quiet machine"
-			      : "");
+	mine = ours(pids, n) - e->ours0;
+	return busy > mine ? 100.0 * (double)(busy - mine) /
+				     (double)(total - e->total0)
+			   : 0.0;
+}
+
+void bench_env_end(const struct bench_env *e, FILE *out, const int *pids,
+		   unsigned n, const char *during)
+{
+	double others = bench_env_others(e, pids, n);
+
+	if (others < 0)
+		return;
+	fprintf(out,
+		"Machine: other processes used %.0f%% of all CPU time during "
+		"%s%s%s\n",
+		others, during,
+		n ? "" : " (the daemon's share included: its pid is unknown)",
+		others > 5 ? ": WARNING, figures disturbed; run again on a "
+			     "quiet machine"
+			   : "");
+	fflush(out);
 }

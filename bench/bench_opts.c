@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cryptod-bench command line. */
+/* The throughput modes' options, one at a time (cli/cmd_bench.c holds
+ * the usage text and the loop). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,71 +14,6 @@
 static const uint32_t default_sizes[] = { 64,	128,  256,  512,
 					  1024, 1536, 2048, 16384 };
 static const uint32_t smoke_sizes[] = { 64, 1024 };
-
-/* One entry per line, each short enough to stay whole under the
- * formatter's 80 columns. */
-static const char *const usage_text[] = {
-	"Usage: cryptod-bench [OPTIONS]",
-	"Measure cryptod through libcryptoclient (zero-copy, one queue,",
-	"one client thread) against the engine it wraps, in this process",
-	"(intel-ipsec-mb's direct GCM/GMAC API or multi-buffer job API, or",
-	"OpenSSL EVP), and CBC against OpenSSL's serial CBC too, alternating",
-	"the paths in rounds; print the median of each and the median of",
-	"the per-round ratios, one table per algorithm.",
-	"",
-	"  --socket PATH       daemon socket (default:",
-	"                      cc_default_socket_path())",
-	"  --spawn-daemon BIN  run BIN --socket TMP --workers N for the",
-	"                      run; stop it with SIGTERM afterwards",
-	"  --workers N         workers of the spawned daemon (default 1)",
-	"  --alg LIST          comma-separated algorithms, or all",
-	"                      (default aes-128-gcm); --alg help lists them",
-	"  --engine NAME       daemon engine (default: the daemon's pick per",
-	"                      algorithm); the in-process reference follows",
-	"  --dir enc|dec       direction (default enc); dec is out of place",
-	"  --oop               out of place for enc too (default in place)",
-	"  --sizes LIST        comma-separated buffer sizes, bytes (default",
-	"                      64,128,256,512,1024,1536,2048,16384, and",
-	"                      4096 for XTS); sizes an algorithm cannot take",
-	"                      (CBC/ECB: multiples of 16) are skipped",
-	"  --aad-len N         AAD bytes per op for GCM and CBC+HMAC",
-	"                      (default 0)",
-	"  --burst N           ops per enqueue and per in-process burst",
-	"                      (default 32)",
-	"  --depth N           bursts in flight on the daemon path",
-	"                      (default 4)",
-	"  --ring N            submission ring entries, a power of two",
-	"                      (default: the smallest >= burst * depth)",
-	"  --rounds N          rounds per size (default 5)",
-	"  --time-ms N         length of each measurement (default 300)",
-	"  --touch             the client rewrites each payload before",
-	"                      submitting it and reads each result, as an",
-	"                      application would (every path; default:",
-	"                      the data is left alone)",
-	"  --cpu N             pin the client thread to CPU N; a spawned",
-	"                      daemon then runs on the other CPUs",
-	"  --no-inproc         skip the in-process measurements",
-	"  --csv               CSV on stdout, notes on stderr",
-	"  --smoke             sizes 64,1024, 1 round of 50 ms (20 ms with",
-	"                      several algorithms): checks that it runs and",
-	"                      that the output verifies",
-	"  --verbose           print every round's figures too",
-	"  --help              this text",
-	"",
-	"Each size is verified first: the daemon's output (data and tags)",
-	"for one burst must equal the in-process reference's, and that",
-	"reference must equal OpenSSL's, or the run stops with an error.",
-	"Decrypt also checks that a forged tag is refused.",
-	"Throughput counts payload bytes (for GMAC, the bytes authenticated).",
-};
-
-static void usage(FILE *f)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(usage_text) / sizeof(usage_text[0]); i++)
-		fprintf(f, "%s\n", usage_text[i]);
-}
 
 static int parse_uint(const char *opt, const char *s, unsigned min,
 		      unsigned max, unsigned *out)
@@ -382,34 +318,6 @@ int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set)
 		}
 	}
 	return 0;
-}
-
-int bench_opts_parse(struct bench_cfg *cfg, int argc, char **argv)
-{
-	struct bench_opts_set set;
-	int c, rc;
-
-	bench_cfg_init(cfg, &set);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", bench_long_opts, NULL)) !=
-	       -1) {
-		if (c == 'h' || c == OPT_HELP) {
-			usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			usage(stderr);
-			return -EINVAL;
-		}
-		rc = bench_opts_one(cfg, &set, c, optarg);
-		if (rc)
-			return rc; /* 1: --alg help, listed */
-	}
-	if (optind < argc) {
-		bench_err("unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return bench_cfg_finish(cfg, &set);
 }
 
 unsigned bench_alg_sizes(const struct bench_cfg *cfg, const struct bench_alg *a,

@@ -50,6 +50,11 @@ struct imb_ref {
 
 static IMB_ARCH imb_arch = IMB_ARCH_NONE;
 
+const char *bench_imb_version(void)
+{
+	return imb_get_version_str();
+}
+
 const char *bench_imb_arch_name(void)
 {
 	IMB_MGR *mgr;

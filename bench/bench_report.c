@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Medians, the results table (or CSV), the summary and the daemon's view. */
+/* Medians, messages and notes, and the daemon's view of the run (its
+ * counters for our queue, the runs its workers took). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,11 +9,6 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-/* The targets the summary checks against (informational, never gating). */
-#define TARGET_MOPS_64 8.0
-#define TARGET_RATIO_1K 0.80
-#define TARGET_CBC_VS_OPENSSL 3.0
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -29,7 +25,7 @@ double bench_median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-const char *bench_prog = "cryptod-bench";
+const char *bench_prog = "cryptoctl: bench";
 
 void bench_err(const char *fmt, ...)
 {
@@ -51,142 +47,6 @@ void bench_note(const struct bench_cfg *cfg, const char *fmt, ...)
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fflush(f);
-}
-
-static const char *const cols[] = {
-	"Buffer Size(B)", "OPS(M)",	   "Throughput(Gbps)", "Retries",
-	"EmptyPolls",	  "InProc OPS(M)", "InProc(Gbps)",     "Ratio",
-	"OpenSSL OPS(M)", "OpenSSL(Gbps)", "Ratio vs OpenSSL",
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
-#define NCOLS_BASE 8 /* without the OpenSSL columns */
-
-void bench_report_csv_header(const struct bench_cfg *cfg)
-{
-	printf("alg,size,ops_m,gbps,retries,empty_polls,inproc_ops_m,"
-	       "inproc_gbps,ratio,openssl_ops_m,openssl_gbps,"
-	       "ratio_openssl\n");
-	fflush(stdout);
-}
-
-void bench_report_header(const struct bench_cfg *cfg, bool openssl)
-{
-	const unsigned n = openssl ? NCOLS : NCOLS_BASE;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		printf("%s%s", i ? "  " : "", cols[i]);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void fmt2(char *buf, size_t len, bool have, double v)
-{
-	if (have)
-		snprintf(buf, len, "%.2f", v);
-	else
-		snprintf(buf, len, "-");
-}
-
-void bench_report_row(const struct bench_cfg *cfg, const struct bench_alg *a,
-		      const struct bench_row *r)
-{
-	char v[6][32];
-	int w[NCOLS];
-	unsigned i;
-
-	if (cfg->csv) {
-		printf("%s,%u,%.3f,%.3f,%llu,%llu,", a->name, r->size, r->ops_m,
-		       r->gbps, (unsigned long long)r->retries,
-		       (unsigned long long)r->empty_polls);
-		if (r->have_inproc)
-			printf("%.3f,%.3f,%.3f,", r->in_ops_m, r->in_gbps,
-			       r->ratio);
-		else
-			printf(",,,");
-		if (r->have_openssl)
-			printf("%.3f,%.3f,%.3f\n", r->os_ops_m, r->os_gbps,
-			       r->os_ratio);
-		else
-			printf(",,\n");
-		fflush(stdout);
-		return;
-	}
-	for (i = 0; i < NCOLS; i++)
-		w[i] = (int)strlen(cols[i]);
-	fmt2(v[0], sizeof(v[0]), r->have_inproc, r->in_ops_m);
-	fmt2(v[1], sizeof(v[1]), r->have_inproc, r->in_gbps);
-	fmt2(v[2], sizeof(v[2]), r->have_inproc, r->ratio);
-	fmt2(v[3], sizeof(v[3]), r->have_openssl, r->os_ops_m);
-	fmt2(v[4], sizeof(v[4]), r->have_openssl, r->os_gbps);
-	fmt2(v[5], sizeof(v[5]), r->have_openssl, r->os_ratio);
-	printf("%*u  %*.2f  %*.2f  %*llu  %*llu  %*s  %*s  %*s", w[0], r->size,
-	       w[1], r->ops_m, w[2], r->gbps, w[3],
-	       (unsigned long long)r->retries, w[4],
-	       (unsigned long long)r->empty_polls, w[5], v[0], w[6], v[1], w[7],
-	       v[2]);
-	if (r->have_openssl)
-		printf("  %*s  %*s  %*s", w[8], v[3], w[9], v[4], w[10], v[5]);
-	printf("\n");
-	fflush(stdout);
-}
-
-/* The issue's bar: multi-buffer CBC encryption through the daemon at
- * least 3x OpenSSL's in-process serial CBC encryption from 1 KiB up. */
-static void cbc_part(const struct bench_cfg *cfg, const struct bench_row *rows,
-		     unsigned n, char *buf, size_t len)
-{
-	const struct bench_row *worst = NULL;
-	unsigned i;
-
-	buf[0] = '\0';
-	if (cfg->dir != CC_ENCRYPT)
-		return;
-	for (i = 0; i < n; i++)
-		if (rows[i].size >= 1024 && rows[i].have_openssl &&
-		    (!worst || rows[i].os_ratio < worst->os_ratio))
-			worst = &rows[i];
-	if (worst)
-		snprintf(buf, len,
-			 "; CBC enc vs OpenSSL serial CBC, >= 1 KiB: lowest "
-			 "%.2fx at %u B (target >= %.2fx: %s)",
-			 worst->os_ratio, worst->size, TARGET_CBC_VS_OPENSSL,
-			 worst->os_ratio >= TARGET_CBC_VS_OPENSSL ? "met"
-								  : "below");
-}
-
-void bench_report_summary(const struct bench_cfg *cfg,
-			  const struct bench_alg *a,
-			  const struct bench_row *rows, unsigned n)
-{
-	char part64[96] = "", partk[128] = "", partc[192];
-	const struct bench_row *worst = NULL;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (rows[i].size == 64)
-			snprintf(part64, sizeof(part64),
-				 "; 64 B: %.2f Mops (target >= %.0f: %s)",
-				 rows[i].ops_m, TARGET_MOPS_64,
-				 rows[i].ops_m >= TARGET_MOPS_64 ? "met"
-								 : "below");
-		if (rows[i].size >= 1024 && rows[i].have_inproc &&
-		    (!worst || rows[i].ratio < worst->ratio))
-			worst = &rows[i];
-	}
-	if (worst)
-		snprintf(partk, sizeof(partk),
-			 "; >= 1 KiB: lowest ratio %.2f at %u B (target >= "
-			 "%.2f: %s)",
-			 worst->ratio, worst->size, TARGET_RATIO_1K,
-			 worst->ratio >= TARGET_RATIO_1K ? "met" : "below");
-	cbc_part(cfg, rows, n, partc, sizeof(partc));
-	bench_note(cfg,
-		   "Summary: %s %s, 1 client thread, burst %u x depth %u, %u "
-		   "round%s x %u ms, medians; %u size%s verified%s%s%s\n",
-		   a->name, cfg->dir == CC_ENCRYPT ? "enc" : "dec", cfg->burst,
-		   cfg->depth, cfg->rounds, cfg->rounds == 1 ? "" : "s",
-		   cfg->time_ms, n, n == 1 ? "" : "s", part64, partk, partc);
 }
 
 static void print_counters(const struct bench_cfg *cfg,

@@ -2,7 +2,7 @@
 /*
  * One algorithm at a time (engine, references, keys, session), one size at
  * a time (bind, seal, verify, then rounds of the paths alternated): the
- * measuring core shared by cryptod-bench and cryptoctl bench.
+ * measuring core of cryptoctl bench's throughput modes.
  */
 #include <errno.h>
 #include <sched.h>
@@ -62,40 +62,6 @@ double bench_mops(const struct bench_sample *s)
 double bench_gbps(const struct bench_sample *s)
 {
 	return s->secs > 0 ? (double)s->bytes * 8 / s->secs / 1e9 : 0.0;
-}
-
-/* Per-round figures of every path, before the medians sort them. */
-struct rounds {
-	double a_ops[BENCH_MAX_ROUNDS], a_gb[BENCH_MAX_ROUNDS];
-	double b_ops[BENCH_MAX_ROUNDS], b_gb[BENCH_MAX_ROUNDS];
-	double c_ops[BENCH_MAX_ROUNDS], c_gb[BENCH_MAX_ROUNDS];
-	double ab[BENCH_MAX_ROUNDS], ac[BENCH_MAX_ROUNDS];
-};
-
-/* --verbose: every round. */
-static void print_rounds(const struct bench_cfg *cfg,
-			 const struct bench_alg_run *r, uint32_t len,
-			 const struct rounds *x)
-{
-	unsigned i;
-
-	for (i = 0; i < cfg->rounds; i++) {
-		if (r->time_ossl)
-			bench_note(cfg,
-				   "  %u B round %u: A %.2f Mops, B %.2f Mops, "
-				   "C %.2f Mops, A/B %.2f, A/C %.2f\n",
-				   len, i + 1, x->a_ops[i], x->b_ops[i],
-				   x->c_ops[i], x->ab[i], x->ac[i]);
-		else if (r->time_ref)
-			bench_note(cfg,
-				   "  %u B round %u: A %.2f Mops, B %.2f Mops, "
-				   "A/B %.2f\n",
-				   len, i + 1, x->a_ops[i], x->b_ops[i],
-				   x->ab[i]);
-		else
-			bench_note(cfg, "  %u B round %u: A %.2f Mops\n", len,
-				   i + 1, x->a_ops[i]);
-	}
 }
 
 /* Point a private copy of la's geometry at src/dst and fill it. */
@@ -167,79 +133,6 @@ int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
 		}
 	}
 	return bench_verify_size(&v);
-}
-
-int bench_run_size(struct bench *b, struct bench_alg_run *r, uint32_t len,
-		   struct bench_row *row)
-{
-	const struct bench_cfg *cfg = &b->cfg;
-	unsigned warm_ms = cfg->time_ms / 4 ? cfg->time_ms / 4 : 1, i;
-	static struct rounds x;
-	struct bench_layout la, lb;
-	struct bench_sample sa, sb, sc;
-	int rc;
-
-	rc = bench_prepare(b, r, len, &la, &lb);
-	if (rc < 0)
-		return rc;
-
-	/* Warm caches, pages, branch predictors and the daemon's worker. */
-	rc = bench_daemon_run(&b->d, cfg, warm_ms, &sa);
-	if (!rc && r->time_ref)
-		rc = bench_ref_run(&r->ref, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, warm_ms, &sb);
-	if (!rc && r->time_ossl)
-		rc = bench_ref_run(&r->ossl, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, warm_ms, &sc);
-	if (rc < 0)
-		return rc;
-
-	memset(row, 0, sizeof(*row));
-	row->size = len;
-	for (i = 0; i < cfg->rounds; i++) {
-		rc = bench_daemon_run(&b->d, cfg, cfg->time_ms, &sa);
-		if (rc < 0)
-			return rc;
-		x.a_ops[i] = bench_mops(&sa);
-		x.a_gb[i] = bench_gbps(&sa);
-		row->retries += sa.retries;
-		row->empty_polls += sa.empty_polls;
-		if (!r->time_ref)
-			continue;
-		rc = bench_ref_run(&r->ref, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, cfg->time_ms, &sb);
-		if (rc < 0)
-			return rc;
-		x.b_ops[i] = bench_mops(&sb);
-		x.b_gb[i] = bench_gbps(&sb);
-		x.ab[i] = x.b_ops[i] > 0 ? x.a_ops[i] / x.b_ops[i] : 0.0;
-		if (!r->time_ossl)
-			continue;
-		rc = bench_ref_run(&r->ossl, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, cfg->time_ms, &sc);
-		if (rc < 0)
-			return rc;
-		x.c_ops[i] = bench_mops(&sc);
-		x.c_gb[i] = bench_gbps(&sc);
-		x.ac[i] = x.c_ops[i] > 0 ? x.a_ops[i] / x.c_ops[i] : 0.0;
-	}
-	if (cfg->verbose)
-		print_rounds(cfg, r, len, &x);
-	row->ops_m = bench_median(x.a_ops, cfg->rounds);
-	row->gbps = bench_median(x.a_gb, cfg->rounds);
-	if (r->time_ref) {
-		row->have_inproc = true;
-		row->in_ops_m = bench_median(x.b_ops, cfg->rounds);
-		row->in_gbps = bench_median(x.b_gb, cfg->rounds);
-		row->ratio = bench_median(x.ab, cfg->rounds);
-	}
-	if (r->time_ossl) {
-		row->have_openssl = true;
-		row->os_ops_m = bench_median(x.c_ops, cfg->rounds);
-		row->os_gbps = bench_median(x.c_gb, cfg->rounds);
-		row->os_ratio = bench_median(x.ac, cfg->rounds);
-	}
-	return 0;
 }
 
 static int make_keys(struct bench_alg_run *r)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * --spawn-daemon: run a private cryptod on a socket in a fresh temp dir,
- * ready when the socket accepts a connection, stopped with SIGTERM. Its
- * output goes to a log in that dir, shown only when something went wrong.
+ * The one daemon-spawning helper of every bench mode: run a private
+ * cryptod on a socket in a temp dir, ready when the socket accepts a
+ * connection, stopped with SIGTERM (exit status 0 expected). Its output
+ * goes to a log beside the socket, shown only when something went wrong.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +32,7 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-static void show_log(const struct bench_spawn *s)
+void bench_spawn_show_log(const struct bench_spawn *s)
 {
 	char buf[4096];
 	FILE *f = fopen(s->log, "r");
@@ -54,29 +55,43 @@ static bool sock_accepts(const char *path)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
-	strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	close(fd);
 	return rc == 0;
 }
 
-/* Keep the daemon off the client's CPU: every other online CPU. */
-static void child_avoid_cpu(int cpu)
+/* Keep the daemon off the client's CPU (avoid_cpu >= 0), or give it
+ * every online CPU whatever the bench pinned itself to (all_cpus: the
+ * daemon's --pin decides); else it inherits ours. */
+static void child_cpus(const struct bench_spawn_opts *o)
 {
 	cpu_set_t set;
 
-	if (cpu < 0 || sched_getaffinity(0, sizeof(set), &set))
+	if (o->all_cpus) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		CPU_ZERO(&set);
+		for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
+	} else if (o->avoid_cpu >= 0) {
+		if (sched_getaffinity(0, sizeof(set), &set))
+			return;
+		CPU_CLR(o->avoid_cpu, &set);
+		if (CPU_COUNT(&set) == 0)
+			return;
+	} else {
 		return;
-	CPU_CLR(cpu, &set);
-	if (CPU_COUNT(&set) > 0)
-		sched_setaffinity(0, sizeof(set), &set);
+	}
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void child_exec(const struct bench_spawn *s, const char *bin,
-		       unsigned workers, const char *sock, int avoid_cpu,
-		       pid_t parent)
+static void child_exec(const struct bench_spawn *s,
+		       const struct bench_spawn_opts *o, pid_t parent)
 {
-	char wbuf[16];
+	char workers[16], spin[16];
+	const char *argv[16];
+	unsigned n = 0;
 	int fd;
 
 	/* Never outlive the bench, even if it crashes. */
@@ -91,129 +106,159 @@ static void child_exec(const struct bench_spawn *s, const char *bin,
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		dup2(fd, STDIN_FILENO);
-	child_avoid_cpu(avoid_cpu);
-	snprintf(wbuf, sizeof(wbuf), "%u", workers);
-	execl(bin, bin, "--socket", sock, "--workers", wbuf, (char *)NULL);
-	fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
+	child_cpus(o);
+	snprintf(workers, sizeof(workers), "%u", o->workers ? o->workers : 1);
+	snprintf(spin, sizeof(spin), "%u", o->spin_us);
+	argv[n++] = o->bin;
+	argv[n++] = "--socket";
+	argv[n++] = s->sock;
+	argv[n++] = "--workers";
+	argv[n++] = workers;
+	if (o->poll_mode) {
+		argv[n++] = "--poll-mode";
+		argv[n++] = o->poll_mode;
+	}
+	if (o->spin_us) {
+		argv[n++] = "--spin-us";
+		argv[n++] = spin;
+	}
+	if (o->log_level) {
+		argv[n++] = "--log-level";
+		argv[n++] = o->log_level;
+	}
+	if (o->pin)
+		argv[n++] = "--pin";
+	argv[n] = NULL;
+	execv(o->bin, (char *const *)argv);
+	fprintf(stderr, "exec %s: %s\n", o->bin, strerror(errno));
 	_exit(127);
 }
 
-static void cleanup_dir(struct bench_spawn *s, const char *sock)
+static void spawn_cleanup(struct bench_spawn *s)
 {
-	if (sock)
-		unlink(sock);
+	unlink(s->sock);
 	unlink(s->log);
-	rmdir(s->dir);
+	if (s->own_dir)
+		rmdir(s->dir);
 }
 
-int bench_spawn_start(struct bench_spawn *s, const char *bin, unsigned workers,
-		      int avoid_cpu, char *sock, size_t sock_len)
+/* Exited before it was ready, or stopped: say how, unless with 0. */
+static int spawn_status(const struct bench_spawn *s, int status,
+			const char *when)
 {
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		bench_err("%s exited with status %d %s (0 expected)\n", s->what,
+			  WEXITSTATUS(status), when);
+	else
+		bench_err("%s died of signal %d %s\n", s->what,
+			  WIFSIGNALED(status) ? WTERMSIG(status) : 0, when);
+	bench_spawn_show_log(s);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -EINTR;
+}
+
+int bench_spawn_start(struct bench_spawn *s, const struct bench_spawn_opts *o)
+{
+	const char *name = o->name ? o->name : "cryptod";
 	pid_t parent = getpid(), pid;
-	unsigned waited = 0;
 	int status;
 
 	memset(s, 0, sizeof(*s));
-	if (access(bin, X_OK)) {
-		bench_err("--spawn-daemon %s: %s\n", bin, strerror(errno));
-		return -errno;
+	snprintf(s->what, sizeof(s->what), "%s --workers %u%s%s", o->bin,
+		 o->workers ? o->workers : 1,
+		 o->poll_mode ? " --poll-mode " : "",
+		 o->poll_mode ? o->poll_mode : "");
+	if (access(o->bin, X_OK)) {
+		int err = -errno;
+
+		bench_err("--spawn-daemon %s: %s\n", o->bin, strerror(errno));
+		return err;
 	}
-	snprintf(s->dir, sizeof(s->dir), "/tmp/cryptod-bench.XXXXXX");
-	if (!mkdtemp(s->dir)) {
-		bench_err("mkdtemp: %s\n", strerror(errno));
-		return -errno;
+	if (o->dir) {
+		snprintf(s->dir, sizeof(s->dir), "%s", o->dir);
+	} else {
+		snprintf(s->dir, sizeof(s->dir), "/tmp/cryptod-bench.XXXXXX");
+		if (!mkdtemp(s->dir)) {
+			int err = -errno;
+
+			bench_err("mkdtemp: %s\n", strerror(errno));
+			return err;
+		}
+		s->own_dir = true;
 	}
-	snprintf(s->log, sizeof(s->log), "%s/cryptod.log", s->dir);
-	if ((size_t)snprintf(sock, sock_len, "%s/cryptod.sock", s->dir) >=
-	    sock_len) {
-		rmdir(s->dir);
+	if ((size_t)snprintf(s->sock, sizeof(s->sock), "%s/%s.sock", s->dir,
+			     name) >= sizeof(s->sock) ||
+	    (size_t)snprintf(s->log, sizeof(s->log), "%s/%s.log", s->dir,
+			     name) >= sizeof(s->log)) {
+		spawn_cleanup(s);
 		return -ENAMETOOLONG;
 	}
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		int err = -errno;
+
 		bench_err("fork: %s\n", strerror(errno));
-		rmdir(s->dir);
-		return -errno;
+		spawn_cleanup(s);
+		return err;
 	}
 	if (pid == 0)
-		child_exec(s, bin, workers, sock, avoid_cpu, parent);
+		child_exec(s, o, parent);
 	s->pid = pid;
 
-	for (;;) {
+	for (unsigned waited = 0;; waited += 5) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			bench_err("%s %s %d before it was ready\n", bin,
-				  WIFEXITED(status) ? "exited with status"
-						    : "died of signal",
-				  WIFEXITED(status) ? WEXITSTATUS(status)
-						    : WTERMSIG(status));
-			show_log(s);
 			s->pid = 0;
-			cleanup_dir(s, sock);
+			if (!spawn_status(s, status, "before it was ready"))
+				bench_err("%s exited before it was ready\n",
+					  s->what);
+			spawn_cleanup(s);
 			return -ECHILD;
 		}
-		if (sock_accepts(sock))
+		if (sock_accepts(s->sock))
 			return 0;
 		if (waited >= SPAWN_READY_MS)
 			break;
-		sleep_ms(10);
-		waited += 10;
+		sleep_ms(5);
 	}
-	bench_err("%s did not accept connections on %s within %d "
-		  "ms\n",
-		  bin, sock, SPAWN_READY_MS);
-	show_log(s);
+	bench_err("%s did not accept connections on %s within %d ms\n", s->what,
+		  s->sock, SPAWN_READY_MS);
+	bench_spawn_show_log(s);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	s->pid = 0;
-	cleanup_dir(s, sock);
+	spawn_cleanup(s);
 	return -ETIMEDOUT;
 }
 
 int bench_spawn_stop(struct bench_spawn *s)
 {
-	char sock[BENCH_PATH_MAX];
-	unsigned waited = 0;
 	int status, rc;
 
-	if (!s->pid)
+	if (!s->pid) {
+		spawn_cleanup(s);
 		return 0;
+	}
 	kill(s->pid, SIGTERM);
-	for (;;) {
+	for (unsigned waited = 0;; waited += 5) {
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid)
 			break;
 		if (waited >= SPAWN_STOP_MS) {
-			bench_err("the daemon ignored SIGTERM for "
-				  "%d ms; killing it\n",
-				  SPAWN_STOP_MS);
-			show_log(s);
+			bench_err("%s ignored SIGTERM for %d ms; killing it\n",
+				  s->what, SPAWN_STOP_MS);
+			bench_spawn_show_log(s);
 			kill(s->pid, SIGKILL);
 			waitpid(s->pid, &status, 0);
 			s->pid = 0;
-			rc = -ETIMEDOUT;
-			goto out;
+			spawn_cleanup(s);
+			return -ETIMEDOUT;
 		}
-		sleep_ms(10);
-		waited += 10;
+		sleep_ms(5);
 	}
 	s->pid = 0;
-	if (WIFEXITED(status)) {
-		rc = WEXITSTATUS(status);
-	} else {
-		rc = -EINTR;
-		bench_err("the daemon died of signal %d on "
-			  "SIGTERM\n",
-			  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	}
-	if (rc > 0)
-		bench_err("the daemon exited with status %d on "
-			  "SIGTERM (0 expected)\n",
-			  rc);
-	if (rc)
-		show_log(s);
-out:
-	snprintf(sock, sizeof(sock), "%s/cryptod.sock", s->dir);
-	cleanup_dir(s, sock);
+	rc = spawn_status(s, status, "on SIGTERM");
+	spawn_cleanup(s);
 	return rc;
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl bench: what one run measured, shared by the command
- * (cmd_bench.c) and its reports (bench_out.c: tables, CSV, JSON, PNG,
- * the dm-crypt table). The measuring itself is bench/'s core library.
+ * cryptoctl bench, the one benchmark front end: the options and modes
+ * (cmd_bench.c), the throughput and dm-crypt modes (bench_tput.c), the
+ * worker pool's modes (bench_pool.c) and the one report writer
+ * (bench_out.c: tables, CSV, JSON, PNG). The measuring itself is bench/'s
+ * core library and bench/pool/'s sections. cryptod-bench and
+ * cryptod-poolbench are links to cryptoctl that run this command.
  */
 #ifndef CRYPTOCTL_BENCH_CLI_H
 #define CRYPTOCTL_BENCH_CLI_H
@@ -57,6 +60,39 @@ struct bp_report {
 	unsigned n_res, cap;
 };
 
+/* One throughput run (bench_tput.c). */
+struct bp_ctx {
+	struct bench b; /* cfg, the first queue, private blocks */
+	struct bench_daemon extra[BP_MAX_QUEUES - 1];
+	unsigned n_extra;
+	struct bench_daemon kd; /* the kernel engine's queue */
+	struct bench_cfg kcfg;
+	bool kd_open, no_kernel;
+	char kernel_why[256]; /* no kernel queue: why */
+	uint32_t kmax;	      /* the kernel engine's longest op, this alg */
+	struct bp_report rep;
+	unsigned steps, step;
+	bool json, csv_out;
+	const char *png;
+};
+
+/* cmd_bench.c: the usage text of every mode. */
+extern const char bp_usage[];
+
+/* bench_tput.c: the throughput mode over x's parsed options, against the
+ * daemon at x->b.cfg.socket (daemon_pid > 0 when we spawned it). Returns
+ * a CLI_EXIT_* status. */
+int bp_tput(struct bp_ctx *x, int daemon_pid);
+/* --dmcrypt: the algorithms, size, rounds and queue depth it implies,
+ * where the options did not set them. */
+void bp_dmcrypt_setup(struct bench_cfg *cfg, bool burst_set, bool depth_set,
+		      const struct bench_opts_set *set);
+
+/* bench_pool.c: the worker pool's modes (scale, pcrypt, latency, pool =
+ * all three), bench/pool/'s sections, with their own options. argv[0] is
+ * the mode. Returns a CLI_EXIT_* status. */
+int bp_pool(const char *mode, int argc, char **argv);
+
 /* bench_out.c */
 /* The seed-format table of one algorithm, its paths side by side. */
 void bp_print_table(const struct bp_report *r, unsigned alg);
@@ -67,5 +103,10 @@ void bp_print_json(const struct bp_report *r);
 /* Throughput vs buffer size, one line per path, log x, drawn by gnuplot.
  * 0 or -errno (message printed). */
 int bp_png(const struct bp_report *r, const char *file);
+/* The pool modes: cfg->sink prints each sheet as it comes (table, CSV or
+ * JSON after cfg->csv and cfg->json); end closes the JSON document. */
+struct pb_cfg;
+void bp_sheets_begin(struct pb_cfg *cfg, const char *mode);
+void bp_sheets_end(const struct pb_cfg *cfg);
 
 #endif /* CRYPTOCTL_BENCH_CLI_H */

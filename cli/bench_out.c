@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl bench reports: the seed-format table per algorithm (paths side
- * by side), the dm-crypt table, CSV, JSON, and the PNG chart (gnuplot).
+ * cryptoctl bench's one report writer: the seed-format table per algorithm
+ * (paths side by side), the dm-crypt table, CSV, JSON and the PNG chart
+ * (gnuplot) of the throughput modes, and the worker pool modes' sheets as
+ * text tables, CSV or JSON.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +13,9 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
+#include "bench_sheet.h"
 #include "cryptoctl.h"
+#include "poolbench.h"
 
 static const struct bp_result *bp_find(const struct bp_report *r, unsigned alg,
 				       unsigned path, uint32_t size)
@@ -336,4 +340,127 @@ out:
 	unlink(script);
 	rmdir(dir);
 	return rc;
+}
+
+/*
+ * The worker pool modes' sheets (bench/bench_sheet.h): each as a text
+ * table when it comes, or as CSV (a header line per sheet, the section
+ * first), or all as one JSON document {"mode", "sheets": [...]}.
+ */
+static struct {
+	bool csv, json;
+	unsigned n; /* sheets printed */
+} bp_sheets;
+
+static void bp_sheet_text(const struct bench_sheet *s)
+{
+	char heads[SHEET_COLS_MAX][SHEET_CELL + 1];
+	const char *titles[SHEET_COLS_MAX];
+	unsigned map[SHEET_COLS_MAX], cols = 0, i, c;
+	struct tbl t;
+
+	for (c = 0; c < s->cols && cols < TBL_COLS_MAX; c++) {
+		if (!(s->flags[c] & SHEET_TEXT))
+			continue;
+		snprintf(heads[cols], sizeof(heads[0]), "%s%s",
+			 s->flags[c] & SHEET_LEFT ? "<" : "", s->head[c]);
+		titles[cols] = heads[cols];
+		map[cols++] = c;
+	}
+	if (s->title)
+		printf("%s\n", s->title);
+	if (!s->rows || tbl_init(&t, s->rows, titles, cols))
+		return;
+	for (i = 0; i < s->rows; i++)
+		for (c = 0; c < cols; c++) {
+			const char *v = bench_sheet_get(s, i, map[c]);
+
+			tbl_text(&t, i, c, *v ? v : "-");
+		}
+	tbl_print(&t);
+	tbl_fini(&t);
+}
+
+static void bp_sheet_csv(const struct bench_sheet *s)
+{
+	unsigned i, c;
+
+	fputs("section", stdout);
+	for (c = 0; c < s->cols; c++)
+		if (s->flags[c] & SHEET_DATA)
+			printf(",%s", s->key[c]);
+	putchar('\n');
+	for (i = 0; i < s->rows; i++) {
+		fputs(s->section, stdout);
+		for (c = 0; c < s->cols; c++)
+			if (s->flags[c] & SHEET_DATA)
+				printf(",%s", bench_sheet_get(s, i, c));
+		putchar('\n');
+	}
+}
+
+static void bp_sheet_json(const struct bench_sheet *s)
+{
+	unsigned i, c;
+
+	printf("%s\n    {\"section\": ", bp_sheets.n ? "," : "");
+	json_str(s->section);
+	fputs(", \"rows\": [", stdout);
+	for (i = 0; i < s->rows; i++) {
+		const char *sep = "";
+
+		printf("%s\n      {", i ? "," : "");
+		for (c = 0; c < s->cols; c++) {
+			const char *v = bench_sheet_get(s, i, c);
+
+			if (!(s->flags[c] & SHEET_DATA))
+				continue;
+			printf("%s", sep);
+			json_str(s->key[c]);
+			fputs(": ", stdout);
+			if (!(s->flags[c] & SHEET_NUM))
+				json_str(v);
+			else
+				fputs(*v ? v : "null", stdout);
+			sep = ", ";
+		}
+		putchar('}');
+	}
+	printf("%s]}", s->rows ? "\n    " : "");
+}
+
+static void bp_sheet_emit(void *arg, const struct bench_sheet *s)
+{
+	(void)arg;
+	if (!bp_sheets.csv && !bp_sheets.json)
+		bp_sheet_text(s);
+	else if (s->text_only)
+		return;
+	else if (bp_sheets.csv)
+		bp_sheet_csv(s);
+	else
+		bp_sheet_json(s);
+	bp_sheets.n++;
+	fflush(stdout);
+}
+
+void bp_sheets_begin(struct pb_cfg *cfg, const char *mode)
+{
+	bp_sheets.csv = cfg->csv;
+	bp_sheets.json = cfg->json;
+	bp_sheets.n = 0;
+	cfg->sink.emit = bp_sheet_emit;
+	cfg->sink.arg = NULL;
+	if (cfg->json) {
+		fputs("{\n  \"mode\": ", stdout);
+		json_str(mode);
+		fputs(",\n  \"sheets\": [", stdout);
+	}
+}
+
+void bp_sheets_end(const struct pb_cfg *cfg)
+{
+	if (cfg->json)
+		printf("%s]\n}\n", bp_sheets.n ? "\n  " : "");
+	fflush(stdout);
 }

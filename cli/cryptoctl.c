@@ -346,6 +346,45 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 	return run_cmd(cli, cmd, 2, help_argv);
 }
 
+/*
+ * cryptod-bench and cryptod-poolbench are links to this binary (the names
+ * of the benchmark before 'cryptoctl bench' became its one front end):
+ * run by one of them, cryptoctl runs bench (pool) with the arguments.
+ */
+static int run_alias(const char *name, int argc, char **argv)
+{
+	static const struct {
+		const char *name, *mode;
+	} aliases[] = {
+		{ "cryptod-bench", NULL },
+		{ "cryptod-poolbench", "pool" },
+	};
+	struct cli cli = { 0 };
+	char prog[] = "cryptoctl: bench", mode[16];
+	char **sub;
+	int n = 0, ret = -1;
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		if (strcmp(name, aliases[i].name))
+			continue;
+		sub = calloc((size_t)argc + 2, sizeof(*sub));
+		if (!sub) {
+			cli_err("out of memory");
+			return CLI_EXIT_FAIL;
+		}
+		sub[n++] = prog;
+		if (aliases[i].mode) {
+			snprintf(mode, sizeof(mode), "%s", aliases[i].mode);
+			sub[n++] = mode;
+		}
+		memcpy(sub + n, argv + 1, (size_t)(argc - 1) * sizeof(*sub));
+		ret = cmd_bench(&cli, n + argc - 1, sub);
+		free(sub);
+		break;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -358,6 +397,11 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, ret;
 
+	const char *base = strrchr(argv[0], '/');
+
+	ret = run_alias(base ? base + 1 : argv[0], argc, argv);
+	if (ret >= 0)
+		goto out;
 	argv[0] = "cryptoctl"; /* getopt's diagnostics: "cryptoctl: ..." */
 	/* '+': stop at the command; its options are its own. */
 	while ((c = getopt_long(argc, argv, "+hVs:", opts, NULL)) != -1) {
@@ -387,6 +431,7 @@ int main(int argc, char **argv)
 	}
 
 	ret = run_cmd(&cli, cmd, argc - optind, argv + optind);
+out:
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("write error on stdout: %s", strerror(errno));
 		return CLI_EXIT_FAIL;

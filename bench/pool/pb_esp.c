@@ -62,14 +62,14 @@ static int esp_open(const struct pb_cfg *cfg, struct pb_daemons *ds,
 	p.dir = CC_ENCRYPT;
 	snprintf(p.name, sizeof(p.name), "poolbench-esp-%s-w%u-enc", a->name,
 		 workers);
-	err = pb_flow_open(&s->enc, s->d->sock, &p);
+	err = pb_flow_open(&s->enc, s->d->sp.sock, &p);
 	if (err)
 		return err;
 	s->enc_open = true;
 	p.dir = CC_DECRYPT;
 	snprintf(p.name, sizeof(p.name), "poolbench-esp-%s-w%u-dec", a->name,
 		 workers);
-	err = pb_flow_open(&s->dec, s->d->sock, &p);
+	err = pb_flow_open(&s->dec, s->d->sp.sock, &p);
 	if (err)
 		return err;
 	s->dec_open = true;
@@ -78,59 +78,70 @@ static int esp_open(const struct pb_cfg *cfg, struct pb_daemons *ds,
 	return pb_flow_verify(&s->enc) || pb_flow_verify(&s->dec) ? -1 : 0;
 }
 
-static void esp_print(const struct pb_cfg *cfg, const struct esp_cfg *c,
-		      const struct pb_alg *const *algs, unsigned par)
+/* Serial and parallel side by side, one row per algorithm and number of
+ * directions; with two, the split between encrypt and decrypt too. */
+static void esp_report(const struct pb_cfg *cfg, const struct esp_cfg *c,
+		       const struct pb_alg *const *algs, unsigned par)
 {
-	if (cfg->csv) {
-		printf("section,alg,dirs,workers,mbps,enc_mbps,dec_mbps,"
-		       "ratio_par_serial,seed_ratio\n");
-	} else {
-		printf("Algorithm               Dirs  Serial (1 worker)  "
-		       "Parallel (%u workers)  Parallel/serial  Seed, 4 "
-		       "cores\n",
-		       par);
-		printf("                              Mbit/s             "
-		       "Mbit/s                 median of rounds\n");
-	}
+	static char par_head[48];
+	struct bench_sheet t;
+
+	snprintf(par_head, sizeof(par_head), "Parallel (%u workers) Mbit/s",
+		 par);
+	bench_sheet_init(&t, "pcrypt", NULL);
+	bench_sheet_col(&t, "alg", "Algorithm", SHEET_BOTH | SHEET_LEFT);
+	bench_sheet_col(&t, "dirs", "Dirs", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "serial_mbps", "Serial (1 worker) Mbit/s",
+			SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "serial_enc_mbps", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "serial_dec_mbps", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "serial_split", "enc + dec", SHEET_TEXT);
+	bench_sheet_col(&t, "parallel_workers", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "parallel_mbps", par_head, SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "parallel_enc_mbps", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "parallel_dec_mbps", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "parallel_split", "enc + dec", SHEET_TEXT);
+	bench_sheet_col(&t, "ratio_par_serial", "Parallel/serial (median)",
+			SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "seed_ratio", "Seed, 4 cores",
+			SHEET_BOTH | SHEET_NUM);
 	for (unsigned a = 0; a < ESP_ALGS; a++) {
 		for (unsigned d = 0; d < ESP_DIRS; d++) {
 			const struct esp_cfg *ser = &c[(a * ESP_DIRS + d) * 2];
 			const struct esp_cfg *pa = ser + 1;
 			double ratio[PB_MAX_ROUNDS];
+			unsigned col = 0;
 
 			for (unsigned r = 0; r < cfg->rounds; r++)
 				ratio[r] = ser->mbps[r] > 0
 						   ? pa->mbps[r] / ser->mbps[r]
 						   : 0;
-			double med_ratio = pb_median(ratio, cfg->rounds);
-
-			if (cfg->csv) {
-				printf("pcrypt,%s,%u,1,%.1f,%.1f,%.1f,,%.1f\n",
-				       algs[a]->name, d + 1, ser->med,
-				       ser->med_enc, ser->med_dec, esp_seed[a]);
-				printf("pcrypt,%s,%u,%u,%.1f,%.1f,%.1f,%.3f,"
-				       "%.1f\n",
-				       algs[a]->name, d + 1, par, pa->med,
-				       pa->med_enc, pa->med_dec, med_ratio,
-				       esp_seed[a]);
-				continue;
-			}
-			printf("%-22s  %4u  %17.0f  %21.0f  %15.2f  %.1fx\n",
-			       algs[a]->name, d + 1, ser->med, pa->med,
-			       med_ratio, esp_seed[a]);
-			if (d == 1) { /* the split between the directions */
-				char x[40], y[40];
-
-				snprintf(x, sizeof(x), "(%.0f + %.0f)",
-					 ser->med_enc, ser->med_dec);
-				snprintf(y, sizeof(y), "(%.0f + %.0f)",
-					 pa->med_enc, pa->med_dec);
-				printf("%-22s  %4s  %17s  %21s  %15s  "
-				       "enc + dec\n",
-				       "", "", x, y, "");
-			}
+			if (bench_sheet_row(&t))
+				break;
+			bench_sheet_set(&t, col++, "%s", algs[a]->name);
+			bench_sheet_set(&t, col++, "%u", d + 1);
+			bench_sheet_set(&t, col++, "%.0f", ser->med);
+			bench_sheet_set(&t, col++, "%.0f", ser->med_enc);
+			bench_sheet_set(&t, col++, "%.0f", ser->med_dec);
+			if (d == 1)
+				bench_sheet_set(&t, col, "%.0f + %.0f",
+						ser->med_enc, ser->med_dec);
+			col++;
+			bench_sheet_set(&t, col++, "%u", par);
+			bench_sheet_set(&t, col++, "%.0f", pa->med);
+			bench_sheet_set(&t, col++, "%.0f", pa->med_enc);
+			bench_sheet_set(&t, col++, "%.0f", pa->med_dec);
+			if (d == 1)
+				bench_sheet_set(&t, col, "%.0f + %.0f",
+						pa->med_enc, pa->med_dec);
+			col++;
+			bench_sheet_set(&t, col++, "%.2f",
+					pb_median(ratio, cfg->rounds));
+			bench_sheet_set(&t, col++, "%.1f", esp_seed[a]);
 		}
 	}
+	bench_sink_emit(&cfg->sink, &t);
+	bench_sheet_fini(&t);
 }
 
 int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
@@ -142,7 +153,7 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	struct esp_side side[ESP_ALGS][ESP_MODES];
 	struct esp_cfg c[ESP_CONFIGS];
 	uint64_t checked = 0;
-	struct pb_env env;
+	struct bench_env env;
 	double others;
 	int rc = 0;
 
@@ -174,7 +185,7 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		c[i].alg = i / (ESP_MODES * ESP_DIRS);
 	}
 
-	pb_env_start(&env, ds);
+	pb_env_mark(&env, ds);
 	for (unsigned r = 0; r < cfg->rounds; r++) {
 		for (unsigned k = 0; k < ESP_CONFIGS; k++) {
 			struct esp_cfg *e = &c[(k + r) % ESP_CONFIGS];
@@ -213,7 +224,7 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		c[i].med_enc = pb_median(c[i].enc, cfg->rounds);
 		c[i].med_dec = pb_median(c[i].dec, cfg->rounds);
 	}
-	esp_print(cfg, c, algs, par);
+	esp_report(cfg, c, algs, par);
 	if (others >= 0)
 		pb_note(cfg,
 			"Machine: other processes used %.0f%% of all CPU time "

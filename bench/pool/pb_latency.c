@@ -143,7 +143,7 @@ static int lat_open(const struct pb_cfg *cfg, struct pb_daemons *ds,
 	snprintf(p.name, sizeof(p.name), "poolbench-lat-%s-%s-%s",
 		 l->busy ? "busy" : "adaptive", l->wait ? "wait" : "poll",
 		 l->cold ? "cold" : "warm");
-	err = pb_flow_open(&l->flow, l->d->sock, &p);
+	err = pb_flow_open(&l->flow, l->d->sp.sock, &p);
 	if (err)
 		return err;
 	l->open = true;
@@ -154,42 +154,53 @@ static int lat_open(const struct pb_cfg *cfg, struct pb_daemons *ds,
 	return pb_flow_verify(&l->flow);
 }
 
-static void lat_print(const struct pb_cfg *cfg, struct lat_cfg *c)
+static void lat_report(const struct pb_cfg *cfg, struct lat_cfg *c)
 {
-	if (cfg->csv)
-		printf("section,poll_mode,workers,client,load,pause_us,samples,"
-		       "p50_us,p90_us,p99_us,p999_us,max_us\n");
-	else
-		printf("Poll mode  Client waits by  Load                        "
-		       "Samples  p50 us  p90 us  p99 us  p99.9 us  max us\n");
+	struct bench_sheet t;
+
+	bench_sheet_init(&t, "latency", NULL);
+	bench_sheet_col(&t, "poll_mode", "Poll mode", SHEET_BOTH | SHEET_LEFT);
+	bench_sheet_col(&t, "workers", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "client", "Client waits by",
+			SHEET_BOTH | SHEET_LEFT);
+	bench_sheet_col(&t, "load", NULL, SHEET_DATA);
+	bench_sheet_col(&t, "load_text", "Load", SHEET_TEXT | SHEET_LEFT);
+	bench_sheet_col(&t, "pause_us", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "samples", "Samples", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "p50_us", "p50 us", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "p90_us", "p90 us", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "p99_us", "p99 us", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "p999_us", "p99.9 us", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "max_us", "max us", SHEET_BOTH | SHEET_NUM);
 	for (unsigned i = 0; i < LAT_CONFIGS; i++) {
 		struct lat_cfg *l = &c[i];
 		char load[48];
-		double p50, p90, p99, p999, max;
+		unsigned col = 0;
 
+		if (bench_sheet_row(&t))
+			break;
 		pb_sort(l->us, l->n);
-		p50 = pb_percentile_sorted(l->us, l->n, 50);
-		p90 = pb_percentile_sorted(l->us, l->n, 90);
-		p99 = pb_percentile_sorted(l->us, l->n, 99);
-		p999 = pb_percentile_sorted(l->us, l->n, 99.9);
-		max = l->n ? l->us[l->n - 1] : 0;
-		if (cfg->csv) {
-			printf("latency,%s,1,%s,%s,%u,%u,%.2f,%.2f,%.2f,%.2f,"
-			       "%.2f\n",
-			       l->busy ? "busy" : "adaptive",
-			       l->wait ? "cc_wait" : "poll",
-			       l->cold ? "cold" : "warm",
-			       l->cold ? cfg->pause_us : 0, l->n, p50, p90, p99,
-			       p999, max);
-			continue;
-		}
-		printf("%-9s  %-15s  %-26s  %7u  %6.1f  %6.1f  %6.1f  %8.1f  "
-		       "%6.0f\n",
-		       l->busy ? "busy" : "adaptive",
-		       l->wait ? "cc_wait()" : "polling",
-		       lat_load(cfg, l, load, sizeof(load)), l->n, p50, p90,
-		       p99, p999, max);
+		bench_sheet_set(&t, col++, "%s", l->busy ? "busy" : "adaptive");
+		bench_sheet_set(&t, col++, "1");
+		bench_sheet_set(&t, col++, "%s",
+				l->wait ? "cc_wait()" : "polling");
+		bench_sheet_set(&t, col++, "%s", l->cold ? "cold" : "warm");
+		bench_sheet_set(&t, col++, "%s",
+				lat_load(cfg, l, load, sizeof(load)));
+		bench_sheet_set(&t, col++, "%u", l->cold ? cfg->pause_us : 0);
+		bench_sheet_set(&t, col++, "%u", l->n);
+		bench_sheet_set(&t, col++, "%.1f",
+				pb_percentile_sorted(l->us, l->n, 50));
+		bench_sheet_set(&t, col++, "%.1f",
+				pb_percentile_sorted(l->us, l->n, 90));
+		bench_sheet_set(&t, col++, "%.1f",
+				pb_percentile_sorted(l->us, l->n, 99));
+		bench_sheet_set(&t, col++, "%.1f",
+				pb_percentile_sorted(l->us, l->n, 99.9));
+		bench_sheet_set(&t, col++, "%.0f", l->n ? l->us[l->n - 1] : 0);
 	}
+	bench_sink_emit(&cfg->sink, &t);
+	bench_sheet_fini(&t);
 }
 
 int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
@@ -197,7 +208,7 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	struct lat_cfg c[LAT_CONFIGS];
 	struct pb_daemon *busy = NULL;
 	uint64_t checked = 0;
-	struct pb_env env;
+	struct bench_env env;
 	double others;
 	int rc = 0;
 
@@ -225,7 +236,7 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	busy = c[LAT_CONFIGS - 1].d;
 	pb_daemon_pause(busy);
 
-	pb_env_start(&env, ds);
+	pb_env_mark(&env, ds);
 	for (unsigned r = 0; r < cfg->rounds && !rc; r++) {
 		for (unsigned k = 0; k < LAT_CONFIGS && !rc; k++) {
 			struct lat_cfg *l = &c[(k + r) % LAT_CONFIGS];
@@ -244,7 +255,7 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	}
 	others = pb_env_others(&env, ds);
 	if (!rc)
-		lat_print(cfg, c);
+		lat_report(cfg, c);
 	if (others >= 0)
 		pb_note(cfg,
 			"Machine: other processes used %.0f%% of all CPU time "

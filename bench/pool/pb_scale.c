@@ -46,77 +46,99 @@ static const char *scale_note(const struct pb_cfg *cfg, unsigned workers)
 	return "";
 }
 
-static void scale_print_csv(const struct pb_cfg *cfg, const struct scale_cfg *c,
-			    unsigned ngcm, unsigned nall)
+/* The results: one sheet (the text table leaves out the raw counts), and
+ * a text-only view of the run-size histogram in percent. */
+static void scale_report(const struct pb_cfg *cfg, const struct scale_cfg *c,
+			 unsigned ngcm, unsigned nall)
 {
-	printf("section,alg,workers,cpus,oversubscribed,gbps,mops,ratio_vs_1,"
-	       "gbps_per_worker,order_errors,status_errors,retries,runs,"
-	       "mean_run");
-	for (unsigned k = 0; k < PB_HIST; k++)
-		printf(",runs_%s", pb_hist_label(k));
-	printf("\n");
+	static char hkey[PB_HIST][24];
+	struct bench_sheet t, h;
+	unsigned k;
+
+	bench_sheet_init(&t, "scale", NULL);
+	bench_sheet_col(&t, "alg", "Algorithm", SHEET_BOTH | SHEET_LEFT);
+	bench_sheet_col(&t, "workers", "Workers", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "cpus", "CPUs", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "oversubscribed", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "gbps", "Gbps", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "mops", "Mops", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "ratio_vs_1", "x 1 worker", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "gbps_per_worker", "Gbps/worker",
+			SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "order_errors", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "status_errors", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "checks", "Order+status", SHEET_TEXT);
+	bench_sheet_col(&t, "retries", "Retries", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "runs", NULL, SHEET_DATA | SHEET_NUM);
+	bench_sheet_col(&t, "mean_run", NULL, SHEET_DATA | SHEET_NUM);
+	for (k = 0; k < PB_HIST; k++) {
+		snprintf(hkey[k], sizeof(hkey[k]), "runs_%s", pb_hist_label(k));
+		bench_sheet_col(&t, hkey[k], NULL, SHEET_DATA | SHEET_NUM);
+	}
+	bench_sheet_col(&t, "note", "Note", SHEET_TEXT | SHEET_LEFT);
+
+	bench_sheet_init(&h, "scale_runs",
+			 "\nRuns the workers took from the queue (cc_stats_get "
+			 "batch_hist), % of runs by size:");
+	h.text_only = true;
+	bench_sheet_col(&h, "workers", "Workers", SHEET_BOTH);
+	bench_sheet_col(&h, "runs", "Runs", SHEET_BOTH | SHEET_LEFT);
+	for (k = 0; k < PB_HIST; k++)
+		bench_sheet_col(&h, pb_hist_label(k), NULL, SHEET_BOTH);
+	bench_sheet_col(&h, "ops_per_run", "Ops/run", SHEET_BOTH);
+
 	for (unsigned i = 0; i < nall; i++) {
 		const struct scale_cfg *s = &c[i];
 		uint64_t runs = hist_runs(&s->delta);
+		double per_run =
+			runs ? (double)s->delta.c.ops / (double)runs : 0.0;
+		unsigned col = 0;
 
-		printf("scale,%s,%u,%u,%d,%.3f,%.4f,%.3f,%.3f,%llu,%llu,%llu,"
-		       "%llu,%.2f",
-		       s->alg->name, s->workers, cfg->ncpu,
-		       s->workers > cfg->ncpu, s->med_gbps, s->med_mops,
-		       i < ngcm ? s->med_ratio : 0.0, s->med_gbps / s->workers,
-		       (unsigned long long)s->flow.order_errors,
-		       (unsigned long long)s->flow.status_errors,
-		       (unsigned long long)s->retries, (unsigned long long)runs,
-		       runs ? (double)s->delta.c.ops / (double)runs : 0.0);
-		for (unsigned k = 0; k < PB_HIST; k++)
-			printf(",%llu",
-			       (unsigned long long)s->delta.batch_hist[k]);
-		printf("\n");
+		if (bench_sheet_row(&t))
+			break;
+		bench_sheet_set(&t, col++, "%s", s->alg->name);
+		bench_sheet_set(&t, col++, "%u", s->workers);
+		bench_sheet_set(&t, col++, "%u", cfg->ncpu);
+		bench_sheet_set(&t, col++, "%d", s->workers > cfg->ncpu);
+		bench_sheet_set(&t, col++, "%.2f", s->med_gbps);
+		bench_sheet_set(&t, col++, "%.4f", s->med_mops);
+		if (i < ngcm) /* the null engine is not compared */
+			bench_sheet_set(&t, col, "%.2f", s->med_ratio);
+		col++;
+		bench_sheet_set(&t, col++, "%.2f", s->med_gbps / s->workers);
+		bench_sheet_set(&t, col++, "%llu",
+				(unsigned long long)s->flow.order_errors);
+		bench_sheet_set(&t, col++, "%llu",
+				(unsigned long long)s->flow.status_errors);
+		bench_sheet_set(&t, col++, "%s",
+				pb_flow_errors(&s->flow) ? "ERRORS" : "ok");
+		bench_sheet_set(&t, col++, "%llu",
+				(unsigned long long)s->retries);
+		bench_sheet_set(&t, col++, "%llu", (unsigned long long)runs);
+		bench_sheet_set(&t, col++, "%.2f", per_run);
+		for (k = 0; k < PB_HIST; k++)
+			bench_sheet_set(
+				&t, col++, "%llu",
+				(unsigned long long)s->delta.batch_hist[k]);
+		bench_sheet_set(&t, col++, "%s", scale_note(cfg, s->workers));
+
+		if (i >= ngcm || bench_sheet_row(&h))
+			continue;
+		col = 0;
+		bench_sheet_set(&h, col++, "%u", s->workers);
+		bench_sheet_set(&h, col++, "%llu", (unsigned long long)runs);
+		for (k = 0; k < PB_HIST; k++)
+			bench_sheet_set(
+				&h, col++, "%.1f%%",
+				runs ? 100.0 * (double)s->delta.batch_hist[k] /
+						(double)runs
+				     : 0.0);
+		bench_sheet_set(&h, col++, "%.1f", per_run);
 	}
-}
-
-static void scale_print(const struct pb_cfg *cfg, const struct scale_cfg *c,
-			unsigned ngcm, unsigned nall)
-{
-	printf("Workers  CPUs  Gbps    Mops    x 1 worker  Gbps/worker  "
-	       "Order+status  Retries  Note\n");
-	for (unsigned i = 0; i < nall; i++) {
-		const struct scale_cfg *s = &c[i];
-		char ratio[16] = "-";
-
-		if (i == ngcm)
-			printf("null engine, the same ops without crypto (what "
-			       "one queue carries):\n");
-		if (i < ngcm)
-			snprintf(ratio, sizeof(ratio), "%.2f", s->med_ratio);
-		const char *note = scale_note(cfg, s->workers);
-
-		printf("%7u  %4u  %6.2f  %6.4f  %10s  %11.2f  %12s  %7llu%s%s\n",
-		       s->workers, cfg->ncpu, s->med_gbps, s->med_mops, ratio,
-		       s->med_gbps / s->workers,
-		       pb_flow_errors(&s->flow) ? "ERRORS" : "ok",
-		       (unsigned long long)s->retries, *note ? "  " : "", note);
-	}
-
-	printf("\nRuns the workers took from the queue (cc_stats_get "
-	       "batch_hist), %% of runs by size:\n");
-	printf("Workers  %-7s", "Runs");
-	for (unsigned k = 0; k < PB_HIST; k++)
-		printf("  %6s", pb_hist_label(k));
-	printf("  Ops/run\n");
-	for (unsigned i = 0; i < ngcm; i++) {
-		const struct scale_cfg *s = &c[i];
-		uint64_t runs = hist_runs(&s->delta);
-
-		printf("%7u  %-7llu", s->workers, (unsigned long long)runs);
-		for (unsigned k = 0; k < PB_HIST; k++)
-			printf("  %5.1f%%",
-			       runs ? 100.0 * (double)s->delta.batch_hist[k] /
-					       (double)runs
-				    : 0.0);
-		printf("  %7.1f\n",
-		       runs ? (double)s->delta.c.ops / (double)runs : 0.0);
-	}
+	bench_sink_emit(&cfg->sink, &t);
+	bench_sink_emit(&cfg->sink, &h);
+	bench_sheet_fini(&t);
+	bench_sheet_fini(&h);
 }
 
 /*
@@ -193,7 +215,7 @@ static int scale_open(const struct pb_cfg *cfg, struct pb_daemons *ds,
 		return err;
 	snprintf(p.name, sizeof(p.name), "poolbench-scale-%s-w%u", s->alg->name,
 		 s->workers);
-	err = pb_flow_open(&s->flow, s->d->sock, &p);
+	err = pb_flow_open(&s->flow, s->d->sp.sock, &p);
 	if (err)
 		return err;
 	s->open = true;
@@ -208,7 +230,7 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	unsigned ngcm = cfg->max_workers, nall = ngcm, r, i;
 	uint64_t checked = 0;
 	double others;
-	struct pb_env env;
+	struct bench_env env;
 	int rc = 0;
 
 	memset(c, 0, sizeof(c));
@@ -235,7 +257,7 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 			goto out;
 		}
 
-	pb_env_start(&env, ds);
+	pb_env_mark(&env, ds);
 	for (r = 0; r < cfg->rounds; r++) {
 		/* Rotate the order so no configuration always follows the
 		 * same one. */
@@ -274,10 +296,7 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		c[i].med_mops = pb_median(c[i].mops, cfg->rounds);
 		c[i].med_ratio = pb_median(c[i].ratio, cfg->rounds);
 	}
-	if (cfg->csv)
-		scale_print_csv(cfg, c, ngcm, nall);
-	else
-		scale_print(cfg, c, ngcm, nall);
+	scale_report(cfg, c, ngcm, nall);
 	scale_model(cfg, c, ngcm, nall);
 	if (others >= 0)
 		pb_note(cfg,

@@ -59,9 +59,14 @@ double pb_percentile_sorted(const double *v, unsigned n, double p)
 	return v[i ? i - 1 : 0];
 }
 
+FILE *pb_note_out(const struct pb_cfg *cfg)
+{
+	return cfg->csv || cfg->json ? stderr : stdout;
+}
+
 void pb_note(const struct pb_cfg *cfg, const char *fmt, ...)
 {
-	FILE *f = cfg->csv ? stderr : stdout;
+	FILE *f = pb_note_out(cfg);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -94,88 +99,36 @@ void pb_qstats_sub(struct cc_queue_stats *d, const struct cc_queue_stats *a,
 		d->batch_hist[k] = a->batch_hist[k] - b->batch_hist[k];
 }
 
-/* Idle and total ticks of all CPUs, from /proc/stat's first line. */
-static int cpu_ticks(unsigned long long *idle, unsigned long long *total)
+void pb_env_start(struct bench_env *e, const struct pb_cfg *cfg,
+		  const struct pb_daemons *ds)
 {
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
+	int pids[PB_MAX_DAEMONS];
+	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
 
-	if (!f)
-		return -errno;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 5)
-		return -EINVAL;
-	*idle = v[3] + v[4];
-	*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-	return 0;
+	bench_env_start(e, pb_note_out(cfg), pids, n);
 }
 
-/* utime + stime (+ cutime + cstime: daemons already reaped) in ticks. */
-static unsigned long long proc_ticks(pid_t pid, bool children)
+void pb_env_mark(struct bench_env *e, const struct pb_daemons *ds)
 {
-	char path[64];
-	unsigned long long ut = 0, st = 0, cut = 0, cst = 0;
-	FILE *f;
+	int pids[PB_MAX_DAEMONS];
+	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	/* comm may hold spaces and parentheses: resume after the last ')'. */
-	char line[1024];
-	char *p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-
-	fclose(f);
-	if (!p ||
-	    sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
-		   "%llu %llu",
-		   &ut, &st, &cut, &cst) != 4)
-		return 0;
-	return ut + st + (children ? cut + cst : 0);
+	bench_env_mark(e, pids, n);
 }
 
-static unsigned long long ours(const struct pb_daemons *ds)
+double pb_env_others(const struct bench_env *e, const struct pb_daemons *ds)
 {
-	pid_t pids[PB_MAX_DAEMONS];
-	unsigned n = ds ? pb_daemons_pids(ds, pids, PB_MAX_DAEMONS) : 0;
-	unsigned long long t = proc_ticks(getpid(), true);
+	int pids[PB_MAX_DAEMONS];
+	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
 
-	for (unsigned i = 0; i < n; i++)
-		t += proc_ticks(pids[i], false);
-	return t;
+	return bench_env_others(e, pids, n);
 }
 
-void pb_env_start(struct pb_env *e, const struct pb_daemons *ds)
+void pb_env_end(const struct bench_env *e, const struct pb_cfg *cfg,
+		const struct pb_daemons *ds)
 {
-	e->ok = !cpu_ticks(&e->idle0, &e->total0);
-	e->ours0 = ours(ds);
-}
+	int pids[PB_MAX_DAEMONS];
+	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
 
-double pb_env_others(const struct pb_env *e, const struct pb_daemons *ds)
-{
-	unsigned long long idle, total, busy, mine;
-
-	if (!e->ok || cpu_ticks(&idle, &total) || total <= e->total0)
-		return -1;
-	busy = (total - e->total0) - (idle - e->idle0);
-	mine = ours(ds) - e->ours0;
-	return busy > mine ? 100.0 * (double)(busy - mine) /
-				     (double)(total - e->total0)
-			   : 0.0;
-}
-
-double pb_env_idle_now(void)
-{
-	unsigned long long i0, t0, i1, t1;
-
-	if (cpu_ticks(&i0, &t0))
-		return -1;
-	pb_sleep_us(300000);
-	if (cpu_ticks(&i1, &t1) || t1 == t0)
-		return -1;
-	return 100.0 * (double)(i1 - i0) / (double)(t1 - t0);
+	bench_env_end(e, pb_note_out(cfg), pids, n, "the run");
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptod-poolbench: what the worker pool buys, measured through
- * libcryptoclient against daemons the bench starts itself.
+ * The worker pool's modes of cryptoctl bench (scale, pcrypt, latency, and
+ * pool for all three; cryptod-poolbench is a link that runs pool): what
+ * the worker pool buys, measured through libcryptoclient against daemons
+ * the bench starts itself.
  *
  *  scale    16 KiB AES-128-GCM from one client queue, --workers 1..N, the
  *           order of every completion checked, the daemon's run-size
@@ -17,10 +19,11 @@
  * A B C ...) and reports medians: single runs on a shared 2-core machine
  * swing by 30% or more.
  *
- * Files: poolbench.c (main, options, the machine's load), pb_daemon.c
- * (private daemons), pb_flow.c (one client queue kept full, order and
+ * Files: cli/bench_pool.c (the options, the run's framing), pb_daemon.c
+ * (private daemons, each started by bench_spawn), pb_flow.c (one client queue kept full, order and
  * status checked), pb_ref.c (OpenSSL reference for the output check),
- * pb_stats.c (medians, percentiles, run histograms, table output),
+ * pb_stats.c (medians, percentiles, run histograms, notes, the machine's
+ * load through bench_env),
  * pb_scale.c, pb_esp.c, pb_latency.c (the three sections).
  */
 #ifndef CRYPTOD_POOLBENCH_H
@@ -31,6 +34,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bench.h"
+#include "bench_sheet.h"
 #include "cryptoclient.h"
 
 /* Every bound of the bench in one place. */
@@ -56,8 +61,6 @@ enum pb_limits {
 	/* A polling client yields after this many empty polls: on two cores
 	 * the workers need the CPU it would spin on. */
 	PB_SPIN_YIELD = 256,
-	PB_READY_MS = 20000, /* daemon start-up (sanitizer builds are slow) */
-	PB_STOP_MS = 10000,  /* SIGTERM to exit */
 	PB_DRAIN_MS = 10000, /* in-flight ops after a measurement */
 };
 
@@ -83,17 +86,17 @@ struct pb_cfg {
 	unsigned spin_us;     /* the daemons' --spin-us */
 	bool pin; /* daemons --pin (worker i on CPU i), client on the last */
 	unsigned ncpu;
+	bool json;		/* the sink prints JSON (notes: stderr) */
+	struct bench_sink sink; /* where the sections' sheets go */
 };
 
 /* ---- pb_daemon.c: private daemons on sockets in one temp dir ---- */
 
 struct pb_daemon {
-	pid_t pid;
+	struct bench_spawn sp; /* sp.pid 0: not running */
 	unsigned workers;
 	bool busy;   /* --poll-mode busy */
 	bool paused; /* SIGSTOPped */
-	char sock[PB_PATH_MAX];
-	char log[PB_PATH_MAX];
 };
 
 struct pb_daemons {
@@ -123,7 +126,7 @@ unsigned pb_daemons_fini(struct pb_daemons *ds);
 /* "w0@1 w1@0": the CPU each worker thread last ran on. */
 void pb_daemon_worker_cpus(const struct pb_daemon *d, char *buf, size_t len);
 /* The daemons' pids, for CPU accounting; returns the count. */
-unsigned pb_daemons_pids(const struct pb_daemons *ds, pid_t *out, unsigned max);
+unsigned pb_daemons_pids(const struct pb_daemons *ds, int *out, unsigned max);
 
 /* ---- pb_ref.c: the algorithms and an OpenSSL reference ---- */
 
@@ -223,7 +226,7 @@ double pb_median(double *v, unsigned n); /* sorts v */
 /* Sorts v; p in [0, 100]: nearest-rank percentile. */
 double pb_percentile_sorted(const double *v, unsigned n, double p);
 void pb_sort(double *v, unsigned n);
-/* Notes go to stdout, or stderr with --csv (stdout is the CSV). */
+/* Notes go to stdout, or stderr with --csv or --json (stdout is data). */
 void pb_note(const struct pb_cfg *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "1 | 2-3 | 4-7 ...": run-size buckets of cc_queue_stats.batch_hist. */
@@ -232,19 +235,17 @@ const char *pb_hist_label(unsigned k);
 void pb_qstats_sub(struct cc_queue_stats *d, const struct cc_queue_stats *a,
 		   const struct cc_queue_stats *b);
 
-/* How busy the machine was: CPU time of other processes is the busy time
- * of all CPUs minus ours and the daemons'. */
-struct pb_env {
-	bool ok;
-	unsigned long long idle0, total0, ours0;
-};
-void pb_env_start(struct pb_env *e, const struct pb_daemons *ds);
-/* Percent of all CPU time other processes used since start; -1 unknown. */
-double pb_env_others(const struct pb_env *e, const struct pb_daemons *ds);
-/* Percent idle over a short sample, now. */
-double pb_env_idle_now(void);
+/* bench_env over the daemons that are up: start, the share of others. */
+void pb_env_start(struct bench_env *e, const struct pb_cfg *cfg,
+		  const struct pb_daemons *ds);
+void pb_env_mark(struct bench_env *e, const struct pb_daemons *ds);
+double pb_env_others(const struct bench_env *e, const struct pb_daemons *ds);
+void pb_env_end(const struct bench_env *e, const struct pb_cfg *cfg,
+		const struct pb_daemons *ds);
+FILE *pb_note_out(const struct pb_cfg *cfg);
 
-/* ---- the sections: 0, or -1 when something was wrong ---- */
+/* ---- the sections: 0, or -1 when something was wrong; their tables go
+ * to cfg->sink as sheets ---- */
 
 int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds);
 int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds);

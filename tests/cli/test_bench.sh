@@ -4,7 +4,9 @@
 # cryptoctl bench on tiny runs against a spawned daemon: the table, CSV and
 # JSON are well-formed and name the paths, --queues runs one client per
 # queue, --png writes a PNG (when gnuplot is installed), --dmcrypt
-# reports five runs per algorithm and path, bad arguments exit 2. Checks
+# reports five runs per algorithm and path, the worker pool's modes give
+# their sheets as CSV and JSON, cryptod-bench and cryptod-poolbench are
+# links that run it, bad arguments exit 2. Checks
 # shapes and counts only: no figure decides anything.
 #
 #   test_bench.sh CRYPTOD CRYPTOCTL
@@ -54,6 +56,9 @@ check "in-process paths side by side" \
 check "progress on stderr" grep -q "^\[1/2\] aes-128-gcm 64 B" "$err"
 check "the kernel path is skipped with a reason when unavailable" \
 	sh -c "grep -q 'cryptod-kernel' '$out' || grep -q 'no cryptod-kernel path: ' '$err'"
+check "the machine: CPU model, flags, ipsec-mb's code path" \
+	grep -Eq "^Machine: .+, [0-9]+ CPUs online; flags: .*; intel-ipsec-mb [0-9.]+ picks its [a-z0-9]+ code" "$out"
+check "the daemon's counters for our queue" grep -q "^Daemon, bench queue " "$out"
 
 # ---- CSV ---------------------------------------------------------------------
 bench --sizes 64,256 --alg aes-128-cbc,aes-256-xts --csv
@@ -119,12 +124,48 @@ check "dm-crypt: LRW is accounted for" grep -q "aes-lrw" "$out"
 check "dm-crypt --json: 5 runs per result, 1 MiB" \
 	py 'j["config"]["dmcrypt"] and len(j["results"]) >= 6 and all(r["size"] == 1048576 and len(r["runs_mbs"]) == 5 for r in j["results"])'
 
+# ---- the worker pool's modes ---------------------------------------------
+# The sheets through the same report writer: CSV and JSON shapes.
+"$CTL" bench scale --spawn-daemon "$DAEMON" --smoke --max-workers 2 --csv \
+	>"$out" 2>"$err"
+check "bench scale --csv exits 0" test $? = 0
+check "scale CSV: header, 2 GCM rows and the null engine's" \
+	sh -c "head -1 '$out' | grep -q '^section,alg,workers,cpus,oversubscribed,gbps,mops,ratio_vs_1,' &&
+	       test \$(grep -c '^scale,aes-128-gcm,' '$out') = 2 && grep -q '^scale,null,1,' '$out'"
+check "scale CSV: the histogram view is text only" sh -c "! grep -q '^scale_runs' '$out'"
+check "scale: notes on stderr, the order checked" \
+	grep -q "^Checked: .* all in submission order with status OK" "$err"
+"$CTL" bench latency --spawn-daemon "$DAEMON" --smoke --json >"$out" 2>"$err"
+check "bench latency --json exits 0" test $? = 0
+check "latency JSON: 8 configurations with numeric percentiles" \
+	py 'j["mode"] == "latency" and [s["section"] for s in j["sheets"]] == ["latency"] and len(j["sheets"][0]["rows"]) == 8 and all(isinstance(r["p99_us"], float) and r["p50_us"] <= r["max_us"] for r in j["sheets"][0]["rows"])'
+# The old names are links that run this command.
+alias_dir=$tmp/alias
+mkdir -p "$alias_dir"
+ln -s "$(command -v "$CTL" || echo "$CTL")" "$alias_dir/cryptod-bench"
+ln -s "$(command -v "$CTL" || echo "$CTL")" "$alias_dir/cryptod-poolbench"
+"$alias_dir/cryptod-bench" --spawn-daemon "$DAEMON" --rounds 1 --time-ms 10 \
+	--sizes 64 --csv >"$out" 2>"$err"
+check "cryptod-bench runs cryptoctl bench" \
+	sh -c "test $? = 0 && head -1 '$out' | grep -q '^alg,dir,path,size,'"
+"$alias_dir/cryptod-poolbench" --spawn-daemon "$DAEMON" --smoke \
+	--max-workers 1 --samples 20 --cold-samples 2 --csv >"$out" 2>"$err"
+check "cryptod-poolbench runs cryptoctl bench pool" \
+	sh -c "test $? = 0 && grep -q '^scale,' '$out' && grep -q '^pcrypt,' '$out' && grep -q '^latency,' '$out'"
+
 # ---- bad arguments ----------------------------------------------------------
 for args in "--queues 0" "--queues 17" "--csv --json" "--dmcrypt --sizes 64" \
 	"--alg nope" "--sizes 0" "--burst 0" "unexpected"; do
 	# shellcheck disable=SC2086
 	"$CTL" bench $args >"$out" 2>"$err"
 	check "bench $args exits 2" test $? = 2
+done
+for args in "scale" "latency --csv --json --spawn-daemon $DAEMON" \
+	"pcrypt --spawn-daemon $DAEMON --pause-us 100 --spin-us 200" \
+	"pool --spawn-daemon $DAEMON --max-workers 0" "scale --alg aes-128-gcm"; do
+	# shellcheck disable=SC2086
+	"$CTL" bench $args >"$out" 2>"$err"
+	check "bench $args exits 2" sh -c "test $? = 2 && test -s '$err'"
 done
 "$CTL" bench --help >"$out" 2>"$err"
 check "bench --help" sh -c "test $? = 0 && grep -q '^Usage: cryptoctl bench' '$out'"

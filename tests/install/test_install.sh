@@ -57,7 +57,7 @@ DESTDIR=$dest "$CMAKE" --install "$BUILD" --prefix /usr >"$tmp/i1.log" 2>&1 ||
 pc=$(cd "$dest/usr" && ls lib*/pkgconfig/libcryptoclient.pc lib/*/pkgconfig/libcryptoclient.pc 2>/dev/null | head -1)
 libdir=${pc%/pkgconfig/libcryptoclient.pc}
 [ -n "$pc" ] && ok || bad "libcryptoclient.pc not installed"
-for f in sbin/cryptod bin/cryptoctl bin/cryptod-bench \
+for f in sbin/cryptod bin/cryptoctl bin/cryptod-bench bin/cryptod-poolbench \
 	"$libdir/libcryptoclient.so" "$libdir/libcryptoclient.so.0" "$libdir/libcryptoclient.a" \
 	include/cryptoclient.h include/cryptod/ring_abi.h \
 	"$libdir/cmake/cryptoclient/cryptoclientConfig.cmake" \
@@ -71,6 +71,13 @@ for f in sbin/cryptod bin/cryptoctl bin/cryptod-bench \
 done
 [ -x "$dest/usr/sbin/cryptod" ] && [ -x "$dest/usr/bin/cryptoctl" ] && ok ||
 	bad "binaries not executable"
+# The benchmark's old names: relative links that run cryptoctl bench.
+for a in cryptod-bench:"Usage: cryptoctl bench" cryptod-poolbench:"Usage: cryptoctl bench"; do
+	n=${a%%:*}
+	[ "$(readlink "$dest/usr/bin/$n")" = cryptoctl ] &&
+		"$dest/usr/bin/$n" --help 2>&1 | grep -q "^${a#*:}" && ok ||
+		bad "/usr/bin/$n is not a link that runs cryptoctl bench"
+done
 if [ -f "$SRC/etc/cryptod.conf" ]; then
 	[ -f "$dest/etc/cryptod/cryptod.conf" ] && ok ||
 		bad "etc/cryptod.conf not installed as /etc/cryptod/cryptod.conf"
