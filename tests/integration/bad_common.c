@@ -280,14 +280,8 @@ int bad_setup(struct t *t, struct fx_daemon *d, const char *name)
 
 int bad_finish(struct t *t, struct fx_daemon *d)
 {
-	int fails = 0;
-	cc_queue_close(t->q);
-	cc_disconnect(t->conn);
-	int r = fx_daemon_stop(d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
-		fails++;
-	}
+	int fails = fx_teardown(d, t->conn, t->q) ? 1 : 0;
+
 	if (t->failed || !t->checked || t->fatal)
 		fails++;
 	printf("TOTAL: %lu checks, %lu failed\n%s\n", t->checked, t->failed,

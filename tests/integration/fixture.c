@@ -559,3 +559,15 @@ int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
 	}
 	return 0;
 }
+
+int fx_teardown(struct fx_daemon *d, struct cc_conn *conn, struct cc_queue *q)
+{
+	int r;
+
+	cc_queue_close(q);
+	cc_disconnect(conn);
+	r = fx_daemon_stop(d);
+	if (r)
+		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	return r;
+}

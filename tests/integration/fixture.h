@@ -65,6 +65,13 @@ int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
 	     struct cc_conn **conn, struct cc_queue **q);
 
 /*
+ * The usual end of a test, fx_setup() undone: cc_queue_close(q),
+ * cc_disconnect(conn), fx_daemon_stop(d). Returns what fx_daemon_stop()
+ * returned, after saying so on stderr when it failed.
+ */
+int fx_teardown(struct fx_daemon *d, struct cc_conn *conn, struct cc_queue *q);
+
+/*
  * Crash and restart: SIGKILL the daemon, then start a new one with the
  * same parameters on the same socket (whose stale file it must take
  * over), and wait until a client can connect. 0 or -errno.

@@ -537,7 +537,7 @@ int main(void)
 	struct t t = { 0 };
 	struct fx_daemon d;
 	unsigned i, a;
-	int r, fails = 0;
+	int fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (fx_setup(&d, &dp, "test_authenc_kat", &qp, &t.conn, &t.q))
@@ -550,13 +550,8 @@ int main(void)
 		     i++)
 			run_cbc_case(&t, &cbc_cases[i], cbc_algs[a]);
 
-	cc_queue_close(t.q);
-	cc_disconnect(t.conn);
-	r = fx_daemon_stop(&d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	if (fx_teardown(&d, t.conn, t.q))
 		fails++;
-	}
 	if (t.failed || !t.checked || t.fatal)
 		fails++;
 	printf("TOTAL: %lu checks, %lu failed\n%s\n", t.checked, t.failed,

@@ -324,13 +324,8 @@ int main(void)
 		       t.failed - f0);
 	}
 
-	cc_queue_close(t.q);
-	cc_disconnect(t.conn);
-	r = fx_daemon_stop(&d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	if (fx_teardown(&d, t.conn, t.q))
 		fails++;
-	}
 	if (t.failed || !t.checked)
 		fails++;
 	printf("TOTAL: %lu checks, %lu failed\n%s\n", t.checked, t.failed,

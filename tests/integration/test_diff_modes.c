@@ -979,7 +979,7 @@ int main(void)
 	struct t t = { 0 };
 	struct fx_daemon d;
 	unsigned a, z, zacc = 0, zref = 0;
-	int r, n_eng, e, fails = 0;
+	int n_eng, e, fails = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("seed 0x%016llx (set TEST_SEED to reproduce)\n",
@@ -1038,13 +1038,8 @@ int main(void)
 	       "(%zu layouts on every algorithm and engine)\n",
 	       zacc, zref, sizeof(zvariants) / sizeof(zvariants[0]));
 
-	cc_queue_close(t.q);
-	cc_disconnect(t.conn);
-	r = fx_daemon_stop(&d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	if (fx_teardown(&d, t.conn, t.q))
 		fails++;
-	}
 	if (t.failed || !t.checked || t.fatal)
 		fails++;
 	printf("TOTAL: %lu checks (%lu through cc_crypt), %lu failed%s\n%s\n",

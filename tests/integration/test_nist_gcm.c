@@ -551,13 +551,8 @@ int main(void)
 	print_counts("  sync", &tsync);
 	print_counts("  burst", &tburst);
 
-	cc_queue_close(q);
-	cc_disconnect(conn);
-	r = fx_daemon_stop(&d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	if (fx_teardown(&d, conn, q))
 		fails++;
-	}
 	if (!tsync.passed || !tburst.passed)
 		fails++;
 	printf("%s\n", fails ? "FAILED" : "PASSED");

@@ -710,7 +710,6 @@ int main(void)
 	struct cc_queue *q;
 	unsigned n_fs, f, a, n_algs, i;
 	enum cc_alg algs[2];
-	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!dir || !*dir)
@@ -738,13 +737,8 @@ int main(void)
 	if (!n_tallies)
 		fails++;
 
-	cc_queue_close(q);
-	cc_disconnect(conn);
-	r = fx_daemon_stop(&d);
-	if (r) {
-		fprintf(stderr, "FAIL: daemon stop: %s\n", cc_strerror(r));
+	if (fx_teardown(&d, conn, q))
 		fails++;
-	}
 	printf("%s\n", fails ? "FAILED" : "PASSED");
 	return fails ? FX_EXIT_FAIL : FX_EXIT_PASS;
 }
