@@ -15,6 +15,8 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <cryptod/ring_abi.h>
+
 #define TAGS_GCM                                                               \
 	(1u << 4 | 1u << 8 | 1u << 12 | 1u << 13 | 1u << 14 | 1u << 15 |       \
 	 1u << 16)
@@ -601,6 +603,30 @@ void mc_rnd_bytes(uint8_t *p, size_t n)
 		p += k;
 		n -= k;
 	}
+}
+
+uint32_t mc_rnd_len(void)
+{
+	uint32_t d = mc_below(100);
+
+	if (d < 50)
+		return mc_below(257);
+	if (d < 80)
+		return mc_below(4097);
+	return mc_below((64u << 10) + 1);
+}
+
+uint32_t mc_rnd_aad_len(unsigned pct_empty, unsigned pct_long)
+{
+	uint32_t d = mc_below(100);
+
+	if (d < pct_empty)
+		return 0;
+	if (d < pct_empty + 2)
+		return CRD_AAD_MAX;
+	if (d < pct_empty + 2 + pct_long)
+		return mc_below(CRD_AAD_MAX + 1);
+	return mc_below(1025);
 }
 
 /* ---- Comparison and printing ---- */

@@ -158,6 +158,13 @@ void mc_srand(uint64_t seed);
 uint64_t mc_rnd(void);
 uint32_t mc_below(uint32_t n); /* [0, n), n > 0 */
 void mc_rnd_bytes(uint8_t *p, size_t n);
+/* A payload length: 0..256 half of the time, 0..4096 three times in ten,
+ * else 0..64 KiB. */
+uint32_t mc_rnd_len(void);
+/* An AAD length: none pct_empty percent of the time, the largest
+ * (CRD_AAD_MAX) 2 percent, any up to the largest pct_long percent, else
+ * 0..1024 (short, as protocols use it). */
+uint32_t mc_rnd_aad_len(unsigned pct_empty, unsigned pct_long);
 
 /* ---- Comparison and printing ---- */
 

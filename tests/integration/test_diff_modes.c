@@ -40,7 +40,6 @@
 
 #define SEED_DEFAULT 0x6d6f646573646966ull
 #define RANDOM_CASES 600 /* per algorithm and engine, beside the edges */
-#define LEN_MAX (64u << 10)
 #define AAD_MAX 65535
 #define QUEUE_ENTRIES 64       /* smaller than a burst, on purpose */
 #define ARENA_SIZE (80u << 20) /* two 16 MiB ops and then some */
@@ -133,30 +132,6 @@ struct t {
 
 /* ---- Cases ---- */
 
-static uint32_t rnd_len(void)
-{
-	uint32_t d = mc_below(100);
-
-	if (d < 50)
-		return mc_below(257);
-	if (d < 80)
-		return mc_below(4097);
-	return mc_below(LEN_MAX + 1);
-}
-
-static uint32_t rnd_aad_len(void)
-{
-	uint32_t d = mc_below(100);
-
-	if (d < 15)
-		return 0;
-	if (d < 17)
-		return AAD_MAX;
-	if (d < 25)
-		return mc_below(AAD_MAX + 1);
-	return mc_below(1025);
-}
-
 /* The nearest length the algorithm takes. */
 static uint32_t fit_len(const struct mc_spec *s, uint32_t len)
 {
@@ -238,7 +213,7 @@ static int case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 	c->sessionless_ok =
 		t->def_engine && mc_iv_ok(s, t->def_engine, c->iv_len);
 
-	c->aad_len = s->aad == MC_AAD_ZERO ? 0 : rnd_aad_len();
+	c->aad_len = s->aad == MC_AAD_ZERO ? 0 : mc_rnd_aad_len(15, 8);
 	/* Among the edges: the largest AAD, and AAD + payload = 65535. */
 	if (s->aad != MC_AAD_ZERO &&
 	    idx < sizeof(edge_lens) / sizeof(edge_lens[0])) {
@@ -742,7 +717,7 @@ static void run_alg(struct t *t, const struct mc_spec *s, uint64_t seed)
 			carry = (int)((idx - n_edge) % 4);
 			len = carry_lens[(idx - n_edge) / 4];
 		} else {
-			len = rnd_len();
+			len = mc_rnd_len();
 		}
 		if (case_make(t, &cs[n], s, idx, len, idx, carry)) {
 			case_free(&cs[n]);

@@ -15,6 +15,7 @@
  * Exit: 0 all passed, 1 any mismatch.
  */
 #include "fixture.h"
+#include "modes_common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,9 +29,6 @@
 #define SEED_DEFAULT 0x63727970746f6431ull
 #define RANDOM_CASES 1500 /* per engine, beside the fixed lengths */
 #define NULL_RANDOM_CASES 300
-#define LEN_MAX (64u << 10)
-#define GUARD 16 /* canary bytes after every output */
-#define CANARY 0xa5
 #define QUEUE_ENTRIES 32 /* smaller than a burst, on purpose */
 #define ARENA_SIZE (16u << 20)
 #define GROUP_BYTES (6u << 20) /* arena bytes one burst may use */
@@ -44,63 +42,6 @@ static const unsigned fixed_lens[] = {
 };
 static const unsigned tag_lens[] = { 4, 8, 12, 13, 14, 15, 16 };
 static const unsigned key_lens[] = { 16, 24, 32 };
-
-/* ---- Random numbers: splitmix64, reproducible from the seed ---- */
-
-static uint64_t rng;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n); n > 0. The modulo bias is irrelevant here. */
-static uint32_t rnd_below(uint32_t n)
-{
-	return (uint32_t)(rnd() % n);
-}
-
-static void rnd_bytes(uint8_t *p, size_t n)
-{
-	while (n) {
-		uint64_t x = rnd();
-		size_t k = n < 8 ? n : 8;
-
-		memcpy(p, &x, k);
-		p += k;
-		n -= k;
-	}
-}
-
-/* Mostly short AAD as protocols use it, sometimes very long, and both
- * ends of the range. */
-static unsigned rnd_aad_len(void)
-{
-	uint32_t d = rnd_below(100);
-
-	if (d < 10)
-		return 0;
-	if (d < 12)
-		return CRD_AAD_MAX;
-	if (d < 22)
-		return rnd_below(CRD_AAD_MAX + 1);
-	return rnd_below(1025);
-}
-
-static unsigned rnd_len(void)
-{
-	uint32_t d = rnd_below(100);
-
-	if (d < 50)
-		return rnd_below(257);
-	if (d < 80)
-		return rnd_below(4097);
-	return rnd_below(LEN_MAX + 1);
-}
 
 /* ---- Cases ---- */
 
@@ -186,60 +127,24 @@ static int case_make(struct gcase *g, unsigned idx, unsigned len,
 	g->idx = idx;
 	g->len = len;
 	g->key_len = key_len;
-	g->tag_len =
-		tag_lens[rnd_below(sizeof(tag_lens) / sizeof(tag_lens[0]))];
-	g->aad_len = aad_len < 0 ? rnd_aad_len() : (unsigned)aad_len;
-	rnd_bytes(g->key, key_len);
-	rnd_bytes(g->iv, sizeof(g->iv));
+	g->tag_len = tag_lens[mc_below(sizeof(tag_lens) / sizeof(tag_lens[0]))];
+	g->aad_len = aad_len < 0 ? mc_rnd_aad_len(10, 10) : (unsigned)aad_len;
+	mc_rnd_bytes(g->key, key_len);
+	mc_rnd_bytes(g->iv, sizeof(g->iv));
 	g->pt = malloc(len ? len : 1);
 	g->ct = malloc(len ? len : 1);
 	g->aad = malloc(g->aad_len ? g->aad_len : 1);
 	if (!g->pt || !g->ct || !g->aad)
 		return -ENOMEM;
-	rnd_bytes(g->pt, len);
-	rnd_bytes(g->aad, g->aad_len);
-	g->flip_tag = rnd_below(g->tag_len * 8);
-	g->flip_ct = len ? rnd_below(len * 8) : 0;
-	g->flip_aad = g->aad_len ? rnd_below(g->aad_len * 8) : 0;
+	mc_rnd_bytes(g->pt, len);
+	mc_rnd_bytes(g->aad, g->aad_len);
+	g->flip_tag = mc_below(g->tag_len * 8);
+	g->flip_ct = len ? mc_below(len * 8) : 0;
+	g->flip_aad = g->aad_len ? mc_below(g->aad_len * 8) : 0;
 	return evp_encrypt(g);
 }
 
-static void flip(uint8_t *p, uint32_t bit)
-{
-	p[bit / 8] ^= (uint8_t)(1u << (bit % 8));
-}
-
 /* ---- Checking ---- */
-
-static long first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return (long)i;
-	return -1;
-}
-
-static long first_nonzero(const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i])
-			return (long)i;
-	return -1;
-}
-
-static long first_not_canary(const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != CANARY)
-			return (long)i;
-	return -1;
-}
 
 static void fail(struct t *t, const struct gcase *g, const char *path,
 		 const char *what, const char *why, int status, long off)
@@ -262,8 +167,8 @@ static void fail(struct t *t, const struct gcase *g, const char *path,
 }
 
 /*
- * Judge one AEAD result. out has len + GUARD bytes, tag (encrypt only)
- * tag_len + GUARD. want is the expected output, NULL for a forgery (the
+ * Judge one AEAD result. out has len + MC_GUARD bytes, tag (encrypt only)
+ * tag_len + MC_GUARD. want is the expected output, NULL for a forgery (the
  * output must then be zero). comp_len < 0 when the path has none.
  */
 static void check(struct t *t, const struct gcase *g, const char *path,
@@ -276,19 +181,20 @@ static void check(struct t *t, const struct gcase *g, const char *path,
 	t->checked++;
 	if (!want && status != CC_ERR_AUTH_FAILED)
 		why = "forgery not rejected with CC_ERR_AUTH_FAILED";
-	else if (!want && (off = first_nonzero(out, g->len)) >= 0)
+	else if (!want && (off = mc_first_not(out, 0, g->len)) >= 0)
 		why = "output not zeroed after auth failure";
 	else if (want && status != CC_OK)
 		why = "op failed";
-	else if (want && (off = first_diff(out, want, g->len)) >= 0)
+	else if (want && (off = mc_first_diff(out, want, g->len)) >= 0)
 		why = "output differs from OpenSSL";
 	else if (want && comp_len >= 0 && comp_len != g->len)
 		why = "completion length differs from payload length";
-	else if ((off = first_not_canary(out + g->len, GUARD)) >= 0)
+	else if ((off = mc_first_not(out + g->len, MC_CANARY, MC_GUARD)) >= 0)
 		why = "wrote past the end of the output", off += g->len;
-	else if (tag && (off = first_diff(tag, g->tag, g->tag_len)) >= 0)
+	else if (tag && (off = mc_first_diff(tag, g->tag, g->tag_len)) >= 0)
 		why = "tag differs from OpenSSL";
-	else if (tag && (off = first_not_canary(tag + g->tag_len, GUARD)) >= 0)
+	else if (tag && (off = mc_first_not(tag + g->tag_len, MC_CANARY,
+					    MC_GUARD)) >= 0)
 		why = "wrote more than tag_len tag bytes", off += g->tag_len;
 	if (why)
 		fail(t, g, path, what, why, status, off);
@@ -305,7 +211,7 @@ struct pend {
 
 static uint8_t *abuf(struct cc_queue *q, size_t n)
 {
-	return cc_buf_alloc(q, n + GUARD);
+	return cc_buf_alloc(q, n + MC_GUARD);
 }
 
 static void pend_free(struct cc_queue *q, struct pend *p)
@@ -343,10 +249,10 @@ static int pend_fill(struct t *t, struct pend *p, struct cc_op *op,
 		return -ENOMEM;
 
 	memcpy(p->src, enc ? g->pt : g->ct, g->len);
-	memset(p->src + g->len, CANARY, GUARD);
+	memset(p->src + g->len, MC_CANARY, MC_GUARD);
 	if (!in_place)
-		memset(p->dst, CANARY, g->len + GUARD);
-	memset(p->tag, CANARY, 16 + GUARD);
+		memset(p->dst, MC_CANARY, g->len + MC_GUARD);
+	memset(p->tag, MC_CANARY, 16 + MC_GUARD);
 	if (!enc)
 		memcpy(p->tag, g->tag, g->tag_len);
 	if (p->aad_own)
@@ -354,13 +260,13 @@ static int pend_fill(struct t *t, struct pend *p, struct cc_op *op,
 
 	switch (p->kind) {
 	case K_BAD_TAG:
-		flip(p->tag, g->flip_tag);
+		mc_flip(p->tag, g->flip_tag);
 		break;
 	case K_BAD_CT:
-		flip(p->src, g->flip_ct);
+		mc_flip(p->src, g->flip_ct);
 		break;
 	case K_BAD_AAD:
-		flip(p->aad, g->flip_aad);
+		mc_flip(p->aad, g->flip_aad);
 		break;
 	default:
 		break;
@@ -457,8 +363,8 @@ out:
 
 static void run_case_sync(struct t *t, struct gcase *g)
 {
-	uint8_t *buf = malloc(g->len + GUARD);
-	uint8_t tag[16 + GUARD];
+	uint8_t *buf = malloc(g->len + MC_GUARD);
+	uint8_t tag[16 + MC_GUARD];
 	int r;
 
 	if (!buf) {
@@ -467,15 +373,15 @@ static void run_case_sync(struct t *t, struct gcase *g)
 	}
 
 	/* Encrypt out of place. */
-	memset(buf, CANARY, g->len + GUARD);
-	memset(tag, CANARY, sizeof(tag));
+	memset(buf, MC_CANARY, g->len + MC_GUARD);
+	memset(tag, MC_CANARY, sizeof(tag));
 	r = fx_crypt(t->conn, g->session, CC_ENCRYPT, g->iv, sizeof(g->iv),
 		     g->aad, g->aad_len, g->pt, buf, g->len, tag);
 	check(t, g, "sync", "encrypt out-of-place", r, -1, buf, g->ct, tag);
 
 	/* Decrypt in place (in == out). */
 	memcpy(buf, g->ct, g->len);
-	memset(buf + g->len, CANARY, GUARD);
+	memset(buf + g->len, MC_CANARY, MC_GUARD);
 	memcpy(tag, g->tag, g->tag_len);
 	r = fx_crypt(t->conn, g->session, CC_DECRYPT, g->iv, sizeof(g->iv),
 		     g->aad, g->aad_len, buf, buf, g->len, tag);
@@ -483,9 +389,9 @@ static void run_case_sync(struct t *t, struct gcase *g)
 
 	/* A forged tag: rejected, and the caller's buffer wiped. */
 	memcpy(buf, g->ct, g->len);
-	memset(buf + g->len, CANARY, GUARD);
+	memset(buf + g->len, MC_CANARY, MC_GUARD);
 	memcpy(tag, g->tag, g->tag_len);
-	flip(tag, g->flip_tag);
+	mc_flip(tag, g->flip_tag);
 	r = fx_crypt(t->conn, g->session, CC_DECRYPT, g->iv, sizeof(g->iv),
 		     g->aad, g->aad_len, buf, buf, g->len, tag);
 	check(t, g, "sync", "forged tag", r, -1, buf, NULL, NULL);
@@ -538,8 +444,8 @@ static size_t case_arena_bytes(const struct gcase *g)
 {
 	/* Per op: src, dst, tag, each rounded to the 64-byte allocation
 	 * unit; plus the shared and the forged AAD. */
-	return K_NR * 3 * (crd_align_up(g->len + GUARD, 64) + 64) +
-	       2 * crd_align_up(g->aad_len + GUARD, 64);
+	return K_NR * 3 * (crd_align_up(g->len + MC_GUARD, 64) + 64) +
+	       2 * crd_align_up(g->aad_len + MC_GUARD, 64);
 }
 
 static int run_gcm(struct t *t, uint64_t seed)
@@ -551,11 +457,12 @@ static int run_gcm(struct t *t, uint64_t seed)
 	int r;
 
 	/* Same seed, same cases, whatever the engine. */
-	rng = seed;
+	mc_srand(seed);
 	while (idx < total && !t->fatal) {
-		unsigned len = idx < n_fixed ? fixed_lens[idx / 3] : rnd_len();
+		unsigned len =
+			idx < n_fixed ? fixed_lens[idx / 3] : mc_rnd_len();
 		unsigned key_len = idx < n_fixed ? key_lens[idx % 3]
-						 : key_lens[rnd_below(3)];
+						 : key_lens[mc_below(3)];
 
 		/* The last fixed case has the largest payload and, once
 		 * for sure, the largest AAD the ABI allows. */
@@ -595,11 +502,11 @@ static void null_check(struct t *t, unsigned idx, const char *path,
 	t->checked++;
 	if (status != CC_OK)
 		why = "null op failed";
-	else if ((off = first_diff(out, want, len)) >= 0)
+	else if ((off = mc_first_diff(out, want, len)) >= 0)
 		why = "null output differs from input";
 	else if (comp_len >= 0 && comp_len != len)
 		why = "completion length differs from payload length";
-	else if ((off = first_not_canary(out + len, GUARD)) >= 0)
+	else if ((off = mc_first_not(out + len, MC_CANARY, MC_GUARD)) >= 0)
 		why = "wrote past the end of the output", off += len;
 	if (why)
 		fail(t, &g, path, what, why, status, off);
@@ -615,13 +522,13 @@ static void run_null_one(struct t *t, uint32_t sid, unsigned idx, unsigned len)
 	struct cc_op ops[3];
 	struct cc_completion comps[3];
 	uint8_t *src[3] = { 0 }, *dst[3] = { 0 };
-	uint8_t *ref = malloc(len + GUARD), *out = malloc(len + GUARD);
+	uint8_t *ref = malloc(len + MC_GUARD), *out = malloc(len + MC_GUARD);
 	unsigned i;
 	int r;
 
 	if (!ref || !out)
 		goto nomem;
-	rnd_bytes(ref, len);
+	mc_rnd_bytes(ref, len);
 
 	for (i = 0; i < 3; i++) {
 		src[i] = abuf(t->q, len);
@@ -629,9 +536,9 @@ static void run_null_one(struct t *t, uint32_t sid, unsigned idx, unsigned len)
 		if (!src[i] || !dst[i])
 			goto nomem;
 		memcpy(src[i], ref, len);
-		memset(src[i] + len, CANARY, GUARD);
+		memset(src[i] + len, MC_CANARY, MC_GUARD);
 		if (i != 1)
-			memset(dst[i], CANARY, len + GUARD);
+			memset(dst[i], MC_CANARY, len + MC_GUARD);
 		/* No key, no IV, no AAD, no tag. */
 		ops[i] = (struct cc_op){
 			.user_data = 0x6e756c6cull << 32 | idx << 2 | i,
@@ -653,7 +560,7 @@ static void run_null_one(struct t *t, uint32_t sid, unsigned idx, unsigned len)
 		null_check(t, idx, "burst", what[i], comps[i].status,
 			   comps[i].len, dst[i], ref, len);
 
-	memset(out, CANARY, len + GUARD);
+	memset(out, MC_CANARY, len + MC_GUARD);
 	r = fx_crypt(t->conn, sid, CC_ENCRYPT, NULL, 0, NULL, 0, ref, out, len,
 		     NULL);
 	null_check(t, idx, "sync", "copy out-of-place", r, -1, out, ref, len);
@@ -684,7 +591,7 @@ static void run_null(struct t *t, uint64_t seed)
 	uint32_t sid;
 	int r;
 
-	rng = seed ^ 0x6e756c6cull;
+	mc_srand(seed ^ 0x6e756c6cull);
 	r = cc_session_create(t->conn, &sp, &sid);
 	if (r) {
 		fprintf(stderr, "FAIL: null session: %s\n", cc_strerror(r));
@@ -693,31 +600,13 @@ static void run_null(struct t *t, uint64_t seed)
 	}
 	for (i = 0; i < n_fixed + NULL_RANDOM_CASES && !t->fatal; i++)
 		run_null_one(t, sid, i,
-			     i < n_fixed ? fixed_lens[i] : rnd_len());
+			     i < n_fixed ? fixed_lens[i] : mc_rnd_len());
 	r = cc_session_destroy(t->conn, sid);
 	if (r) {
 		fprintf(stderr, "FAIL: null session destroy: %s\n",
 			cc_strerror(r));
 		t->failed++;
 	}
-}
-
-static uint64_t seed_from_env(void)
-{
-	const char *s = getenv("TEST_SEED");
-	char *end;
-	uint64_t v;
-
-	if (!s || !*s)
-		return SEED_DEFAULT;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end) {
-		fprintf(stderr,
-			"TEST_SEED=%s is not a number; using the default\n", s);
-		return SEED_DEFAULT;
-	}
-	return v;
 }
 
 int main(void)
@@ -728,7 +617,7 @@ int main(void)
 		.arena_size = ARENA_SIZE,
 	};
 	char engines[MAX_ENGINES][FX_ENGINE_NAME_MAX];
-	uint64_t seed = seed_from_env(), t0;
+	uint64_t seed = mc_seed_from_env(SEED_DEFAULT), t0;
 	struct t t = { 0 };
 	struct fx_daemon d;
 	unsigned n_eng, e;
