@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the every-algorithm integration tests (test_nist_modes,
- * test_authenc_kat, test_diff_modes, test_bad_modes):
+ * test_authenc_kat, test_diff_*, test_bad_*):
  *
  * - the table of docs/algorithms.md, written out as data, so that every
  *   test judges the service against the same reading of the spec;
