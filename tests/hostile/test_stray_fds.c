@@ -27,6 +27,7 @@
 
 #include "fixture.h"
 #include "rawclient.h"
+#include "scm.h"
 
 #define STALL_MS rc_stall_ms()
 enum { LINGER_S = 5 };
@@ -76,21 +77,8 @@ static int push_fds(struct raw *r, int fd, unsigned n)
 	static int fds[WIRE_SCM_MAX_FD];
 	for (unsigned i = 0; i < n; i++)
 		fds[i] = i ? dup(fd) : fd;
-	static union {
-		char b[CMSG_SPACE(sizeof(int) * WIRE_SCM_MAX_FD)];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = ctl.b,
-			      .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-	int err = sendmsg(r->fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	ssize_t sent = scm_send(r->fd, buf, len, fds, n);
+	int err = sent < 0 ? (int)sent : 0;
 	if (err) { /* ours are the last: do not wait out the linger */
 		struct linger off = { 0 };
 		setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));

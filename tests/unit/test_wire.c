@@ -25,6 +25,7 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "scm.h"
 #include "wire.h"
 
 struct pair {
@@ -376,24 +377,7 @@ static void test_excess_fds_closed(void **state)
 /* One byte with n fds attached, by raw sendmsg (wire_send caps n). */
 static void send_raw_fds(int sock, const int *fds, unsigned n)
 {
-	char one = 0;
-	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	static union {
-		char buf[CMSG_SPACE(sizeof(int) * WIRE_SCM_MAX_FD)];
-		struct cmsghdr align;
-	} ctl;
-	assert_true(n <= WIRE_SCM_MAX_FD);
-	memset(&ctl, 0, sizeof(ctl));
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = ctl.buf,
-			      .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-	assert_int_equal(sendmsg(sock, &msg, 0), 1);
+	assert_int_equal(scm_send(sock, "", 1, fds, n), 1);
 }
 
 static void test_too_many_fds(void **state)
@@ -544,21 +528,7 @@ static void test_recv_oversized_packet(void **state)
 
 	/* An oversized packet carrying fds: they are closed too. */
 	int efd = eventfd(0, EFD_CLOEXEC);
-	struct iovec iov = { .iov_base = big, .iov_len = len };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	memset(&ctl, 0, sizeof(ctl));
-	msg.msg_control = ctl.buf;
-	msg.msg_controllen = sizeof(ctl.buf);
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &efd, sizeof(int));
-	assert_int_equal(sendmsg(p->a, &msg, 0), (ssize_t)len);
+	assert_int_equal(scm_send(p->a, big, len, &efd, 1), (ssize_t)len);
 	int before = count_fds();
 	assert_int_equal(wire_recv(p->b, p->buf, fds, 1, &nfds), -EMSGSIZE);
 	assert_int_equal(nfds, 0);
