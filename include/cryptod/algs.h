@@ -6,7 +6,7 @@
  * _Static_asserts that the two agree), the name table behind
  * cc_alg_name()/cc_alg_from_name() that the daemon, cryptoctl and the
  * benchmark all use, cc_strerror()'s texts, and the control protocol's
- * Algorithm enum, which tests/unit/test_wire checks against this list.
+ * Algorithm enum, which tests/unit/test_proto_algs checks against this list.
  * Adding an algorithm is one row here (and one per engine that runs it).
  *
  * CRD_ALGORITHMS(X): X(ID, number, name, kernel crypto API name or NULL,
