@@ -27,7 +27,7 @@ build/cli/cryptoctl ping
 
 echo
 echo "== AES-128-GCM encrypt through the daemon vs in-process intel-ipsec-mb =="
-build/bench/cryptod-bench --rounds 3 --time-ms 200
+build/cli/cryptoctl bench --rounds 3 --time-ms 200 --sizes 64,1024,16384 --no-kernel
 
 echo
 echo "== one-shot encrypt with cryptoctl (NIST GCM test case 2: key 0^128, IV 0^96, one zero block) =="
