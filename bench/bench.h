@@ -390,6 +390,9 @@ static inline FILE *bench_note_out(const struct bench_cfg *cfg)
 
 /* bench_report.c */
 double bench_median(double *v, unsigned n); /* sorts v */
+void bench_sort(double *v, unsigned n);
+/* v sorted; p in [0, 100]: the nearest-rank percentile. */
+double bench_percentile_sorted(const double *v, unsigned n, double p);
 void bench_report_daemon_stats(const struct bench_cfg *cfg,
 			       struct cc_conn *conn, const char *client_name);
 /* How many ops the daemon's worker took per pass over our queue since

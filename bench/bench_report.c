@@ -17,12 +17,30 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void bench_sort(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 double bench_median(double *v, unsigned n)
 {
 	if (!n)
 		return 0.0;
-	qsort(v, n, sizeof(*v), cmp_double);
+	bench_sort(v, n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double bench_percentile_sorted(const double *v, unsigned n, double p)
+{
+	if (!n)
+		return 0.0;
+	/* Nearest rank: the smallest sample with at least p% at or below. */
+	double rank = p / 100.0 * n;
+	unsigned i = (unsigned)rank;
+
+	if ((double)i < rank)
+		i++;
+	return v[i ? i - 1 : 0];
 }
 
 const char *bench_prog = "cryptoctl: bench";

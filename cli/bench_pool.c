@@ -239,7 +239,7 @@ int bp_pool(const char *mode, int argc, char **argv)
 	if ((cfg.sections & PB_SEC_LATENCY) && pb_latency_run(&cfg, &ds))
 		ok = 0;
 
-	pb_env_end(&env, &cfg, &ds);
+	pb_env_end(&env, &cfg, &ds, "the run");
 	if (pb_daemons_fini(&ds))
 		ok = 0;
 	bp_sheets_end(&cfg);

@@ -136,7 +136,7 @@ static void esp_report(const struct pb_cfg *cfg, const struct esp_cfg *c,
 						pa->med_enc, pa->med_dec);
 			col++;
 			bench_sheet_set(&t, col++, "%.2f",
-					pb_median(ratio, cfg->rounds));
+					bench_median(ratio, cfg->rounds));
 			bench_sheet_set(&t, col++, "%.1f", esp_seed[a]);
 		}
 	}
@@ -154,7 +154,6 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	struct esp_cfg c[ESP_CONFIGS];
 	uint64_t checked = 0;
 	struct bench_env env;
-	double others;
 	int rc = 0;
 
 	memset(side, 0, sizeof(side));
@@ -218,19 +217,13 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 			}
 		}
 	}
-	others = pb_env_others(&env, ds);
 	for (unsigned i = 0; i < ESP_CONFIGS; i++) {
-		c[i].med = pb_median(c[i].mbps, cfg->rounds);
-		c[i].med_enc = pb_median(c[i].enc, cfg->rounds);
-		c[i].med_dec = pb_median(c[i].dec, cfg->rounds);
+		c[i].med = bench_median(c[i].mbps, cfg->rounds);
+		c[i].med_enc = bench_median(c[i].enc, cfg->rounds);
+		c[i].med_dec = bench_median(c[i].dec, cfg->rounds);
 	}
 	esp_report(cfg, c, algs, par);
-	if (others >= 0)
-		pb_note(cfg,
-			"Machine: other processes used %.0f%% of all CPU time "
-			"during this section%s\n",
-			others,
-			others > 5 ? ": WARNING, figures disturbed" : "");
+	pb_env_end(&env, cfg, ds, "this section");
 
 out:
 	for (unsigned a = 0; a < ESP_ALGS; a++)

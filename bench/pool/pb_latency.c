@@ -179,7 +179,7 @@ static void lat_report(const struct pb_cfg *cfg, struct lat_cfg *c)
 
 		if (bench_sheet_row(&t))
 			break;
-		pb_sort(l->us, l->n);
+		bench_sort(l->us, l->n);
 		bench_sheet_set(&t, col++, "%s", l->busy ? "busy" : "adaptive");
 		bench_sheet_set(&t, col++, "1");
 		bench_sheet_set(&t, col++, "%s",
@@ -190,13 +190,13 @@ static void lat_report(const struct pb_cfg *cfg, struct lat_cfg *c)
 		bench_sheet_set(&t, col++, "%u", l->cold ? cfg->pause_us : 0);
 		bench_sheet_set(&t, col++, "%u", l->n);
 		bench_sheet_set(&t, col++, "%.1f",
-				pb_percentile_sorted(l->us, l->n, 50));
+				bench_percentile_sorted(l->us, l->n, 50));
 		bench_sheet_set(&t, col++, "%.1f",
-				pb_percentile_sorted(l->us, l->n, 90));
+				bench_percentile_sorted(l->us, l->n, 90));
 		bench_sheet_set(&t, col++, "%.1f",
-				pb_percentile_sorted(l->us, l->n, 99));
+				bench_percentile_sorted(l->us, l->n, 99));
 		bench_sheet_set(&t, col++, "%.1f",
-				pb_percentile_sorted(l->us, l->n, 99.9));
+				bench_percentile_sorted(l->us, l->n, 99.9));
 		bench_sheet_set(&t, col++, "%.0f", l->n ? l->us[l->n - 1] : 0);
 	}
 	bench_sink_emit(&cfg->sink, &t);
@@ -209,7 +209,6 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	struct pb_daemon *busy = NULL;
 	uint64_t checked = 0;
 	struct bench_env env;
-	double others;
 	int rc = 0;
 
 	memset(c, 0, sizeof(c));
@@ -253,15 +252,9 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 				rc = -1;
 		}
 	}
-	others = pb_env_others(&env, ds);
 	if (!rc)
 		lat_report(cfg, c);
-	if (others >= 0)
-		pb_note(cfg,
-			"Machine: other processes used %.0f%% of all CPU time "
-			"during this section%s\n",
-			others,
-			others > 5 ? ": WARNING, figures disturbed" : "");
+	pb_env_end(&env, cfg, ds, "this section");
 
 out:
 	/* Closing a queue is a control call: the daemon must run. */

@@ -229,7 +229,6 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	struct scale_cfg c[PB_MAX_SCALE_WORKERS + 2];
 	unsigned ngcm = cfg->max_workers, nall = ngcm, r, i;
 	uint64_t checked = 0;
-	double others;
 	struct bench_env env;
 	int rc = 0;
 
@@ -285,25 +284,19 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 						? c[i].gbps[r] / c[0].gbps[r]
 						: 0;
 	}
-	others = pb_env_others(&env, ds);
 
 	for (i = 0; i < nall; i++) {
 		struct cc_queue_stats after;
 
 		if (pb_flow_stats(&c[i].flow, &after) == 0)
 			pb_qstats_sub(&c[i].delta, &after, &c[i].before);
-		c[i].med_gbps = pb_median(c[i].gbps, cfg->rounds);
-		c[i].med_mops = pb_median(c[i].mops, cfg->rounds);
-		c[i].med_ratio = pb_median(c[i].ratio, cfg->rounds);
+		c[i].med_gbps = bench_median(c[i].gbps, cfg->rounds);
+		c[i].med_mops = bench_median(c[i].mops, cfg->rounds);
+		c[i].med_ratio = bench_median(c[i].ratio, cfg->rounds);
 	}
 	scale_report(cfg, c, ngcm, nall);
 	scale_model(cfg, c, ngcm, nall);
-	if (others >= 0)
-		pb_note(cfg,
-			"Machine: other processes used %.0f%% of all CPU time "
-			"during this section%s\n",
-			others,
-			others > 5 ? ": WARNING, figures disturbed" : "");
+	pb_env_end(&env, cfg, ds, "this section");
 out:
 	for (i = 0; i < nall; i++) {
 		if (!c[i].open)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Clocks, medians and percentiles, run histograms, and how busy the
- * machine was while we measured. */
+/* Clocks, notes, run histograms, and how busy the machine was while we
+ * measured (bench_env over the daemons). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,39 +24,6 @@ void pb_sleep_us(unsigned us)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-void pb_sort(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-}
-
-double pb_median(double *v, unsigned n)
-{
-	if (!n)
-		return 0.0;
-	pb_sort(v, n);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double pb_percentile_sorted(const double *v, unsigned n, double p)
-{
-	if (!n)
-		return 0.0;
-	/* Nearest rank: the smallest sample with at least p% at or below. */
-	double rank = p / 100.0 * n;
-	unsigned i = (unsigned)rank;
-
-	if ((double)i < rank)
-		i++;
-	return v[i ? i - 1 : 0];
 }
 
 FILE *pb_note_out(const struct pb_cfg *cfg)
@@ -116,19 +83,11 @@ void pb_env_mark(struct bench_env *e, const struct pb_daemons *ds)
 	bench_env_mark(e, pids, n);
 }
 
-double pb_env_others(const struct bench_env *e, const struct pb_daemons *ds)
-{
-	int pids[PB_MAX_DAEMONS];
-	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
-
-	return bench_env_others(e, pids, n);
-}
-
 void pb_env_end(const struct bench_env *e, const struct pb_cfg *cfg,
-		const struct pb_daemons *ds)
+		const struct pb_daemons *ds, const char *during)
 {
 	int pids[PB_MAX_DAEMONS];
 	unsigned n = pb_daemons_pids(ds, pids, PB_MAX_DAEMONS);
 
-	bench_env_end(e, pb_note_out(cfg), pids, n, "the run");
+	bench_env_end(e, pb_note_out(cfg), pids, n, during);
 }

@@ -222,10 +222,6 @@ int pb_flow_stats(struct pb_flow *f, struct cc_queue_stats *out);
 
 uint64_t pb_now_ns(void);
 void pb_sleep_us(unsigned us);
-double pb_median(double *v, unsigned n); /* sorts v */
-/* Sorts v; p in [0, 100]: nearest-rank percentile. */
-double pb_percentile_sorted(const double *v, unsigned n, double p);
-void pb_sort(double *v, unsigned n);
 /* Notes go to stdout, or stderr with --csv or --json (stdout is data). */
 void pb_note(const struct pb_cfg *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -235,13 +231,13 @@ const char *pb_hist_label(unsigned k);
 void pb_qstats_sub(struct cc_queue_stats *d, const struct cc_queue_stats *a,
 		   const struct cc_queue_stats *b);
 
-/* bench_env over the daemons that are up: start, the share of others. */
+/* bench_env over the daemons that are up: start (printing the machine),
+ * a silent mark, and the share of others since ("during the run"). */
 void pb_env_start(struct bench_env *e, const struct pb_cfg *cfg,
 		  const struct pb_daemons *ds);
 void pb_env_mark(struct bench_env *e, const struct pb_daemons *ds);
-double pb_env_others(const struct bench_env *e, const struct pb_daemons *ds);
 void pb_env_end(const struct bench_env *e, const struct pb_cfg *cfg,
-		const struct pb_daemons *ds);
+		const struct pb_daemons *ds, const char *during);
 FILE *pb_note_out(const struct pb_cfg *cfg);
 
 /* ---- the sections: 0, or -1 when something was wrong; their tables go
