@@ -157,7 +157,6 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	op->iv_len = e->iv_len;
 	op->tag_len = tag_len;
 	op->op = e->op;
-	op->done = 0;
 
 	/* Flat pointers when the engine can use the arena directly. */
 	int flat = sg->nsrc == 1 && sg->ndst <= 1;

@@ -32,7 +32,9 @@ static inline int desc_overlap(uint32_t a, uint32_t alen, uint32_t b,
 }
 
 /* An op's source and destination as private segment lists (a flat
- * buffer is a list of one). Filled by desc_resolve for the op at hand. */
+ * buffer is a list of one), copied out of the arena and checked by
+ * desc_resolve. The caller owns it; once filled it is all that is read of
+ * the lists, never the arena's. */
 struct desc_sgl {
 	struct crd_seg src[CRD_SEG_MAX];
 	struct crd_seg dst[CRD_SEG_MAX];
@@ -53,10 +55,12 @@ static inline int desc_is_authenc(unsigned alg)
  * error status, which is also stored in op->status; on error only
  * op->status is meaningful. op->iv points into e, so e must outlive op.
  *
- * When the op cannot run on flat arena pointers (scatter-gather, or
- * authenc whose AAD and data are not contiguous and in place), op->sgl is
- * set, op->src/dst are NULL and sg holds the validated lists: the worker
- * stages the data in private memory.
+ * sg receives the op's lists. When the op cannot run on flat arena
+ * pointers (scatter-gather, or authenc whose AAD and data are not
+ * contiguous and in place), op->sgl is set, op->src/dst are NULL and the
+ * op runs from sg later, staged in private memory: the caller keeps sg
+ * unchanged until then (the worker gives each such op of a run its own
+ * slot, stage.h). Otherwise sg is not needed once this returns.
  */
 int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 		 const struct session *s, struct engine_op *op,

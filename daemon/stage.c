@@ -2,6 +2,7 @@
 #include "stage.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -14,22 +15,36 @@
 
 int stage_init(struct stage *st)
 {
+	int err;
 	memset(st, 0, sizeof(*st));
+	/* Offsets and lengths only, no secrets: plain heap (~1 KiB each). */
+	st->sg = calloc(WORKER_BURST, sizeof(*st->sg));
+	if (!st->sg)
+		return -ENOMEM;
 	size_t size = WORKER_BURST * sizeof(struct session);
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -errno;
+	if (p == MAP_FAILED) {
+		err = -errno;
+		goto err_sg;
+	}
 	/* Session-less keys are keys too: locked, out of core dumps. */
 	madvise(p, size, MADV_DONTDUMP);
 	if (mlock(p, size) < 0)
 		log_warn("worker scratch: mlock failed (%s)", strerror(errno));
 	st->sl = p;
 	return 0;
+
+err_sg:
+	free(st->sg);
+	st->sg = NULL;
+	return err;
 }
 
 void stage_fini(struct stage *st)
 {
+	free(st->sg);
+	st->sg = NULL;
 	if (st->sl) {
 		explicit_bzero(st->sl, WORKER_BURST * sizeof(struct session));
 		munmap(st->sl, WORKER_BURST * sizeof(struct session));
@@ -100,14 +115,12 @@ static int stage_bounce(struct stage *st)
 }
 
 void stage_run(struct stage *st, uint8_t *arena, struct engine_op *op,
-	       void *eng_ctx)
+	       const struct desc_sgl *sg, void *eng_ctx)
 {
-	op->done = 1;
 	if (stage_bounce(st)) {
 		op->status = CRD_ST_ENGINE;
 		return;
 	}
-	const struct desc_sgl *sg = &st->sg;
 	int authenc = desc_is_authenc(op->sess->alg);
 	size_t pre = authenc ? op->aad_len : 0;
 	uint8_t *b = st->bounce;

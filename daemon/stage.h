@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A worker's private scratch: the bounce buffer where scatter-gather
- * (and non-contiguous authenc) ops are gathered, run and scattered, and
+ * A worker's private scratch: the validated segment lists of a run's
+ * scatter-gather ops, one slot each, the bounce buffer where those ops
+ * (and non-contiguous authenc) are gathered, run and scattered, and
  * locked slots for the sessions that session-less ops build for one pass.
  * Owned by one worker thread; nothing here is shared.
  */
@@ -26,7 +27,12 @@ struct stage {
 	size_t bounce_size;
 	struct session *sl; /* owned locked mapping: WORKER_BURST sessions */
 	unsigned sl_used;   /* slots used this pass */
-	struct desc_sgl sg; /* the lists of the op being resolved */
+	/* Owned, WORKER_BURST lists: resolve copies each op's lists out of
+	 * the arena into a slot; a scatter-gather op keeps its slot
+	 * (op->sg_slot) until the run step, which reads only this copy. A
+	 * flat op needs no lists after resolve and leaves its slot to the
+	 * next op. */
+	struct desc_sgl *sg;
 };
 
 CRD_MUST_CHECK int stage_init(struct stage *st);
@@ -43,11 +49,11 @@ CRD_MUST_CHECK int stage_sessionless(struct stage *st, const uint8_t *arena,
 				     void *const *eng_ctx,
 				     const struct session **out);
 
-/* Run one op with op->sgl set (lists in st->sg): gather into the bounce
- * buffer, run the engine there, scatter the result. Sets op->status and
- * op->done. */
+/* Run one op with op->sgl set, sg its validated lists (a slot of st->sg):
+ * gather into the bounce buffer, run the engine there, scatter the
+ * result. Sets op->status. */
 void stage_run(struct stage *st, uint8_t *arena, struct engine_op *op,
-	       void *eng_ctx);
+	       const struct desc_sgl *sg, void *eng_ctx);
 
 /* End of a pass: wipe the session-less sessions used. */
 void stage_pass_end(struct stage *st);

@@ -58,7 +58,7 @@ struct worker {
 	unsigned seen_gen;
 	unsigned rr; /* where the next round-robin pass starts */
 	void *eng_ctx[ENGINE_MAX];
-	struct stage stage; /* bounce buffer, session-less scratch */
+	struct stage stage; /* segment lists, bounce buffer, session-less */
 	/* The clock at the end of the last run, while runs follow each
 	 * other without an idle pass: the next run's start, for free. */
 	uint64_t t_last;
@@ -109,22 +109,32 @@ static void queue_set_dead(struct queue *q)
 }
 
 /*
- * Run the engines over the resolved ops: consecutive valid ops that share
- * an engine go down as one burst.
+ * The run step, in submission order: consecutive valid flat ops that
+ * share an engine go down as one burst; a scatter-gather op runs alone
+ * through the bounce buffer (gather, run, scatter) from the lists resolve
+ * kept in its stage slot.
  */
-static void worker_run(struct worker *w, struct engine_op *ops, unsigned n)
+static void worker_run(struct worker *w, uint8_t *arena, struct engine_op *ops,
+		       unsigned n)
 {
 	unsigned i = 0;
 	while (i < n) {
-		if (ops[i].status != CRD_ST_OK || ops[i].done) {
+		struct engine_op *op = &ops[i];
+		if (op->status != CRD_ST_OK) {
 			i++;
 			continue;
 		}
-		unsigned eng = ops[i].sess->eng_idx, j = i + 1;
-		while (j < n && ops[j].status == CRD_ST_OK && !ops[j].done &&
+		unsigned eng = op->sess->eng_idx, j = i + 1;
+		if (op->sgl) {
+			stage_run(&w->stage, arena, op,
+				  &w->stage.sg[op->sg_slot], w->eng_ctx[eng]);
+			i = j;
+			continue;
+		}
+		while (j < n && ops[j].status == CRD_ST_OK && !ops[j].sgl &&
 		       ops[j].sess->eng_idx == eng)
 			j++;
-		ops[i].sess->eng->process(w->eng_ctx[eng], ops + i, j - i);
+		op->sess->eng->process(w->eng_ctx[eng], op, j - i);
 		i = j;
 	}
 }
@@ -142,7 +152,15 @@ static uint32_t worker_chunk(uint32_t backlog)
 	return share < WORKER_BURST ? share : WORKER_BURST;
 }
 
-/* Resolve the copied entries; ops needing a bounce buffer run now. */
+_Static_assert(WORKER_BURST <= UINT8_MAX + 1, "op->sg_slot is 8 bits");
+
+/*
+ * The validate step: check the copied entries and build their ops; run
+ * nothing. Each op's segment lists are copied out of the arena into the
+ * next free stage slot; a scatter-gather op keeps its slot for the run
+ * step, a flat op leaves it to the next op (so a run of flat ops writes
+ * one slot, as it always did).
+ */
 static void worker_resolve(struct worker *w, struct queue *q,
 			   const struct crd_sqe *sqe, struct engine_op *ops,
 			   uint32_t n)
@@ -150,6 +168,7 @@ static void worker_resolve(struct worker *w, struct queue *q,
 	/* Bursts usually share one session: look it up once per run. */
 	const struct session *s = NULL;
 	uint32_t sid = 0;
+	unsigned slot = 0; /* <= i: in range, never more than one per op */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct session *os;
 		if (sqe[i].flags & CRD_SQE_F_SESSIONLESS) {
@@ -169,12 +188,11 @@ static void worker_resolve(struct worker *w, struct queue *q,
 			os = s;
 		}
 		desc_resolve(&sqe[i], q->arena, q->arena_size, os, &ops[i],
-			     &w->stage.sg);
+			     &w->stage.sg[slot]);
 		if (ops[i].status != CRD_ST_OK)
 			ops[i].sess = os;
-		else if (ops[i].sgl) /* run now, while its lists are at hand */
-			stage_run(&w->stage, q->arena, &ops[i],
-				  w->eng_ctx[os->eng_idx]);
+		else if (ops[i].sgl)
+			ops[i].sg_slot = (uint8_t)slot++;
 	}
 }
 
@@ -195,8 +213,9 @@ static void worker_post(struct queue *q)
 /*
  * One visit to one queue: claim a run of descriptors (never more than the
  * completion ring can take, so a client that stops reading blocks only
- * itself), copy them, run them, write their completions in their own
- * slots and post. Returns the number of ops completed.
+ * itself), copy them, validate the copies, run them, write their
+ * completions in their own slots and post. Returns the number of ops
+ * completed.
  */
 static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 {
@@ -253,7 +272,7 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 		eventfd_write(pool.efd, 1);
 
 	worker_resolve(w, q, sqe, ops, n);
-	worker_run(w, ops, n);
+	worker_run(w, q->arena, ops, n);
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct crd_cqe *c = &q->cq[(start + i) & cq_mask];

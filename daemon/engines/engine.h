@@ -31,10 +31,10 @@ struct engine_op {
 	uint32_t aad_len;
 	uint8_t iv_len;
 	uint8_t tag_len;
-	uint8_t op;	/* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
-	uint8_t done;	/* worker: already run (scatter-gather path) */
-	uint8_t sgl;	/* worker: needs gather/scatter */
-	int32_t status; /* out: CRD_ST_OK or an error */
+	uint8_t op;	 /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
+	uint8_t sgl;	 /* worker: needs gather/scatter */
+	uint8_t sg_slot; /* worker, with sgl: its lists are stage.sg[sg_slot] */
+	int32_t status;	 /* out: CRD_ST_OK or an error */
 };
 
 /* {min, max, increment} as DPDK users know it; inc 0 means min only. */
