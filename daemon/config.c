@@ -8,7 +8,8 @@
  * Keys are lower case; white space around key and value is dropped; a
  * value is everything up to the end of the line or an inline comment.
  * Every key may appear once. Nothing else is accepted. The keys
- * themselves are config_keys.c's table.
+ * themselves are config_keys.c's table; config_types.c parses a value by
+ * its key's type.
  */
 #include "config.h"
 

@@ -125,9 +125,10 @@ struct config {
 /* Built-in defaults (the values docs/config.md lists). */
 void config_defaults(struct config *c);
 
-/* config_keys.c, for the parser: the key named name (CK_*, or
- * CK_ROUTE + alg), or -1; may "key =" stand with no value; parse value v
- * (modified) into key k of c, 0 or -1 with the reason in err. */
+/* For the parser: the key named name (CK_*, or CK_ROUTE + alg), or -1;
+ * may "key =" stand with no value (both config_keys.c); parse value v
+ * (modified) into key k of c, 0 or -1 with the reason in err
+ * (config_types.c). */
 int config_key_find(const char *name);
 int config_key_empty_ok(unsigned k);
 CRD_MUST_CHECK int config_store(struct config *c, unsigned k, char *v,
