@@ -48,7 +48,7 @@ const char *cc_alg_name(enum cc_alg alg)
 
 int cc_alg_from_name(const char *name)
 {
-	int alg = crd_alg_from_name(name);
+	int alg = crd_alg_from_name(name, CRD_NAME_ANY);
 	return alg > 0 ? alg : -EINVAL;
 }
 

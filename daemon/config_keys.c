@@ -13,6 +13,7 @@
 
 #include "bounds.h"
 #include "engine.h"
+#include "names.h"
 
 _Static_assert(MAX_INFLIGHT_PER_CLIENT ==
 		       MAX_QUEUES_PER_CLIENT * CRD_RING_MAX_ENTRIES,
@@ -176,7 +177,8 @@ int config_key_find(const char *name)
 		if (!strcmp(name, config_keys[k].name))
 			return k;
 	if (!strncmp(name, "route.", 6)) {
-		int alg = alg_from_name(name + 6);
+		/* Our names only, exactly: no kernel names. */
+		int alg = crd_alg_from_name(name + 6, CRD_NAME_EXACT);
 		if (alg > 0)
 			return CK_ROUTE + alg;
 	}

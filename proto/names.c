@@ -27,12 +27,15 @@ const char *crd_alg_kernel_name(unsigned alg)
 	return alg < CRD_ALG_MAX_ ? algs[alg].kname : NULL;
 }
 
-int crd_alg_from_name(const char *name)
+int crd_alg_from_name(const char *name, enum crd_name_match how)
 {
+	int (*eq)(const char *, const char *) =
+		how == CRD_NAME_ANY ? strcasecmp : strcmp;
 	for (unsigned i = 1; name && i < CRD_ALG_MAX_; i++) {
-		if (algs[i].name && !strcasecmp(name, algs[i].name))
+		if (algs[i].name && !eq(name, algs[i].name))
 			return (int)i;
-		if (algs[i].kname && !strcasecmp(name, algs[i].kname))
+		if (how == CRD_NAME_ANY && algs[i].kname &&
+		    !eq(name, algs[i].kname))
 			return (int)i;
 	}
 	return -1;

@@ -10,8 +10,14 @@
 const char *crd_alg_name(unsigned alg);
 /* "gcm(aes)", ...; NULL when unknown or the kernel has no such name. */
 const char *crd_alg_kernel_name(unsigned alg);
-/* Ours or the kernel's name, in any case; the number, or -1. */
-int crd_alg_from_name(const char *name);
+/* Which names crd_alg_from_name() takes. */
+enum crd_name_match {
+	CRD_NAME_EXACT, /* ours only, as spelled ("aes-gcm"): route.<alg> */
+	CRD_NAME_ANY,	/* ours or the kernel's ("gcm(aes)"), in any case */
+};
+/* The algorithm called name (NULL: none); its number, or -1. The one
+ * name-to-algorithm look-up: the daemon and libcryptoclient use it. */
+int crd_alg_from_name(const char *name, enum crd_name_match how);
 /* The default tag length; 0 for none or unknown. */
 unsigned crd_alg_tag_len(unsigned alg);
 /* "success", "authentication failed: tag mismatch", ...; NULL when

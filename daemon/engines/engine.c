@@ -24,15 +24,6 @@ const char *alg_name(unsigned alg)
 	return crd_alg_name(alg);
 }
 
-int alg_from_name(const char *name)
-{
-	/* Our names only, exactly (route.<alg> keys): no kernel names. */
-	for (unsigned i = 1; i < CRD_ALG_MAX_; i++)
-		if (crd_alg_name(i) && !strcmp(name, crd_alg_name(i)))
-			return (int)i;
-	return -ENOENT;
-}
-
 unsigned engine_count(void)
 {
 	return sizeof(engines) / sizeof(engines[0]);

@@ -153,10 +153,9 @@ const char *engine_select_why(unsigned alg, const char *name, const char **eng);
 /* Is v in one of the n ranges? */
 int range_has(const struct range *r, unsigned n, uint32_t v);
 
-/* Algorithm names as users see them ("aes-gcm", ...); NULL if unknown. */
+/* Algorithm names as users see them ("aes-gcm", ...); NULL if unknown.
+ * The inverse is crd_alg_from_name() (proto/names.h). */
 const char *alg_name(unsigned alg);
-/* The inverse: enum crd_alg, or -ENOENT. */
-CRD_MUST_CHECK int alg_from_name(const char *name);
 
 /* Constant-time comparison: 0 when equal. */
 int engine_ct_memcmp(const void *a, const void *b, size_t n);
