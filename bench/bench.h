@@ -100,6 +100,7 @@ struct bench_cfg {
 	bool touch;	  /* the client writes each payload before submitting it
 			   * and reads each result, as an application would */
 	bool inproc;	  /* run the in-process paths */
+	bool dpdk;	  /* and DPDK's PMD among them, when there */
 	bool csv;
 	bool ossl_all; /* time OpenSSL (path C) for every algorithm */
 	bool smoke;
@@ -130,6 +131,7 @@ enum bench_opt {
 	OPT_CPU,
 	OPT_TOUCH,
 	OPT_NO_INPROC,
+	OPT_NO_DPDK,
 	OPT_CSV,
 	OPT_SMOKE,
 	OPT_VERBOSE,
@@ -228,6 +230,7 @@ enum bench_ref_kind {
 	BENCH_REF_IMB,	/* ipsec-mb: direct GCM/GMAC API, else job API */
 	BENCH_REF_OSSL, /* OpenSSL EVP, one buffer after another */
 	BENCH_REF_COPY, /* the null algorithm: memcpy */
+	BENCH_REF_DPDK, /* DPDK's cryptodev software PMDs: a plugin */
 };
 
 struct bench_ref_ops {
@@ -253,6 +256,23 @@ struct bench_ref {
 	enum bench_ref_kind kind;
 	char desc[96]; /* "intel-ipsec-mb 1.3.0 job API (avx2)" */
 };
+
+/*
+ * bench_ref_dpdk.c: the DPDK path is a plugin (bench/dpdk/, built when
+ * Debian's libdpdk-dev is there), so that cryptoctl does not link DPDK:
+ * bench_dpdk_ops() dlopens it on first use ($CRYPTOD_BENCH_DPDK, beside
+ * the build tree's cryptoctl, or the installed plugin directory) and
+ * returns its ops, or NULL with the reason in why.
+ */
+#define BENCH_DPDK_ABI 1
+struct bench_dpdk_plugin {
+	unsigned abi; /* BENCH_DPDK_ABI */
+	const struct bench_ref_ops *ops;
+	void (*fini)(void); /* the EAL down, at exit */
+};
+const struct bench_ref_ops *bench_dpdk_ops(char *why, size_t why_len);
+/* The largest op the path takes (an mbuf's 16-bit buffer length). */
+enum { BENCH_DPDK_MAX_LEN = 65535 };
 
 /* bench_ref.c */
 int bench_ref_create(struct bench_ref *r, enum bench_ref_kind kind,
@@ -478,8 +498,10 @@ struct bench {
 struct bench_alg_run {
 	const struct bench_alg *a;
 	char engine[BENCH_ENGINE_MAX];
-	struct bench_ref ref;	    /* the daemon engine's in-process twin */
-	struct bench_ref ossl;	    /* OpenSSL EVP: cross-check, and timed */
+	struct bench_ref ref;  /* the daemon engine's in-process twin */
+	struct bench_ref ossl; /* OpenSSL EVP: cross-check, and timed */
+	struct bench_ref dpdk; /* DPDK's PMD in-process, when there */
+	bool time_dpdk;
 	bool time_ref;		    /* the twin is timed */
 	bool cross, time_ossl;	    /* ossl created; ossl is timed */
 	uint8_t key[BENCH_KEY_MAX]; /* wiped when done */
@@ -496,6 +518,11 @@ void bench_alg_end(struct bench *b, struct bench_alg_run *r);
  * for decrypt, and verify one burst. 0, -EBADMSG or -errno. */
 int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
 		  struct bench_layout *la, struct bench_layout *lb);
+/* After bench_prepare: peer (another in-process path) on the same bytes
+ * as the twin's verification burst in lb must give the same output. 0,
+ * or -EBADMSG / -errno (message printed). */
+int bench_verify_peer(struct bench *b, struct bench_alg_run *r,
+		      struct bench_ref *peer, const struct bench_layout *lb);
 /* Pin the calling thread (and the threads it creates) to cpu. */
 void bench_pin_cpu(int cpu);
 double bench_mops(const struct bench_sample *s);

@@ -145,6 +145,7 @@ const struct option bench_long_opts[] = {
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "touch", no_argument, NULL, OPT_TOUCH },
 	{ "no-inproc", no_argument, NULL, OPT_NO_INPROC },
+	{ "no-dpdk", no_argument, NULL, OPT_NO_DPDK },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "smoke", no_argument, NULL, OPT_SMOKE },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -226,6 +227,9 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 	case OPT_TOUCH:
 		cfg->touch = true;
 		return 0;
+	case OPT_NO_DPDK:
+		cfg->dpdk = false;
+		break;
 	case OPT_NO_INPROC:
 		cfg->inproc = false;
 		return 0;
@@ -272,6 +276,7 @@ void bench_cfg_init(struct bench_cfg *cfg, struct bench_opts_set *set)
 	cfg->time_ms = 300;
 	cfg->cpu = -1;
 	cfg->inproc = true;
+	cfg->dpdk = true;
 }
 
 int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set)

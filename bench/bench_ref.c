@@ -23,12 +23,17 @@ int bench_ref_create(struct bench_ref *r, enum bench_ref_kind kind,
 {
 	int rc;
 
+	const struct bench_ref_ops *ops;
+
 	memset(r, 0, sizeof(*r));
-	rc = kinds[kind]->create(a, key, auth_key, &r->priv, r->desc,
-				 sizeof(r->desc));
+	ops = kind == BENCH_REF_DPDK ? bench_dpdk_ops(r->desc, sizeof(r->desc))
+				     : kinds[kind];
+	if (!ops)
+		return -ENOTSUP; /* r->desc says why */
+	rc = ops->create(a, key, auth_key, &r->priv, r->desc, sizeof(r->desc));
 	if (rc < 0)
 		return rc;
-	r->ops = kinds[kind];
+	r->ops = ops;
 	r->kind = kind;
 	return 0;
 }

@@ -149,8 +149,58 @@ static int make_keys(struct bench_alg_run *r)
 	return 0;
 }
 
+/* DPDK's PMD for the algorithm, when the plugin and a PMD are there; why
+ * not, once per reason. */
+static void dpdk_begin(const struct bench_cfg *cfg, struct bench_alg_run *r)
+{
+	static char last_why[sizeof(r->dpdk.desc)];
+
+	if (bench_ref_create(&r->dpdk, BENCH_REF_DPDK, r->a, r->key,
+			     r->auth_key) == 0) {
+		r->time_dpdk = true;
+		return;
+	}
+	if (strcmp(last_why, r->dpdk.desc)) {
+		snprintf(last_why, sizeof(last_why), "%s", r->dpdk.desc);
+		bench_note(cfg, "   %s\n", r->dpdk.desc);
+	}
+}
+
+int bench_verify_peer(struct bench *b, struct bench_alg_run *r,
+		      struct bench_ref *peer, const struct bench_layout *lb)
+{
+	const struct bench_cfg *cfg = &b->cfg;
+	struct bench_layout lp = private_layout(lb, b->ver_src, b->ver_dst);
+	int rc = 0;
+
+	if (cfg->dir == CC_DECRYPT)
+		rc = bench_ref_seal(&r->ref, &lp);
+	if (!rc)
+		rc = bench_ref_burst(peer, &lp, cfg->dir, 0, cfg->burst, true);
+	if (rc != 0) {
+		bench_err("%s %u B: %s: %s\n", r->a->name, lb->len, peer->desc,
+			  rc < 0 ? strerror(-rc)
+				 : "refused the reference's tags");
+		return rc < 0 ? rc : -EBADMSG;
+	}
+	for (unsigned i = 0; i < cfg->burst; i++) {
+		if ((!lb->tag_only && memcmp(bench_slot_dst(&lp, i),
+					     bench_slot_dst(lb, i), lb->len)) ||
+		    (cfg->dir == CC_ENCRYPT && lb->tag_len &&
+		     memcmp(bench_slot_tag(&lp, i), bench_slot_tag(lb, i),
+			    lb->tag_len))) {
+			bench_err("%s %u B: op %u: %s differs from %s\n",
+				  r->a->name, lb->len, i, peer->desc,
+				  r->ref.desc);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
 void bench_alg_end(struct bench *b, struct bench_alg_run *r)
 {
+	bench_ref_destroy(&r->dpdk);
 	bench_ref_destroy(&r->ossl);
 	bench_ref_destroy(&r->ref);
 	bench_daemon_session_end(&b->d);
@@ -199,6 +249,8 @@ int bench_alg_begin(struct bench *b, struct bench_alg_run *r,
 		r->time_ossl =
 			cfg->inproc && (cfg->ossl_all || bench_alg_is_cbc(a));
 	}
+	if (cfg->inproc && cfg->dpdk)
+		dpdk_begin(cfg, r);
 	rc = bench_daemon_session(&b->d, cfg, a, r->key, r->auth_key);
 	if (rc < 0)
 		goto err;

@@ -16,8 +16,8 @@
 #include "bench.h"
 
 enum bp_limits {
-	BP_MAX_PATHS = 4,   /* cryptod, cryptod-kernel, in-process twin,
-			    * OpenSSL */
+	BP_MAX_PATHS = 5,   /* cryptod, cryptod-kernel, in-process twin,
+			    * DPDK, OpenSSL */
 	BP_MAX_QUEUES = 16, /* --queues: one client thread each */
 	BP_DMCRYPT_LEN = 1u << 20,
 	BP_DMCRYPT_RUNS = 5,
@@ -43,8 +43,9 @@ struct bp_result {
 	unsigned alg, path; /* indexes into the report */
 	uint32_t size;
 	double ops_m, gbps;
-	double ratio; /* this path / the in-process twin, median of rounds;
+	double ratio;	   /* this path / the in-process twin, median of rounds;
 		       * 0 when not compared */
+	double ratio_dpdk; /* the cryptod path / DPDK's PMD, likewise */
 	unsigned n_runs;
 	double mbs[BENCH_MAX_ROUNDS]; /* each round, MB/s (10^6 B/s) */
 };

@@ -41,8 +41,8 @@ static const char *bp_twin(const struct bp_alg *pa)
 void bp_print_table(const struct bp_report *r, unsigned ai)
 {
 	const struct bp_alg *pa = &r->algs[ai];
-	char title[BP_MAX_PATHS * 3 + 1][48];
-	const char *titles[BP_MAX_PATHS * 3 + 1];
+	char title[BP_MAX_PATHS * 3 + 2][48];
+	const char *titles[BP_MAX_PATHS * 3 + 2];
 	unsigned p, i, rows = 0, cols = 1;
 	uint32_t sizes[BENCH_MAX_SIZES];
 	struct tbl t;
@@ -79,6 +79,16 @@ void bp_print_table(const struct bp_report *r, unsigned ai)
 			cols++;
 		}
 	}
+	/* And the daemon against DPDK's PMD, when that was measured. */
+	const struct bp_result *d0 = bp_find(r, ai, 0, sizes[0]);
+	bool vs_dpdk = d0 && d0->ratio_dpdk > 0 && cols < BP_MAX_PATHS * 3 + 1;
+
+	if (vs_dpdk) {
+		snprintf(title[cols], sizeof(title[0]), "%s/dpdk",
+			 pa->paths[0].name);
+		titles[cols] = title[cols];
+		cols++;
+	}
 	if (tbl_init(&t, rows, titles, cols))
 		return;
 	for (i = 0; i < rows; i++) {
@@ -102,6 +112,13 @@ void bp_print_table(const struct bp_report *r, unsigned ai)
 				continue;
 			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
 				 v ? "%.2f" : "-", v ? v->ratio : 0);
+		}
+		if (vs_dpdk) {
+			const struct bp_result *v = bp_find(r, ai, 0, sizes[i]);
+
+			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
+				 v && v->ratio_dpdk > 0 ? "%.2f" : "-",
+				 v ? v->ratio_dpdk : 0);
 		}
 	}
 	tbl_print(&t);
@@ -178,7 +195,8 @@ static double bp_mean(const struct bp_result *v)
 
 void bp_print_csv(const struct bp_report *r)
 {
-	printf("alg,dir,path,size,ops_m,gbps,ratio,mean_mbs,runs_mbs\n");
+	printf("alg,dir,path,size,ops_m,gbps,ratio,mean_mbs,runs_mbs,"
+	       "ratio_dpdk\n");
 	for (unsigned i = 0; i < r->n_res; i++) {
 		const struct bp_result *v = &r->res[i];
 
@@ -189,7 +207,7 @@ void bp_print_csv(const struct bp_report *r)
 		       v->gbps, v->ratio, bp_mean(v));
 		for (unsigned k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ";" : "", v->mbs[k]);
-		putchar('\n');
+		printf(",%.4f\n", v->ratio_dpdk);
 	}
 }
 
@@ -228,7 +246,7 @@ void bp_print_json(const struct bp_report *r)
 		       v->size, v->ops_m, v->gbps, v->ratio, bp_mean(v));
 		for (k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ", " : "", v->mbs[k]);
-		fputs("]}", stdout);
+		printf("], \"ratio_dpdk\": %.4f}", v->ratio_dpdk);
 	}
 	printf("%s]\n}\n", r->n_res ? "\n  " : "");
 }

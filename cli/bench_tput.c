@@ -36,6 +36,7 @@ struct bp_rounds {
 	double gb[BP_MAX_PATHS][BENCH_MAX_ROUNDS];
 	double mbs[BP_MAX_PATHS][BENCH_MAX_ROUNDS];
 	double ratio[BP_MAX_PATHS][BENCH_MAX_ROUNDS];
+	double vs_dpdk[BENCH_MAX_ROUNDS]; /* cryptod / dpdk */
 };
 
 static void *bp_qmain(void *arg)
@@ -173,25 +174,25 @@ static int bp_verify_kernel(struct bp_ctx *x, struct bench_alg_run *ar,
 }
 
 /* Which paths an algorithm has, in column order. */
-enum { P_DAEMON, P_KERNEL, P_TWIN, P_OSSL };
+enum { P_DAEMON, P_KERNEL, P_TWIN, P_DPDK, P_OSSL, P_N };
 struct bp_paths {
-	int col[4]; /* column of each path, or -1 */
+	int col[P_N]; /* column of each path, or -1 */
 };
 
 /* --verbose: one round's figures, path by path. */
 static void bp_round_note(const struct bp_ctx *x, const char *alg, uint32_t len,
 			  unsigned round, const struct bp_paths *p,
-			  const struct bp_rounds *rd, bool kl)
+			  const struct bp_rounds *rd, bool kl, bool dl)
 {
 	static const char *const names[] = { "cryptod", "cryptod-kernel",
-					     "twin", "openssl" };
+					     "twin", "dpdk", "openssl" };
 	char line[256];
 	size_t used = 0;
 
-	for (unsigned k = 0; k < 4 && used < sizeof(line); k++) {
+	for (unsigned k = 0; k < P_N && used < sizeof(line); k++) {
 		int c = p->col[k];
 
-		if (c < 0 || (k == P_KERNEL && !kl))
+		if (c < 0 || (k == P_KERNEL && !kl) || (k == P_DPDK && !dl))
 			continue;
 		used += (size_t)snprintf(line + used, sizeof(line) - used,
 					 "  %s %.2f Mops %.2f Gbps", names[k],
@@ -201,14 +202,22 @@ static void bp_round_note(const struct bp_ctx *x, const char *alg, uint32_t len,
 		   line);
 }
 
+/* The in-process path of kind k (twin, DPDK, OpenSSL). */
+static struct bench_ref *bp_ref(struct bench_alg_run *ar, unsigned k)
+{
+	return k == P_TWIN ? &ar->ref : k == P_DPDK ? &ar->dpdk : &ar->ossl;
+}
+
 static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 		   const struct bp_paths *p, bool *kern, uint32_t len)
 {
 	const struct bench_cfg *cfg = &x->b.cfg;
 	unsigned warm = cfg->time_ms / 4 ? cfg->time_ms / 4 : 1, i, k;
-	/* The kernel path at this size: longer ops than it takes are not
-	 * measured ("-" in the table). */
+	/* The kernel and DPDK paths at this size: longer ops than they take
+	 * are not measured ("-" in the table). */
 	bool kl = *kern && len <= x->kmax;
+	bool dl = p->col[P_DPDK] >= 0 && ar->time_dpdk &&
+		  len <= BENCH_DPDK_MAX_LEN;
 	static struct bp_rounds rd;
 	struct bench_layout la, lb, lq;
 	struct bench_sample s;
@@ -224,6 +233,10 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 		bench_err("%s: the kernel path is dropped\n", ar->a->name);
 		*kern = kl = false;
 	}
+	if (dl && bench_verify_peer(&x->b, ar, &ar->dpdk, &lb) < 0) {
+		bench_err("%s: the DPDK path is dropped\n", ar->a->name);
+		ar->time_dpdk = dl = false;
+	}
 	/* Fresh bytes for the in-process paths after the verifications. */
 	bench_layout_fill(&lb);
 	if (cfg->dir == CC_DECRYPT && (rc = bench_ref_seal(&ar->ref, &lb)) < 0)
@@ -233,22 +246,21 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 	rc = bp_run_daemon(x, warm, &s);
 	if (!rc && kl)
 		rc = bench_daemon_run(&x->kd, &x->kcfg, warm, &s);
-	if (!rc && p->col[P_TWIN] >= 0)
-		rc = bench_ref_run(&ar->ref, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, warm, &s);
-	if (!rc && p->col[P_OSSL] >= 0)
-		rc = bench_ref_run(&ar->ossl, &lb, cfg->dir, cfg->burst,
-				   cfg->touch, warm, &s);
+	for (k = P_TWIN; !rc && k < P_N; k++)
+		if (p->col[k] >= 0 && (k != P_DPDK || dl))
+			rc = bench_ref_run(bp_ref(ar, k), &lb, cfg->dir,
+					   cfg->burst, cfg->touch, warm, &s);
 	if (rc < 0)
 		return rc;
 
 	memset(&rd, 0, sizeof(rd));
 	for (i = 0; i < cfg->rounds; i++) {
 		bp_progress(x, ar->a->name, len, i + 1);
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < P_N; k++) {
 			int c = p->col[k];
 
-			if (c < 0 || (k == P_KERNEL && !kl))
+			if (c < 0 || (k == P_KERNEL && !kl) ||
+			    (k == P_DPDK && !dl))
 				continue;
 			if (k == P_DAEMON)
 				rc = bp_run_daemon(x, cfg->time_ms, &s);
@@ -256,31 +268,36 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 				rc = bench_daemon_run(&x->kd, &x->kcfg,
 						      cfg->time_ms, &s);
 			else
-				rc = bench_ref_run(
-					k == P_TWIN ? &ar->ref : &ar->ossl, &lb,
-					cfg->dir, cfg->burst, cfg->touch,
-					cfg->time_ms, &s);
+				rc = bench_ref_run(bp_ref(ar, k), &lb, cfg->dir,
+						   cfg->burst, cfg->touch,
+						   cfg->time_ms, &s);
 			if (rc < 0)
 				return rc;
 			rd.ops[c][i] = bench_mops(&s);
 			rd.gb[c][i] = bench_gbps(&s);
 			rd.mbs[c][i] = s.secs > 0 ? s.bytes / s.secs / 1e6 : 0;
 		}
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < P_N; k++) {
 			int c = p->col[k], t = p->col[P_TWIN];
 
 			if (c >= 0 && t >= 0 && c != t && rd.ops[t][i] > 0)
 				rd.ratio[c][i] = rd.ops[c][i] / rd.ops[t][i];
 		}
+		/* The daemon against DPDK's PMD in-process, round by round. */
+		if (dl && rd.ops[p->col[P_DPDK]][i] > 0)
+			rd.vs_dpdk[i] = rd.ops[p->col[P_DAEMON]][i] /
+					rd.ops[p->col[P_DPDK]][i];
 		if (cfg->verbose)
-			bp_round_note(x, ar->a->name, len, i, p, &rd, kl);
+			bp_round_note(x, ar->a->name, len, i, p, &rd, kl, dl);
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < P_N; k++) {
 		struct bp_result v = { .alg = ai, .size = len };
 		int c = p->col[k];
 
-		if (c < 0 || (k == P_KERNEL && !kl))
+		if (c < 0 || (k == P_KERNEL && !kl) || (k == P_DPDK && !dl))
 			continue;
+		if (k == P_DAEMON && dl)
+			v.ratio_dpdk = bench_median(rd.vs_dpdk, cfg->rounds);
 		v.path = (unsigned)c;
 		v.n_runs = cfg->rounds;
 		memcpy(v.mbs, rd.mbs[c], sizeof(v.mbs));
@@ -378,7 +395,7 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 	struct bp_alg *pa = &x->rep.algs[x->rep.n_algs];
 	uint32_t sizes[BENCH_MAX_SIZES];
 	struct bench_alg_run ar;
-	struct bp_paths p = { { -1, -1, -1, -1 } };
+	struct bp_paths p = { { -1, -1, -1, -1, -1 } };
 	char desc[128];
 	unsigned n, i, ai = x->rep.n_algs;
 	bool kern = false;
@@ -420,6 +437,8 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 	if (ar.time_ref)
 		bp_path_set(pa, &p, P_TWIN, bp_twin_name(ar.ref.kind),
 			    ar.ref.desc);
+	if (ar.time_dpdk)
+		bp_path_set(pa, &p, P_DPDK, "dpdk", ar.dpdk.desc);
 	if (ar.time_ossl)
 		bp_path_set(pa, &p, P_OSSL, "openssl", ar.ossl.desc);
 

@@ -17,6 +17,8 @@ PKGS=(
 	busybox-static kmod cpio
 	# cryptoctl bench --png draws its chart with gnuplot
 	gnuplot-nox
+	# cryptoctl bench's DPDK path: the cryptodev software PMDs in-process
+	libdpdk-dev librte-crypto-ipsec-mb23
 )
 
 SUDO=

@@ -66,16 +66,22 @@ check "bench --csv exits 0" test "$rc" = 0
 python3 - "$out" <<'EOF' >"$tmp/csv.log" 2>&1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-want = ["alg", "dir", "path", "size", "ops_m", "gbps", "ratio", "mean_mbs", "runs_mbs"]
+want = ["alg", "dir", "path", "size", "ops_m", "gbps", "ratio", "mean_mbs", "runs_mbs", "ratio_dpdk"]
 assert list(rows[0].keys()) == want, rows[0].keys()
 algs = {(r["alg"], r["path"]) for r in rows}
 assert ("aes-128-cbc", "cryptod") in algs and ("aes-128-cbc", "ipsec-mb") in algs, algs
 assert ("aes-256-xts", "cryptod") in algs and ("aes-256-xts", "openssl") in algs, algs
+# DPDK's PMD is a path where the plugin is built (CBC: crypto_aesni_mb);
+# XTS has no DPDK software PMD path.
+dpdk = ("aes-128-cbc", "dpdk") in algs
+assert ("aes-256-xts", "dpdk") not in algs, algs
 for r in rows:
     assert r["size"] in ("64", "256"), r
     float(r["ops_m"]); float(r["gbps"]); float(r["ratio"]); float(r["mean_mbs"])
     assert len(r["runs_mbs"].split(";")) == 1, r
-assert len(rows) == 2 * 3 + 2 * 2, len(rows)
+    vs = float(r["ratio_dpdk"])
+    assert (vs > 0) == (dpdk and r["alg"] == "aes-128-cbc" and r["path"] == "cryptod"), r
+assert len(rows) == 2 * (4 if dpdk else 3) + 2 * 2, len(rows)
 EOF
 check "CSV is well-formed: columns, paths, one row per path and size" test $? = 0
 cat "$tmp/csv.log"
