@@ -1,80 +1,107 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The algorithms cryptod-bench knows, in the order --alg all runs them.
- * Sizes and semantics follow docs/algorithms.md: GCM/GMAC take a 12-byte
- * IV and give a 16-byte tag; CBC/CTR/XTS a 16-byte IV; ECB none; the
- * ESP-style CBC+HMAC gives a 12 (SHA1) or 16 (SHA-256) byte ICV over
- * AAD || ciphertext, with a digest-sized HMAC key.
+ * The algorithms the bench knows, in the order --alg all runs them: each
+ * of the library's algorithms (include/cryptod/algs.h) at the key sizes
+ * worth measuring. Names and tag lengths come from the library's table
+ * (cc_alg_name(), cc_alg_tag_len()), with the key size in bits spliced in
+ * as openssl and cryptoctl spell it ("aes-gcm" at 16 bytes:
+ * "aes-128-gcm"). Sizes and semantics follow docs/algorithms.md: GCM/GMAC
+ * take a 12-byte IV; CBC/CTR/XTS a 16-byte IV; ECB none; the ESP-style
+ * CBC+HMAC takes a digest-sized HMAC key.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
 
-#define GCM(n, k)                                                              \
+#define GCM(k)                                                                 \
 	{                                                                      \
-		.name = n, .alg = CC_ALG_AES_GCM, .key_len = k, .tag_len = 16, \
-		.iv_len = 12, .block = 1, .aad = true                          \
+		.alg = CC_ALG_AES_GCM, .key_len = k, .iv_len = 12, .block = 1, \
+		.aad = true                                                    \
 	}
-#define GMAC(n, k)                                                             \
+#define GMAC(k)                                                                \
 	{                                                                      \
-		.name = n, .alg = CC_ALG_AES_GMAC, .key_len = k,               \
-		.tag_len = 16, .iv_len = 12, .block = 1, .tag_only = true      \
+		.alg = CC_ALG_AES_GMAC, .key_len = k, .iv_len = 12,            \
+		.block = 1, .tag_only = true                                   \
 	}
-#define CIPHER(n, a, k, iv, blk, min)                                          \
+#define CIPHER(a, k, iv, blk, min)                                             \
 	{                                                                      \
-		.name = n, .alg = a, .key_len = k, .iv_len = iv, .block = blk, \
+		.alg = a, .key_len = k, .iv_len = iv, .block = blk,            \
 		.min_len = min                                                 \
 	}
-#define AUTHENC(n, a, k, ak, t)                                                \
+#define AUTHENC(a, k, ak)                                                      \
 	{                                                                      \
-		.name = n, .alg = a, .key_len = k, .auth_key_len = ak,         \
-		.tag_len = t, .iv_len = 16, .block = 16, .aad = true           \
+		.alg = a, .key_len = k, .auth_key_len = ak, .iv_len = 16,      \
+		.block = 16, .aad = true                                       \
 	}
 
-static const struct bench_alg algs[] = {
-	GCM("aes-128-gcm", 16),
-	GCM("aes-192-gcm", 24),
-	GCM("aes-256-gcm", 32),
-	GMAC("aes-128-gmac", 16),
-	GMAC("aes-192-gmac", 24),
-	GMAC("aes-256-gmac", 32),
-	CIPHER("aes-128-cbc", CC_ALG_AES_CBC, 16, 16, 16, 16),
-	CIPHER("aes-192-cbc", CC_ALG_AES_CBC, 24, 16, 16, 16),
-	CIPHER("aes-256-cbc", CC_ALG_AES_CBC, 32, 16, 16, 16),
-	CIPHER("aes-128-ctr", CC_ALG_AES_CTR, 16, 16, 1, 1),
-	CIPHER("aes-192-ctr", CC_ALG_AES_CTR, 24, 16, 1, 1),
-	CIPHER("aes-256-ctr", CC_ALG_AES_CTR, 32, 16, 1, 1),
-	CIPHER("aes-128-ecb", CC_ALG_AES_ECB, 16, 0, 16, 16),
-	CIPHER("aes-192-ecb", CC_ALG_AES_ECB, 24, 0, 16, 16),
-	CIPHER("aes-256-ecb", CC_ALG_AES_ECB, 32, 0, 16, 16),
-	{ .name = "aes-128-xts",
-	  .alg = CC_ALG_AES_XTS,
+/* Named by bench_alg_names(). */
+static struct bench_alg algs[] = {
+	GCM(16),
+	GCM(24),
+	GCM(32),
+	GMAC(16),
+	GMAC(24),
+	GMAC(32),
+	CIPHER(CC_ALG_AES_CBC, 16, 16, 16, 16),
+	CIPHER(CC_ALG_AES_CBC, 24, 16, 16, 16),
+	CIPHER(CC_ALG_AES_CBC, 32, 16, 16, 16),
+	CIPHER(CC_ALG_AES_CTR, 16, 16, 1, 1),
+	CIPHER(CC_ALG_AES_CTR, 24, 16, 1, 1),
+	CIPHER(CC_ALG_AES_CTR, 32, 16, 1, 1),
+	CIPHER(CC_ALG_AES_ECB, 16, 0, 16, 16),
+	CIPHER(CC_ALG_AES_ECB, 24, 0, 16, 16),
+	CIPHER(CC_ALG_AES_ECB, 32, 0, 16, 16),
+	{ .alg = CC_ALG_AES_XTS,
 	  .key_len = 32,
 	  .iv_len = 16,
 	  .block = 1,
 	  .min_len = 16,
 	  .extra_size = 4096 },
-	{ .name = "aes-256-xts",
-	  .alg = CC_ALG_AES_XTS,
+	{ .alg = CC_ALG_AES_XTS,
 	  .key_len = 64,
 	  .iv_len = 16,
 	  .block = 1,
 	  .min_len = 16,
 	  .extra_size = 4096 },
-	AUTHENC("aes-128-cbc-hmac-sha1", CC_ALG_AES_CBC_HMAC_SHA1, 16, 20, 12),
-	AUTHENC("aes-192-cbc-hmac-sha1", CC_ALG_AES_CBC_HMAC_SHA1, 24, 20, 12),
-	AUTHENC("aes-256-cbc-hmac-sha1", CC_ALG_AES_CBC_HMAC_SHA1, 32, 20, 12),
-	AUTHENC("aes-128-cbc-hmac-sha256", CC_ALG_AES_CBC_HMAC_SHA256, 16, 32,
-		16),
-	AUTHENC("aes-192-cbc-hmac-sha256", CC_ALG_AES_CBC_HMAC_SHA256, 24, 32,
-		16),
-	AUTHENC("aes-256-cbc-hmac-sha256", CC_ALG_AES_CBC_HMAC_SHA256, 32, 32,
-		16),
-	CIPHER("aes-128-cbc-null", CC_ALG_AES_CBC_NULL, 16, 16, 16, 16),
-	CIPHER("aes-192-cbc-null", CC_ALG_AES_CBC_NULL, 24, 16, 16, 16),
-	CIPHER("aes-256-cbc-null", CC_ALG_AES_CBC_NULL, 32, 16, 16, 16),
-	CIPHER("null", CC_ALG_NULL, 0, 0, 1, 0),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA1, 16, 20),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA1, 24, 20),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA1, 32, 20),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA256, 16, 32),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA256, 24, 32),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA256, 32, 32),
+	CIPHER(CC_ALG_AES_CBC_NULL, 16, 16, 16, 16),
+	CIPHER(CC_ALG_AES_CBC_NULL, 24, 16, 16, 16),
+	CIPHER(CC_ALG_AES_CBC_NULL, 32, 16, 16, 16),
+	CIPHER(CC_ALG_NULL, 0, 0, 1, 0),
 };
+static char names[sizeof(algs) / sizeof(algs[0])][40];
+
+/* Name every row from the library's table: "aes-gcm" with a 16-byte key
+ * is "aes-128-gcm" (XTS: two keys, "aes-128-xts" at 32 bytes); the tag
+ * is the algorithm's default. */
+static void bench_alg_names(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
+		struct bench_alg *a = &algs[i];
+		const char *base = cc_alg_name(a->alg);
+		unsigned bits =
+			a->key_len * 8 / (a->alg == CC_ALG_AES_XTS ? 2 : 1);
+
+		if (bits && !strncmp(base, "aes-", 4))
+			snprintf(names[i], sizeof(names[i]), "aes-%u-%s", bits,
+				 base + 4);
+		else
+			snprintf(names[i], sizeof(names[i]), "%s", base);
+		a->name = names[i];
+		a->tag_len = (uint8_t)cc_alg_tag_len(a->alg);
+	}
+	done = true;
+}
 
 _Static_assert(sizeof(algs) / sizeof(algs[0]) <= BENCH_MAX_ALGS,
 	       "BENCH_MAX_ALGS holds --alg all");
@@ -86,6 +113,7 @@ unsigned bench_alg_count(void)
 
 const struct bench_alg *bench_alg_at(unsigned i)
 {
+	bench_alg_names();
 	return i < bench_alg_count() ? &algs[i] : NULL;
 }
 
@@ -93,6 +121,7 @@ const struct bench_alg *bench_alg_find(const char *name)
 {
 	unsigned i;
 
+	bench_alg_names();
 	for (i = 0; i < bench_alg_count(); i++)
 		if (!strcmp(algs[i].name, name))
 			return &algs[i];
