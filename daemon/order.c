@@ -77,16 +77,23 @@ int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
 	}
 }
 
-/* Advance one index over set flags, clearing them for the next lap. */
-static uint32_t order_advance(_Atomic uint8_t *flags, uint32_t mask,
+/* Advance one index over the runs marked at it, clearing each mark for
+ * the next lap. A run's mark sits at its first slot; the slots inside it
+ * are never marked, so the hop lands on the next run's first slot. */
+static uint32_t order_advance(_Atomic uint32_t *marks, uint32_t mask,
 			      _Atomic uint32_t *idx)
 {
 	uint32_t i = atomic_load_explicit(idx, memory_order_relaxed), n = 0;
-	while (atomic_load_explicit(&flags[(i + n) & mask],
-				    memory_order_acquire)) {
-		atomic_store_explicit(&flags[(i + n) & mask], 0,
+	for (;;) {
+		/* Pairs with the worker's release store in order_copied /
+		 * order_done: its entries and completions are visible. */
+		uint32_t run = atomic_load_explicit(&marks[(i + n) & mask],
+						    memory_order_acquire);
+		if (!run)
+			break;
+		atomic_store_explicit(&marks[(i + n) & mask], 0,
 				      memory_order_relaxed);
-		n++;
+		n += run;
 	}
 	if (n)
 		atomic_store_explicit(idx, i + n, memory_order_release);
@@ -120,8 +127,8 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h)
 		posted += n;
 		atomic_store(&o->lock, 0); /* seq_cst: pairs with the loads */
 
-		/* A worker that marked a flag while we held the lock failed
-		 * to take it and left; if its flag is at our heads, go
+		/* A worker that marked a run while we held the lock failed
+		 * to take it and left; if its mark is at our heads, go
 		 * round again for it. */
 		uint32_t sh = atomic_load(&o->sq_head);
 		uint32_t ct = atomic_load(&o->cq_tail);

@@ -3,8 +3,9 @@
  * Per-queue ordering across workers (the padata/pcrypt contract, per
  * queue): workers claim runs of sequence numbers from a queue, run them
  * in parallel, write each completion into its own slot of the completion
- * ring, and mark it done; whoever holds the queue's poster lock advances
- * the published tail over every contiguous done slot, for everyone. A
+ * ring, and mark the run done; whoever holds the queue's poster lock
+ * advances the published tail over every contiguous done run, for
+ * everyone. A
  * failed op completes in its slot like any other and never stalls the
  * queue. All the ordering logic is here.
  *
@@ -30,8 +31,15 @@ struct order {
 	_Atomic uint32_t sq_head; /* entries copied out, contiguously */
 	_Atomic uint32_t cq_tail; /* completions posted, contiguously */
 	uint32_t sq_mask, cq_mask;
-	_Atomic uint8_t *copied; /* owned [sq_entries]: entry copied out */
-	_Atomic uint8_t *done;	 /* owned [cq_entries]: completion written */
+	/*
+	 * Runs, not ops: a worker marks the first slot of the run it claimed
+	 * with the run's length once the whole run is copied out (copied) or
+	 * completed (done); 0 = not yet. The poster hops from run to run, so
+	 * its work is per run, and each worker stores one mark per run
+	 * instead of one per op.
+	 */
+	_Atomic uint32_t *copied; /* owned [sq_entries] */
+	_Atomic uint32_t *done;	  /* owned [cq_entries] */
 };
 
 CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,
@@ -50,21 +58,23 @@ CRD_MUST_CHECK int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
 			       uint32_t sq_entries, uint32_t cq_entries,
 			       uint32_t max, uint32_t *start, uint32_t *left);
 
-/* Mark seq's entry copied out / its completion written. Release stores:
- * everything the worker wrote for seq before is visible to the poster. */
-static inline void order_copied(struct order *o, uint32_t seq)
+/* Mark the run [start, start + n) that order_claim handed out copied
+ * out / its completions written. Release stores: everything the worker
+ * wrote for the run before is visible to the poster that reads the mark
+ * (order_post's acquire load). */
+static inline void order_copied(struct order *o, uint32_t start, uint32_t n)
 {
-	atomic_store_explicit(&o->copied[seq & o->sq_mask], 1,
+	atomic_store_explicit(&o->copied[start & o->sq_mask], n,
 			      memory_order_release);
 }
 
-static inline void order_done(struct order *o, uint32_t seq)
+static inline void order_done(struct order *o, uint32_t start, uint32_t n)
 {
-	atomic_store_explicit(&o->done[seq & o->cq_mask], 1,
+	atomic_store_explicit(&o->done[start & o->cq_mask], n,
 			      memory_order_release);
 }
 
-/* Is a flag waiting at one of the heads? (Plain reads: a hint for
+/* Is a mark waiting at one of the heads? (Plain reads: a hint for
  * deciding whether to post, never a decision about the data.) */
 static inline int order_pending(struct order *o)
 {

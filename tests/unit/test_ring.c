@@ -597,7 +597,6 @@ static int daemon_serve(struct sim *s, uint32_t max)
 	for (uint32_t i = 0; i < n; i++) {
 		/* Copy once, then work on the private copy only. */
 		struct crd_sqe e = q->sq[(start + i) & (q->sq_entries - 1)];
-		order_copied(&q->ord, start + i);
 		uint32_t seq;
 		if ((uint32_t)e.user_data != start + i - s->start)
 			return sim_fail(s, "sqe out of order or torn");
@@ -611,7 +610,11 @@ static int daemon_serve(struct sim *s, uint32_t max)
 		c->user_data = e.user_data;
 		c->status = CRD_ST_OK;
 		c->len = e.len;
-		order_done(&q->ord, start + i);
+	}
+	/* The run is copied out and completed: one mark each. */
+	if (n) {
+		order_copied(&q->ord, start, n);
+		order_done(&q->ord, start, n);
 	}
 	/* Publishes both indices; each pairs with the client's acquire. */
 	order_post(&q->ord, q->hdr);
