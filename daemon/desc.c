@@ -122,12 +122,76 @@ static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
 	return CRD_ST_OK;
 }
 
+/* Fill the fields every valid op has. */
+static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
+		      const struct session *s, unsigned tag_len,
+		      struct engine_op *op)
+{
+	op->sess = s;
+	op->aad = arena + e->aad_off;
+	op->tag = arena + e->tag_off;
+	op->iv = e->iv;
+	op->len = e->len;
+	op->aad_len = e->aad_len;
+	op->iv_len = e->iv_len;
+	op->tag_len = tag_len;
+	op->op = e->op;
+}
+
+/*
+ * The common case without building lists: one flat source, one flat
+ * destination (or none, GMAC), runnable on arena pointers. The checks
+ * are those of the general path below for a list of one segment each,
+ * all of which fail with CRD_ST_BAD_RANGE, so the status of any entry is
+ * the same on either path. Returns 1 when e is not such an op (the
+ * general path decides), else its status.
+ */
+static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
+		     uint64_t arena_size, const struct session *s,
+		     unsigned tag_len, struct engine_op *op)
+{
+	const int gmac = s->alg == CRD_ALG_AES_GMAC;
+	const int in_place = e->dst_off == e->src_off;
+	const uint32_t src = e->src_off, dst = e->dst_off, len = e->len;
+
+	if (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL))
+		return 1;
+	/* authenc reads aad || data in one pass: only when they touch */
+	if (desc_is_authenc(s->alg) &&
+	    !(in_place &&
+	      (!e->aad_len || (uint64_t)e->aad_off + e->aad_len == src)))
+		return 1;
+	if (!desc_range_ok(src, len, arena_size) ||
+	    (!gmac && !in_place &&
+	     (!desc_range_ok(dst, len, arena_size) ||
+	      desc_overlap(dst, len, src, len))) ||
+	    !desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
+	    !desc_range_ok(e->tag_off, tag_len, arena_size) ||
+	    desc_overlap(e->tag_off, tag_len, src, len) ||
+	    desc_overlap(e->aad_off, e->aad_len, e->tag_off, tag_len) ||
+	    (!gmac && (desc_overlap(e->tag_off, tag_len, dst, len) ||
+		       desc_overlap(e->aad_off, e->aad_len, dst, len))))
+		return op->status = CRD_ST_BAD_RANGE;
+	op->status = CRD_ST_OK;
+	desc_fill(e, arena, s, tag_len, op);
+	op->sgl = 0;
+	op->src = arena + src;
+	/* GMAC: the destination is never written */
+	op->dst = gmac ? (uint8_t *)op->src : arena + dst;
+	return CRD_ST_OK;
+}
+
 int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 		 const struct session *s, struct engine_op *op,
 		 struct desc_sgl *sg)
 {
 	unsigned tag_len = 0;
 	int st = desc_fields(e, s, &tag_len);
+	if (st == CRD_ST_OK) {
+		int flat = desc_flat(e, arena, arena_size, s, tag_len, op);
+		if (flat != 1)
+			return flat;
+	}
 	if (st == CRD_ST_OK)
 		st = desc_lists(e, arena, arena_size,
 				s->alg == CRD_ALG_AES_GMAC, sg);
@@ -148,15 +212,7 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	if (st != CRD_ST_OK)
 		return st;
 
-	op->sess = s;
-	op->aad = arena + e->aad_off;
-	op->tag = arena + e->tag_off;
-	op->iv = e->iv;
-	op->len = e->len;
-	op->aad_len = e->aad_len;
-	op->iv_len = e->iv_len;
-	op->tag_len = tag_len;
-	op->op = e->op;
+	desc_fill(e, arena, s, tag_len, op);
 
 	/* Flat pointers when the engine can use the arena directly. */
 	int flat = sg->nsrc == 1 && sg->ndst <= 1;
