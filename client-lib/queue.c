@@ -246,24 +246,31 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	if (op->dir != CC_ENCRYPT && op->dir != CC_DECRYPT)
 		return -EINVAL;
 
-	e->user_data = op->user_data;
-	e->session = op->session;
-	e->op = op->dir == CC_ENCRYPT ? CRD_OP_ENCRYPT : CRD_OP_DECRYPT;
-	e->flags = flags;
-	e->iv_len = op->iv_len;
-	e->tag_len = 0; /* the session's */
-	e->src_off = src;
-	e->len = op->len;
-	e->dst_off = dst;
-	e->aad_off = aad;
-	e->aad_len = op->aad_len;
-	e->tag_off = tag;
-	e->src_nseg = op->src_sgl ? op->src_nseg : 0;
-	e->dst_nseg = op->dst_sgl		? op->dst_nseg
-		      : op->src_sgl && !op->dst ? op->src_nseg
-						: 0;
-	e->sl_off = sl;
-	memcpy(e->iv, op->iv ? op->iv : e->iv, op->iv_len);
+	/* Build the entry privately, then store the whole line at once: a
+	 * field-by-field fill makes a dozen stores to a line the worker
+	 * holds, and they back up in the store buffer behind its transfer. */
+	struct crd_sqe t = {
+		.user_data = op->user_data,
+		.session = op->session,
+		.op = op->dir == CC_ENCRYPT ? CRD_OP_ENCRYPT : CRD_OP_DECRYPT,
+		.flags = flags,
+		.iv_len = op->iv_len,
+		.tag_len = 0, /* the session's */
+		.src_off = (uint32_t)src,
+		.len = op->len,
+		.dst_off = (uint32_t)dst,
+		.aad_off = (uint32_t)aad,
+		.aad_len = op->aad_len,
+		.tag_off = (uint32_t)tag,
+		.src_nseg = op->src_sgl ? op->src_nseg : 0,
+		.dst_nseg = op->dst_sgl		      ? op->dst_nseg
+			    : op->src_sgl && !op->dst ? op->src_nseg
+						      : 0,
+		.sl_off = (uint32_t)sl,
+	};
+	if (op->iv_len)
+		memcpy(t.iv, op->iv, op->iv_len);
+	memcpy(e, &t, sizeof(t));
 	return 0;
 }
 
@@ -295,6 +302,14 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 	}
 
 	uint32_t mask = q->sq_entries - 1, i;
+	/* The slots were last read by the worker. Ask for these and, as far
+	 * as they are free already, as many more for writing now: the
+	 * transfers overlap with each other and with this fill, and the next
+	 * burst finds its lines here. Never a slot the worker has yet to
+	 * read: that would pull the line away from it. */
+	uint32_t ahead = space - n < n ? space - n : n;
+	for (i = 0; i < n + ahead; i++)
+		__builtin_prefetch(&q->sq[(q->sq_tail + i) & mask], 1);
 	for (i = 0; i < n; i++) {
 		int err =
 			queue_fill(q, &ops[i], &q->sq[(q->sq_tail + i) & mask]);
