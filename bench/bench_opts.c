@@ -229,7 +229,7 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		return 0;
 	case OPT_NO_DPDK:
 		cfg->dpdk = false;
-		break;
+		return 0;
 	case OPT_NO_INPROC:
 		cfg->inproc = false;
 		return 0;
