@@ -78,9 +78,10 @@ bool bench_alg_is_cbc(const struct bench_alg *a);
 
 struct bench_cfg {
 	char socket[BENCH_PATH_MAX];
-	const char *spawn;  /* cryptod binary to start, or NULL */
-	unsigned workers;   /* --workers for the spawned daemon */
-	const char *engine; /* daemon engine name, NULL = its choice */
+	const char *spawn;     /* cryptod binary to start, or NULL */
+	unsigned workers;      /* --workers for the spawned daemon */
+	const char *poll_mode; /* its --poll-mode, NULL: its default */
+	const char *engine;    /* daemon engine name, NULL = its choice */
 	const struct bench_alg *algs[BENCH_MAX_ALGS];
 	unsigned n_algs;
 	bool all; /* --alg all: skip what the daemon cannot serve */
@@ -117,6 +118,7 @@ enum bench_opt {
 	OPT_SOCKET = 256,
 	OPT_SPAWN,
 	OPT_WORKERS,
+	OPT_POLL_MODE,
 	OPT_ALG,
 	OPT_ENGINE,
 	OPT_DIR,

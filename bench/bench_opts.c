@@ -131,6 +131,7 @@ const struct option bench_long_opts[] = {
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "spawn-daemon", required_argument, NULL, OPT_SPAWN },
 	{ "workers", required_argument, NULL, OPT_WORKERS },
+	{ "poll-mode", required_argument, NULL, OPT_POLL_MODE },
 	{ "alg", required_argument, NULL, OPT_ALG },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "dir", required_argument, NULL, OPT_DIR },
@@ -173,6 +174,14 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 	case OPT_WORKERS:
 		return parse_uint("--workers", arg, 1, BENCH_MAX_WORKERS,
 				  &cfg->workers);
+	case OPT_POLL_MODE:
+		if (strcmp(arg, "adaptive") && strcmp(arg, "busy")) {
+			bench_err("--poll-mode: adaptive or busy, not '%s'\n",
+				  arg);
+			return -EINVAL;
+		}
+		cfg->poll_mode = arg;
+		return 0;
 	case OPT_ALG:
 		return parse_algs(cfg, arg);
 	case OPT_ENGINE:

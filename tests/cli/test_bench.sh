@@ -130,6 +130,11 @@ check "dm-crypt: LRW is accounted for" grep -q "aes-lrw" "$out"
 check "dm-crypt --json: 5 runs per result, 1 MiB" \
 	py 'j["config"]["dmcrypt"] and len(j["results"]) >= 6 and all(r["size"] == 1048576 and len(r["runs_mbs"]) == 5 for r in j["results"])'
 
+# --no-dpdk leaves the DPDK path out; --poll-mode reaches the daemon.
+bench --sizes 64 --alg aes-128-cbc --no-dpdk --poll-mode busy --csv
+check "bench --no-dpdk --poll-mode busy exits 0" test "$rc" = 0
+check "--no-dpdk: no dpdk rows" sh -c "grep -q '^aes-128-cbc,enc,cryptod,' '$out' && ! grep -q ',dpdk,' '$out'"
+
 # ---- the worker pool's modes ---------------------------------------------
 # The sheets through the same report writer: CSV and JSON shapes.
 "$CTL" bench scale --spawn-daemon "$DAEMON" --smoke --max-workers 2 --csv \
@@ -161,6 +166,7 @@ check "cryptod-poolbench runs cryptoctl bench pool" \
 
 # ---- bad arguments ----------------------------------------------------------
 for args in "--queues 0" "--queues 17" "--csv --json" "--dmcrypt --sizes 64" \
+	"--poll-mode fast" \
 	"--alg nope" "--sizes 0" "--burst 0" "unexpected"; do
 	# shellcheck disable=SC2086
 	"$CTL" bench $args >"$out" 2>"$err"
