@@ -60,10 +60,9 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_PARAM;
 	const struct alg_cap *cap = s->cap;
 	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
-	    !range_has(cap->iv, cap->n_iv, e->iv_len) ||
-	    e->aad_len < cap->aad.min || e->aad_len > cap->aad.max ||
-	    e->len < cap->min_len || e->len > cap->max_len ||
-	    (cap->block > 1 && e->len % cap->block))
+	    !(s->iv_ok >> e->iv_len & 1) || e->aad_len < cap->aad.min ||
+	    e->aad_len > cap->aad.max || e->len < cap->min_len ||
+	    e->len > cap->max_len || (cap->block > 1 && e->len % cap->block))
 		return CRD_ST_BAD_PARAM;
 	*tag_len = t;
 	return CRD_ST_OK;

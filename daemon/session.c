@@ -62,6 +62,11 @@ int session_setup(struct session *s, const struct session_params *p,
 	s->eng_idx = idx;
 	s->eng = engine_get(idx);
 	s->cap = cap;
+	/* The IV check of every op, as one bit test. */
+	s->iv_ok = 0;
+	for (unsigned n = 0; n <= CRD_IV_MAX; n++)
+		if (range_has(cap->iv, cap->n_iv, n))
+			s->iv_ok |= 1u << n;
 	return s->eng->session_init(s, wctx ? wctx[idx] : NULL, p->key,
 				    p->key_len, p->auth_key, p->auth_key_len);
 }

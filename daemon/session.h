@@ -26,6 +26,7 @@ struct session {
 	uint8_t eng_idx; /* engine registry index */
 	const struct engine *eng;
 	const struct alg_cap *cap; /* the engine's limits for alg */
+	uint32_t iv_ok; /* bit n set: an n-byte IV is in cap->iv (n <= 16) */
 	/* Added to by the workers once per run (relaxed), read by
 	 * SessionsReply; ops that completed OK, their bytes, other
 	 * failures, tag mismatches. Zero while the slot is fresh. */
