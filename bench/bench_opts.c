@@ -317,8 +317,13 @@ int bench_cfg_finish(struct bench_cfg *cfg, const struct bench_opts_set *set)
 		return -EINVAL;
 	}
 	if (!cfg->ring) {
+		/* Room beyond what is in flight: the library fetches free
+		 * slots for writing a burst ahead (client-lib/queue.c), as a
+		 * DPDK application sizes its rings past its bursts. */
+		unsigned long want = 4 * in_flight;
+
 		cfg->ring = CRD_RING_MIN_ENTRIES;
-		while (cfg->ring < in_flight)
+		while (cfg->ring < want && cfg->ring < CRD_RING_MAX_ENTRIES)
 			cfg->ring <<= 1;
 	}
 

@@ -93,6 +93,7 @@ const char bp_usage[] =
 	"      --aad-len N     AAD bytes for GCM and CBC+HMAC (default 0)\n"
 	"      --oop           out of place\n"
 	"      --ring N        submission ring entries, a power of two\n"
+	"                      (default: the smallest >= 4 x burst x depth)\n"
 	"      --touch         the client writes each payload and reads each\n"
 	"                      result, as an application would\n"
 	"      --cpu N         pin the client thread(s) to CPU N; a spawned\n"
