@@ -102,6 +102,7 @@ struct bench_cfg {
 			   * and reads each result, as an application would */
 	bool inproc;	  /* run the in-process paths */
 	bool dpdk;	  /* and DPDK's PMD among them, when there */
+	bool submit;	  /* the cryptod-submit path (cc_submit/cc_poll) */
 	bool csv;
 	bool ossl_all; /* time OpenSSL (path C) for every algorithm */
 	bool smoke;
@@ -134,6 +135,7 @@ enum bench_opt {
 	OPT_TOUCH,
 	OPT_NO_INPROC,
 	OPT_NO_DPDK,
+	OPT_SUBMIT,
 	OPT_CSV,
 	OPT_SMOKE,
 	OPT_VERBOSE,
@@ -343,6 +345,10 @@ int bench_daemon_run_once(struct bench_daemon *d, unsigned n,
 			  int32_t *status_out);
 int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		     unsigned time_ms, struct bench_sample *out);
+/* The same ops one at a time through cc_submit(), completions through
+ * cc_poll()'s callback (the cryptod-submit path). */
+int bench_daemon_run_submit(struct bench_daemon *d, const struct bench_cfg *cfg,
+			    unsigned time_ms, struct bench_sample *out);
 
 /* bench_verify.c: before timing a size, the daemon's output for one burst
  * must equal the reference's; the reference, OpenSSL's (cross, may be

@@ -147,6 +147,7 @@ const struct option bench_long_opts[] = {
 	{ "touch", no_argument, NULL, OPT_TOUCH },
 	{ "no-inproc", no_argument, NULL, OPT_NO_INPROC },
 	{ "no-dpdk", no_argument, NULL, OPT_NO_DPDK },
+	{ "submit", no_argument, NULL, OPT_SUBMIT },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ "smoke", no_argument, NULL, OPT_SMOKE },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
@@ -238,6 +239,9 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		return 0;
 	case OPT_NO_DPDK:
 		cfg->dpdk = false;
+		return 0;
+	case OPT_SUBMIT:
+		cfg->submit = true;
 		return 0;
 	case OPT_NO_INPROC:
 		cfg->inproc = false;

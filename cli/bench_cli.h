@@ -16,8 +16,8 @@
 #include "bench.h"
 
 enum bp_limits {
-	BP_MAX_PATHS = 5,   /* cryptod, cryptod-kernel, in-process twin,
-			    * DPDK, OpenSSL */
+	BP_MAX_PATHS = 6,   /* cryptod, cryptod-submit, cryptod-kernel,
+			    * in-process twin, DPDK, OpenSSL */
 	BP_MAX_QUEUES = 16, /* --queues: one client thread each */
 	BP_DMCRYPT_LEN = 1u << 20,
 	BP_DMCRYPT_RUNS = 5,
@@ -46,6 +46,7 @@ struct bp_result {
 	double ratio;	   /* this path / the in-process twin, median of rounds;
 		       * 0 when not compared */
 	double ratio_dpdk; /* the cryptod path / DPDK's PMD, likewise */
+	double ratio_zc;   /* cryptod-submit / cryptod (zero-copy bursts) */
 	unsigned n_runs;
 	double mbs[BENCH_MAX_ROUNDS]; /* each round, MB/s (10^6 B/s) */
 };

@@ -41,8 +41,8 @@ static const char *bp_twin(const struct bp_alg *pa)
 void bp_print_table(const struct bp_report *r, unsigned ai)
 {
 	const struct bp_alg *pa = &r->algs[ai];
-	char title[BP_MAX_PATHS * 3 + 2][48];
-	const char *titles[BP_MAX_PATHS * 3 + 2];
+	char title[BP_MAX_PATHS * 3 + 3][48];
+	const char *titles[BP_MAX_PATHS * 3 + 3];
 	unsigned p, i, rows = 0, cols = 1;
 	uint32_t sizes[BENCH_MAX_SIZES];
 	struct tbl t;
@@ -79,10 +79,20 @@ void bp_print_table(const struct bp_report *r, unsigned ai)
 			cols++;
 		}
 	}
-	/* And the daemon against DPDK's PMD, when that was measured. */
+	/* And the daemon against DPDK's PMD, and one op at a time against
+	 * bursts, when those were measured. */
 	const struct bp_result *d0 = bp_find(r, ai, 0, sizes[0]);
-	bool vs_dpdk = d0 && d0->ratio_dpdk > 0 && cols < BP_MAX_PATHS * 3 + 1;
+	const struct bp_result *s0 =
+		pa->n_paths > 1 ? bp_find(r, ai, 1, sizes[0]) : NULL;
+	bool vs_dpdk = d0 && d0->ratio_dpdk > 0;
+	bool vs_zc = s0 && s0->ratio_zc > 0;
 
+	if (vs_zc) {
+		snprintf(title[cols], sizeof(title[0]), "%s/%s",
+			 pa->paths[1].name, pa->paths[0].name);
+		titles[cols] = title[cols];
+		cols++;
+	}
 	if (vs_dpdk) {
 		snprintf(title[cols], sizeof(title[0]), "%s/dpdk",
 			 pa->paths[0].name);
@@ -112,6 +122,13 @@ void bp_print_table(const struct bp_report *r, unsigned ai)
 				continue;
 			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
 				 v ? "%.2f" : "-", v ? v->ratio : 0);
+		}
+		if (vs_zc) {
+			const struct bp_result *v = bp_find(r, ai, 1, sizes[i]);
+
+			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
+				 v && v->ratio_zc > 0 ? "%.2f" : "-",
+				 v ? v->ratio_zc : 0);
 		}
 		if (vs_dpdk) {
 			const struct bp_result *v = bp_find(r, ai, 0, sizes[i]);
@@ -196,7 +213,7 @@ static double bp_mean(const struct bp_result *v)
 void bp_print_csv(const struct bp_report *r)
 {
 	printf("alg,dir,path,size,ops_m,gbps,ratio,mean_mbs,runs_mbs,"
-	       "ratio_dpdk\n");
+	       "ratio_dpdk,ratio_zc\n");
 	for (unsigned i = 0; i < r->n_res; i++) {
 		const struct bp_result *v = &r->res[i];
 
@@ -207,7 +224,7 @@ void bp_print_csv(const struct bp_report *r)
 		       v->gbps, v->ratio, bp_mean(v));
 		for (unsigned k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ";" : "", v->mbs[k]);
-		printf(",%.4f\n", v->ratio_dpdk);
+		printf(",%.4f,%.4f\n", v->ratio_dpdk, v->ratio_zc);
 	}
 }
 
@@ -246,7 +263,8 @@ void bp_print_json(const struct bp_report *r)
 		       v->size, v->ops_m, v->gbps, v->ratio, bp_mean(v));
 		for (k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ", " : "", v->mbs[k]);
-		printf("], \"ratio_dpdk\": %.4f}", v->ratio_dpdk);
+		printf("], \"ratio_dpdk\": %.4f, \"ratio_zc\": %.4f}",
+		       v->ratio_dpdk, v->ratio_zc);
 	}
 	printf("%s]\n}\n", r->n_res ? "\n  " : "");
 }

@@ -37,6 +37,7 @@ struct bp_rounds {
 	double mbs[BP_MAX_PATHS][BENCH_MAX_ROUNDS];
 	double ratio[BP_MAX_PATHS][BENCH_MAX_ROUNDS];
 	double vs_dpdk[BENCH_MAX_ROUNDS]; /* cryptod / dpdk */
+	double vs_zc[BENCH_MAX_ROUNDS];	  /* cryptod-submit / cryptod */
 };
 
 static void *bp_qmain(void *arg)
@@ -174,7 +175,7 @@ static int bp_verify_kernel(struct bp_ctx *x, struct bench_alg_run *ar,
 }
 
 /* Which paths an algorithm has, in column order. */
-enum { P_DAEMON, P_KERNEL, P_TWIN, P_DPDK, P_OSSL, P_N };
+enum { P_DAEMON, P_SUBMIT, P_KERNEL, P_TWIN, P_DPDK, P_OSSL, P_N };
 struct bp_paths {
 	int col[P_N]; /* column of each path, or -1 */
 };
@@ -184,8 +185,9 @@ static void bp_round_note(const struct bp_ctx *x, const char *alg, uint32_t len,
 			  unsigned round, const struct bp_paths *p,
 			  const struct bp_rounds *rd, bool kl, bool dl)
 {
-	static const char *const names[] = { "cryptod", "cryptod-kernel",
-					     "twin", "dpdk", "openssl" };
+	static const char *const names[] = { "cryptod",	       "cryptod-submit",
+					     "cryptod-kernel", "twin",
+					     "dpdk",	       "openssl" };
 	char line[256];
 	size_t used = 0;
 
@@ -244,6 +246,8 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 
 	/* Warm caches, pages and the daemon's worker. */
 	rc = bp_run_daemon(x, warm, &s);
+	if (!rc && p->col[P_SUBMIT] >= 0)
+		rc = bench_daemon_run_submit(&x->b.d, cfg, warm, &s);
 	if (!rc && kl)
 		rc = bench_daemon_run(&x->kd, &x->kcfg, warm, &s);
 	for (k = P_TWIN; !rc && k < P_N; k++)
@@ -264,6 +268,9 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 				continue;
 			if (k == P_DAEMON)
 				rc = bp_run_daemon(x, cfg->time_ms, &s);
+			else if (k == P_SUBMIT)
+				rc = bench_daemon_run_submit(&x->b.d, cfg,
+							     cfg->time_ms, &s);
 			else if (k == P_KERNEL)
 				rc = bench_daemon_run(&x->kd, &x->kcfg,
 						      cfg->time_ms, &s);
@@ -283,6 +290,10 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 			if (c >= 0 && t >= 0 && c != t && rd.ops[t][i] > 0)
 				rd.ratio[c][i] = rd.ops[c][i] / rd.ops[t][i];
 		}
+		/* One op at a time through cc_submit against bursts. */
+		if (p->col[P_SUBMIT] >= 0 && rd.ops[p->col[P_DAEMON]][i] > 0)
+			rd.vs_zc[i] = rd.ops[p->col[P_SUBMIT]][i] /
+				      rd.ops[p->col[P_DAEMON]][i];
 		/* The daemon against DPDK's PMD in-process, round by round. */
 		if (dl && rd.ops[p->col[P_DPDK]][i] > 0)
 			rd.vs_dpdk[i] = rd.ops[p->col[P_DAEMON]][i] /
@@ -298,6 +309,8 @@ static int bp_size(struct bp_ctx *x, struct bench_alg_run *ar, unsigned ai,
 			continue;
 		if (k == P_DAEMON && dl)
 			v.ratio_dpdk = bench_median(rd.vs_dpdk, cfg->rounds);
+		if (k == P_SUBMIT)
+			v.ratio_zc = bench_median(rd.vs_zc, cfg->rounds);
 		v.path = (unsigned)c;
 		v.n_runs = cfg->rounds;
 		memcpy(v.mbs, rd.mbs[c], sizeof(v.mbs));
@@ -395,7 +408,7 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 	struct bp_alg *pa = &x->rep.algs[x->rep.n_algs];
 	uint32_t sizes[BENCH_MAX_SIZES];
 	struct bench_alg_run ar;
-	struct bp_paths p = { { -1, -1, -1, -1, -1 } };
+	struct bp_paths p = { { -1, -1, -1, -1, -1, -1 } };
 	char desc[128];
 	unsigned n, i, ai = x->rep.n_algs;
 	bool kern = false;
@@ -427,6 +440,10 @@ static int bp_alg(struct bp_ctx *x, const struct bench_alg *a)
 		 ar.engine, x->n_extra + 1, x->n_extra ? "s" : "", cfg->burst,
 		 cfg->depth);
 	bp_path_set(pa, &p, P_DAEMON, "cryptod", desc);
+	if (cfg->submit)
+		bp_path_set(pa, &p, P_SUBMIT, "cryptod-submit",
+			    "through cryptod, the same ops one at a time: "
+			    "cc_submit(), completions by cc_poll()");
 	if (kern) {
 		snprintf(desc, sizeof(desc),
 			 "through cryptod, engine kernel (AF_ALG), ops up to "

@@ -42,7 +42,7 @@ enum cli_limits {
 	CLI_KEYFILE_MAX = 256, /* bytes read from --key-file */
 	CLI_PATH_MAX = 108,    /* sun_path */
 	CLI_WAIT_MS = 30000,   /* --sessionless: longest wait for the op */
-	TBL_COLS_MAX = 16,     /* columns of a text table */
+	TBL_COLS_MAX = 24,     /* columns of a text table */
 	TBL_CELL = 72,	       /* a client name (64) plus room to spare */
 	WATCH_MAX_S = 3600,    /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,

@@ -63,7 +63,11 @@ struct cc_queue {
 	unsigned coalesce;     /* publish when this many are staged */
 	uint64_t flush_ns;     /* ... or when the first is this old */
 	uint64_t staged_since; /* CLOCK_MONOTONIC ns of the first */
-	cc_completion_fn *cb;  /* cc_poll() callback */
+	/* cc_submit: free slots known at the last look at the daemon's
+	 * head (a lower bound: slots only get freed), so that single ops
+	 * do not read the shared head line one by one. */
+	uint32_t sq_free_hint;
+	cc_completion_fn *cb; /* cc_poll() callback */
 	void *cb_arg;
 
 	struct arena_alloc alloc;

@@ -322,7 +322,8 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 	if (i == 0)
 		return 0;
 	q->sq_tail += i;
-	queue_publish(q); /* with anything cc_submit() staged before */
+	q->sq_free_hint = 0; /* cc_submit looks again */
+	queue_publish(q);    /* with anything cc_submit() staged before */
 	return (int)i;
 }
 

@@ -117,7 +117,8 @@ struct cc_queue_params {
 	 * when this many are staged (0 = 32), ... */
 	unsigned coalesce;
 	/* ... or when the first staged op is this old (0 = 50 us; checked
-	 * on every call into the queue, and cc_poll/cc_wait/dequeue flush). */
+	 * on the first and every eighth cc_submit() of a batch, and
+	 * cc_poll/cc_wait/dequeue flush). */
 	unsigned flush_us;
 };
 

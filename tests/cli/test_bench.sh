@@ -66,7 +66,7 @@ check "bench --csv exits 0" test "$rc" = 0
 python3 - "$out" <<'EOF' >"$tmp/csv.log" 2>&1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-want = ["alg", "dir", "path", "size", "ops_m", "gbps", "ratio", "mean_mbs", "runs_mbs", "ratio_dpdk"]
+want = ["alg", "dir", "path", "size", "ops_m", "gbps", "ratio", "mean_mbs", "runs_mbs", "ratio_dpdk", "ratio_zc"]
 assert list(rows[0].keys()) == want, rows[0].keys()
 algs = {(r["alg"], r["path"]) for r in rows}
 assert ("aes-128-cbc", "cryptod") in algs and ("aes-128-cbc", "ipsec-mb") in algs, algs
@@ -81,6 +81,7 @@ for r in rows:
     assert len(r["runs_mbs"].split(";")) == 1, r
     vs = float(r["ratio_dpdk"])
     assert (vs > 0) == (dpdk and r["alg"] == "aes-128-cbc" and r["path"] == "cryptod"), r
+    assert float(r["ratio_zc"]) == 0, r  # no --submit
 assert len(rows) == 2 * (4 if dpdk else 3) + 2 * 2, len(rows)
 EOF
 check "CSV is well-formed: columns, paths, one row per path and size" test $? = 0
@@ -129,6 +130,12 @@ check "dm-crypt: LRW is accounted for" grep -q "aes-lrw" "$out"
 	>"$out" 2>"$err"
 check "dm-crypt --json: 5 runs per result, 1 MiB" \
 	py 'j["config"]["dmcrypt"] and len(j["results"]) >= 6 and all(r["size"] == 1048576 and len(r["runs_mbs"]) == 5 for r in j["results"])'
+
+# --submit: the same ops one at a time through cc_submit/cc_poll.
+bench --sizes 64,1024 --submit --no-dpdk --json
+check "bench --submit exits 0" test "$rc" = 0
+check "--submit: a cryptod-submit path with its ratio to cryptod" \
+	py '[r for r in j["results"] if r["path"] == "cryptod-submit" and r["ratio_zc"] > 0 and r["ops_m"] > 0] and len([r for r in j["results"] if r["path"] == "cryptod-submit"]) == 2'
 
 # --no-dpdk leaves the DPDK path out; --poll-mode reaches the daemon.
 bench --sizes 64 --alg aes-128-cbc --no-dpdk --poll-mode busy --csv
