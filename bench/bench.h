@@ -143,6 +143,10 @@ enum bench_opt {
 	OPT_BENCH_END_, /* front ends number their own options from here */
 };
 extern const struct option bench_long_opts[]; /* ends with a NULL entry */
+/* An unsigned option value in [min, max]: 0, or -EINVAL (message
+ * printed: "--opt: 'v' is not in [min, max]"). */
+int bench_parse_uint(const char *opt, const char *s, unsigned min, unsigned max,
+		     unsigned *out);
 /* Options given explicitly win over --smoke whatever their order. */
 struct bench_opts_set {
 	bool sizes, rounds, time;

@@ -331,6 +331,22 @@ static uint64_t ops_per_check(unsigned burst, uint32_t len)
 	return n < burst ? burst : n;
 }
 
+/*
+ * A poll that found nothing: true when the measurement is over. Every
+ * BENCH_IDLE_SPINS in a row (microseconds: a burst of the largest ops),
+ * give the core up, in case the worker shares it (spinning on would
+ * starve it for a whole slice; with a core each this returns at once),
+ * and look at the clock, which also bounds the wait on a stalled daemon.
+ */
+static bool idle_poll(unsigned *idle, double *t, double end)
+{
+	if (++*idle & (BENCH_IDLE_SPINS - 1))
+		return false;
+	sched_yield();
+	*t = bench_now();
+	return *t >= end;
+}
+
 int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		     unsigned time_ms, struct bench_sample *out)
 {
@@ -380,18 +396,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 				return n;
 			}
 			empty++;
-			if (++idle & (BENCH_IDLE_SPINS - 1))
-				continue;
-			/*
-			 * Nothing for a while (microseconds: a burst of the
-			 * largest ops). If the worker shares our core, spinning
-			 * on would starve it for a whole slice: give the core
-			 * up. With a core each this is rare and returns at
-			 * once. Also bounds the wait on a stalled daemon.
-			 */
-			sched_yield();
-			t = bench_now();
-			if (t >= end)
+			if (idle_poll(&idle, &t, end))
 				break;
 			continue;
 		}
@@ -510,11 +515,7 @@ int bench_daemon_run_submit(struct bench_daemon *d, const struct bench_cfg *cfg,
 		in_flight -= st.done - before;
 		if (st.done == before) {
 			empty++;
-			if (++idle & (BENCH_IDLE_SPINS - 1))
-				continue;
-			sched_yield();
-			t = bench_now();
-			if (t >= end)
+			if (idle_poll(&idle, &t, end))
 				break;
 			continue;
 		}

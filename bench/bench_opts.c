@@ -15,8 +15,8 @@ static const uint32_t default_sizes[] = { 64,	128,  256,  512,
 					  1024, 1536, 2048, 16384 };
 static const uint32_t smoke_sizes[] = { 64, 1024 };
 
-static int parse_uint(const char *opt, const char *s, unsigned min,
-		      unsigned max, unsigned *out)
+int bench_parse_uint(const char *opt, const char *s, unsigned min, unsigned max,
+		     unsigned *out)
 {
 	char *end;
 	unsigned long v;
@@ -49,7 +49,7 @@ static int parse_sizes(struct bench_cfg *cfg, const char *s)
 			bench_err("--sizes: at most %d\n", BENCH_MAX_SIZES);
 			return -EINVAL;
 		}
-		rc = parse_uint("--sizes", tok, 1, CRD_OP_MAX_LEN, &v);
+		rc = bench_parse_uint("--sizes", tok, 1, CRD_OP_MAX_LEN, &v);
 		if (rc)
 			return rc;
 		cfg->sizes[n++] = v;
@@ -173,8 +173,8 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		cfg->spawn = arg;
 		return 0;
 	case OPT_WORKERS:
-		return parse_uint("--workers", arg, 1, BENCH_MAX_WORKERS,
-				  &cfg->workers);
+		return bench_parse_uint("--workers", arg, 1, BENCH_MAX_WORKERS,
+					&cfg->workers);
 	case OPT_POLL_MODE:
 		if (strcmp(arg, "adaptive") && strcmp(arg, "busy")) {
 			bench_err("--poll-mode: adaptive or busy, not '%s'\n",
@@ -204,17 +204,17 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		cfg->sizes_set = true;
 		return parse_sizes(cfg, arg);
 	case OPT_AAD:
-		return parse_uint("--aad-len", arg, 0, BENCH_MAX_AAD,
-				  &cfg->aad_len);
+		return bench_parse_uint("--aad-len", arg, 0, BENCH_MAX_AAD,
+					&cfg->aad_len);
 	case OPT_BURST:
-		return parse_uint("--burst", arg, 1, BENCH_MAX_BURST,
-				  &cfg->burst);
+		return bench_parse_uint("--burst", arg, 1, BENCH_MAX_BURST,
+					&cfg->burst);
 	case OPT_DEPTH:
-		return parse_uint("--depth", arg, 1, BENCH_MAX_DEPTH,
-				  &cfg->depth);
+		return bench_parse_uint("--depth", arg, 1, BENCH_MAX_DEPTH,
+					&cfg->depth);
 	case OPT_RING:
-		rc = parse_uint("--ring", arg, CRD_RING_MIN_ENTRIES,
-				CRD_RING_MAX_ENTRIES, &cfg->ring);
+		rc = bench_parse_uint("--ring", arg, CRD_RING_MIN_ENTRIES,
+				      CRD_RING_MAX_ENTRIES, &cfg->ring);
 		if (!rc && !crd_is_pow2(cfg->ring)) {
 			bench_err("--ring: %u is not a power of "
 				  "two\n",
@@ -224,14 +224,14 @@ int bench_opts_one(struct bench_cfg *cfg, struct bench_opts_set *set, int c,
 		return rc;
 	case OPT_ROUNDS:
 		set->rounds = true;
-		return parse_uint("--rounds", arg, 1, BENCH_MAX_ROUNDS,
-				  &cfg->rounds);
+		return bench_parse_uint("--rounds", arg, 1, BENCH_MAX_ROUNDS,
+					&cfg->rounds);
 	case OPT_TIME:
 		set->time = true;
-		return parse_uint("--time-ms", arg, 1, BENCH_MAX_TIME_MS,
-				  &cfg->time_ms);
+		return bench_parse_uint("--time-ms", arg, 1, BENCH_MAX_TIME_MS,
+					&cfg->time_ms);
 	case OPT_CPU:
-		rc = parse_uint("--cpu", arg, 0, 4095, &v);
+		rc = bench_parse_uint("--cpu", arg, 0, 4095, &v);
 		cfg->cpu = (int)v;
 		return rc;
 	case OPT_TOUCH:

@@ -18,23 +18,6 @@
 #include "cryptoctl.h"
 #include "poolbench.h"
 
-static int pool_uint(const char *opt, const char *s, unsigned min, unsigned max,
-		     unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max || s[0] == '-') {
-		cli_usage_err("bench", "%s wants %u to %u, not '%s'", opt, min,
-			      max, s);
-		return -EINVAL;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
-
 enum {
 	PO_SPAWN = 256,
 	PO_SMOKE,
@@ -99,41 +82,42 @@ static int pool_parse(struct pb_cfg *cfg, const char *mode, int argc,
 			cfg->json = true;
 			break;
 		case PO_ROUNDS:
-			err = pool_uint("--rounds", optarg, 1, PB_MAX_ROUNDS,
-					&cfg->rounds);
+			err = bench_parse_uint("--rounds", optarg, 1,
+					       PB_MAX_ROUNDS, &cfg->rounds);
 			rounds = true;
 			break;
 		case PO_TIME:
-			err = pool_uint("--time-ms", optarg, 1, PB_MAX_TIME_MS,
-					&cfg->time_ms);
+			err = bench_parse_uint("--time-ms", optarg, 1,
+					       PB_MAX_TIME_MS, &cfg->time_ms);
 			time = true;
 			break;
 		case PO_MAX_WORKERS:
-			err = pool_uint("--max-workers", optarg, 1,
-					PB_MAX_SCALE_WORKERS,
-					&cfg->max_workers);
+			err = bench_parse_uint("--max-workers", optarg, 1,
+					       PB_MAX_SCALE_WORKERS,
+					       &cfg->max_workers);
 			break;
 		case PO_SLOTS:
-			err = pool_uint("--slots", optarg, PB_BURST,
-					PB_MAX_SLOTS, &cfg->slots);
+			err = bench_parse_uint("--slots", optarg, PB_BURST,
+					       PB_MAX_SLOTS, &cfg->slots);
 			break;
 		case PO_SAMPLES:
-			err = pool_uint("--samples", optarg, 1, PB_MAX_SAMPLES,
-					&cfg->lat_samples);
+			err = bench_parse_uint("--samples", optarg, 1,
+					       PB_MAX_SAMPLES,
+					       &cfg->lat_samples);
 			samples = true;
 			break;
 		case PO_COLD:
-			err = pool_uint("--cold-samples", optarg, 1,
-					PB_MAX_SAMPLES, &cfg->lat_cold);
+			err = bench_parse_uint("--cold-samples", optarg, 1,
+					       PB_MAX_SAMPLES, &cfg->lat_cold);
 			cold = true;
 			break;
 		case PO_PAUSE:
-			err = pool_uint("--pause-us", optarg, 1, 1000000,
-					&cfg->pause_us);
+			err = bench_parse_uint("--pause-us", optarg, 1, 1000000,
+					       &cfg->pause_us);
 			break;
 		case PO_SPIN:
-			err = pool_uint("--spin-us", optarg, 1, 1000000,
-					&cfg->spin_us);
+			err = bench_parse_uint("--spin-us", optarg, 1, 1000000,
+					       &cfg->spin_us);
 			break;
 		case PO_PIN:
 			cfg->pin = true;
