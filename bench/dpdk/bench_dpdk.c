@@ -420,13 +420,16 @@ static int dpdk_burst(void *priv, const struct bench_layout *l, enum cc_dir dir,
 		}
 		rte_crypto_op_attach_sym_session(op, *sess);
 	}
-	while (sent < n)
-		sent += rte_cryptodev_enqueue_burst(
-			(uint8_t)r->dev, 0, ops + sent, (uint16_t)(n - sent));
+	/* Enqueue and dequeue in turn: a full queue pair drains as we go. */
 	while (got < n) {
 		struct rte_crypto_op *done[DPDK_MAX_BURST];
+
+		if (sent < n)
+			sent += rte_cryptodev_enqueue_burst(
+				(uint8_t)r->dev, 0, ops + sent,
+				(uint16_t)(n - sent));
 		uint16_t k = rte_cryptodev_dequeue_burst(
-			(uint8_t)r->dev, 0, done, (uint16_t)(n - got));
+			(uint8_t)r->dev, 0, done, (uint16_t)(sent - got));
 
 		for (uint16_t j = 0; j < k; j++) {
 			if (done[j]->status == RTE_CRYPTO_OP_STATUS_AUTH_FAILED)
