@@ -194,7 +194,6 @@ int bp_pool(const char *mode, int argc, char **argv)
 	if (rc)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	cfg.ncpu = ncpu > 0 ? (unsigned)ncpu : 1;
-	bp_sheets_begin(&cfg, mode);
 	/* A daemon that died must not kill us through a control socket. */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -208,6 +207,7 @@ int bp_pool(const char *mode, int argc, char **argv)
 	}
 	if (pb_daemons_init(&ds, cfg.daemon, cfg.spin_us, cfg.pin))
 		return CLI_EXIT_FAIL;
+	bp_sheets_begin(&cfg, mode);
 	pb_note(&cfg, "cryptoctl bench %s: daemons from %s%s\n", mode,
 		cfg.daemon,
 		cfg.pin ? "; pinned: worker i on CPU i, the bench on the last"

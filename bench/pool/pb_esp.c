@@ -173,8 +173,7 @@ int pb_esp_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		for (unsigned m = 0; m < ESP_MODES; m++)
 			if (esp_open(cfg, ds, &side[a][m], algs[a],
 				     workers[m])) {
-				fprintf(stderr,
-					"poolbench: pcrypt: set-up failed\n");
+				bench_err("pcrypt: set-up failed\n");
 				rc = -1;
 				goto out;
 			}

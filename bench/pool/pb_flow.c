@@ -131,20 +131,19 @@ int pb_flow_open(struct pb_flow *f, const char *sock,
 
 	err = cc_connect(sock, p->name, &f->conn);
 	if (err) {
-		fprintf(stderr, "poolbench: connect %s: %s\n", sock,
-			cc_strerror(err));
+		bench_err("connect %s: %s\n", sock, cc_strerror(err));
 		return err;
 	}
 	err = cc_session_create(f->conn, &sp, &f->session);
 	if (err) {
-		fprintf(stderr, "poolbench: %s session: %s (%s)\n", a->name,
-			cc_strerror(err), cc_conn_last_error(f->conn));
+		bench_err("%s session: %s (%s)\n", a->name, cc_strerror(err),
+			  cc_conn_last_error(f->conn));
 		goto err_close;
 	}
 	err = cc_queue_open(f->conn, &qp, &f->q);
 	if (err) {
-		fprintf(stderr, "poolbench: queue: %s (%s)\n", cc_strerror(err),
-			cc_conn_last_error(f->conn));
+		bench_err("queue: %s (%s)\n", cc_strerror(err),
+			  cc_conn_last_error(f->conn));
 		goto err_close;
 	}
 	f->slots = cc_buf_alloc(f->q, f->stride * p->slots);
@@ -212,18 +211,16 @@ void pb_flow_check(struct pb_flow *f, const struct cc_completion *c)
 	uint64_t want = f->next_done++;
 
 	if (c->user_data != want && !f->order_errors++)
-		fprintf(stderr,
-			"poolbench: %s: completion of op %llu arrived where op "
-			"%llu was due (out of order)\n",
-			f->p.name, (unsigned long long)c->user_data,
-			(unsigned long long)want);
+		bench_err("%s: completion of op %llu arrived where op "
+			  "%llu was due (out of order)\n",
+			  f->p.name, (unsigned long long)c->user_data,
+			  (unsigned long long)want);
 	if ((c->status != CC_OK || c->len != f->p.len) && !f->status_errors++) {
 		f->first_status = c->status;
-		fprintf(stderr,
-			"poolbench: %s: op %llu completed with status %d (%s), "
-			"len %u of %u\n",
-			f->p.name, (unsigned long long)c->user_data, c->status,
-			cc_strerror(c->status), c->len, f->p.len);
+		bench_err("%s: op %llu completed with status %d (%s), "
+			  "len %u of %u\n",
+			  f->p.name, (unsigned long long)c->user_data,
+			  c->status, cc_strerror(c->status), c->len, f->p.len);
 	}
 }
 
@@ -262,8 +259,8 @@ static int flow_drain(struct pb_flow *f)
 		int n = cc_dequeue_burst(f->q, c, PB_DEQ_MAX);
 
 		if (n < 0) {
-			fprintf(stderr, "poolbench: %s: dequeue: %s\n",
-				f->p.name, cc_strerror(n));
+			bench_err("%s: dequeue: %s\n", f->p.name,
+				  cc_strerror(n));
 			f->stalls++;
 			return -1;
 		}
@@ -272,20 +269,18 @@ static int flow_drain(struct pb_flow *f)
 		if (n)
 			continue;
 		if (pb_now_ns() > deadline) {
-			fprintf(stderr,
-				"poolbench: %s: %llu ops never completed "
-				"within %d ms\n",
-				f->p.name,
-				(unsigned long long)(f->next_sub -
-						     f->next_done),
-				PB_DRAIN_MS);
+			bench_err("%s: %llu ops never completed "
+				  "within %d ms\n",
+				  f->p.name,
+				  (unsigned long long)(f->next_sub -
+						       f->next_done),
+				  PB_DRAIN_MS);
 			f->stalls++;
 			return -1;
 		}
 		n = cc_wait(f->q, 100);
 		if (n < 0) {
-			fprintf(stderr, "poolbench: %s: wait: %s\n", f->p.name,
-				cc_strerror(n));
+			bench_err("%s: wait: %s\n", f->p.name, cc_strerror(n));
 			f->stalls++;
 			return -1;
 		}
@@ -314,8 +309,8 @@ int pb_flow_verify(struct pb_flow *f)
 		int n = flow_refill(f, base + f->p.slots);
 
 		if (n < 0) {
-			fprintf(stderr, "poolbench: %s: enqueue: %s\n",
-				f->p.name, cc_strerror(n));
+			bench_err("%s: enqueue: %s\n", f->p.name,
+				  cc_strerror(n));
 			rc = -1;
 			break;
 		}
@@ -335,15 +330,13 @@ int pb_flow_verify(struct pb_flow *f)
 
 		if (pb_ref_encrypt(a, f->key, f->auth_key, f->iv[i],
 				   slot_aad(f, i), plain, out, f->p.len, tag)) {
-			fprintf(stderr, "poolbench: OpenSSL failed on %s\n",
-				a->name);
+			bench_err("OpenSSL failed on %s\n", a->name);
 			rc = -1;
 		} else if (memcmp(out, slot_payload(f, i), f->p.len) ||
 			   memcmp(tag, slot_tag(f, i), a->tag_len)) {
-			fprintf(stderr,
-				"poolbench: %s: the daemon's %s output for op "
-				"%u differs from OpenSSL's\n",
-				f->p.name, a->name, i);
+			bench_err("%s: the daemon's %s output for op "
+				  "%u differs from OpenSSL's\n",
+				  f->p.name, a->name, i);
 			rc = -1;
 		}
 		if (f->pristine)
@@ -369,10 +362,9 @@ static int flow_check_plain(struct pb_flow *f)
 
 		if (memcmp(slot_payload(f, i), f->plain + (size_t)i * f->p.len,
 			   f->p.len)) {
-			fprintf(stderr,
-				"poolbench: %s: op %llu decrypted to the wrong "
-				"plaintext\n",
-				f->p.name, (unsigned long long)s);
+			bench_err("%s: op %llu decrypted to the wrong "
+				  "plaintext\n",
+				  f->p.name, (unsigned long long)s);
 			f->status_errors++;
 			return -1;
 		}
@@ -413,15 +405,15 @@ static int flow_run(struct flow_run *r)
 		uint64_t now;
 
 		if (sub < 0) {
-			fprintf(stderr, "poolbench: %s: enqueue: %s\n",
-				f->p.name, cc_strerror(sub));
+			bench_err("%s: enqueue: %s\n", f->p.name,
+				  cc_strerror(sub));
 			f->stalls++;
 			return -1;
 		}
 		got = cc_dequeue_burst(f->q, c, PB_DEQ_MAX);
 		if (got < 0) {
-			fprintf(stderr, "poolbench: %s: dequeue: %s\n",
-				f->p.name, cc_strerror(got));
+			bench_err("%s: dequeue: %s\n", f->p.name,
+				  cc_strerror(got));
 			f->stalls++;
 			return -1;
 		}
@@ -456,8 +448,8 @@ static int flow_run(struct flow_run *r)
 			int w = cc_wait(f->q, 10);
 
 			if (w < 0) {
-				fprintf(stderr, "poolbench: %s: wait: %s\n",
-					f->p.name, cc_strerror(w));
+				bench_err("%s: wait: %s\n", f->p.name,
+					  cc_strerror(w));
 				f->stalls++;
 				return -1;
 			}
@@ -507,7 +499,7 @@ int pb_flow_measure(struct pb_flow *const *flows, unsigned n, unsigned warm_ms,
 	for (; started < n; started++)
 		if (pthread_create(&th[started], NULL, flow_thread,
 				   &runs[started])) {
-			fprintf(stderr, "poolbench: cannot start a thread\n");
+			bench_err("cannot start a thread\n");
 			rc = -1;
 			break;
 		}

@@ -57,8 +57,8 @@ static double lat_one(struct pb_flow *f)
 	t0 = pb_now_ns();
 	n = cc_enqueue_burst(f->q, &op, 1);
 	if (n != 1) {
-		fprintf(stderr, "poolbench: %s: enqueue: %s\n", f->p.name,
-			n < 0 ? cc_strerror(n) : "ring full");
+		bench_err("%s: enqueue: %s\n", f->p.name,
+			  n < 0 ? cc_strerror(n) : "ring full");
 		f->stalls++;
 		return -1;
 	}
@@ -68,8 +68,8 @@ static double lat_one(struct pb_flow *f)
 		if (f->p.wait) {
 			n = cc_wait(f->q, 1000);
 			if (n < 0) {
-				fprintf(stderr, "poolbench: %s: wait: %s\n",
-					f->p.name, cc_strerror(n));
+				bench_err("%s: wait: %s\n", f->p.name,
+					  cc_strerror(n));
 				f->stalls++;
 				return -1;
 			}
@@ -78,10 +78,9 @@ static double lat_one(struct pb_flow *f)
 		if (n == 1)
 			break;
 		if (n < 0 || pb_now_ns() > deadline) {
-			fprintf(stderr,
-				"poolbench: %s: no completion within "
-				"%d ms\n",
-				f->p.name, PB_DRAIN_MS);
+			bench_err("%s: no completion within "
+				  "%d ms\n",
+				  f->p.name, PB_DRAIN_MS);
 			f->stalls++;
 			return -1;
 		}
@@ -228,7 +227,7 @@ int pb_latency_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		cfg->lat_cold, cfg->spin_us, cfg->rounds);
 	for (unsigned i = 0; i < LAT_CONFIGS; i++)
 		if (lat_open(cfg, ds, &c[i])) {
-			fprintf(stderr, "poolbench: latency: set-up failed\n");
+			bench_err("latency: set-up failed\n");
 			rc = -1;
 			goto out;
 		}

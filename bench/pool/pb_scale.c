@@ -251,7 +251,7 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 		cfg->rounds, cfg->time_ms);
 	for (i = 0; i < nall; i++)
 		if (scale_open(cfg, ds, &c[i])) {
-			fprintf(stderr, "poolbench: scale: set-up failed\n");
+			bench_err("scale: set-up failed\n");
 			rc = -1;
 			goto out;
 		}
