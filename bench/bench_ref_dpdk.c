@@ -28,8 +28,9 @@ static void plugin_fini(void)
 		plugin->fini();
 }
 
-/* Where the plugin may be: the environment's choice, the build tree
- * (bench/dpdk/ beside cli/, where cryptoctl is built), installed. */
+/* Where the plugin may be: $CRYPTOD_BENCH_DPDK alone when set; else the
+ * build tree (bench/dpdk/ beside cli/, where cryptoctl is built), then
+ * the installed plugin directory. */
 static unsigned candidates(char (*path)[PATH_MAX], unsigned max)
 {
 	const char *env = getenv("CRYPTOD_BENCH_DPDK");
@@ -37,8 +38,11 @@ static unsigned candidates(char (*path)[PATH_MAX], unsigned max)
 	unsigned n = 0;
 	ssize_t len;
 
-	if (env && *env && n < max)
+	/* Given one, only that one: a run can be made without the path. */
+	if (env && *env) {
 		snprintf(path[n++], PATH_MAX, "%s", env);
+		return n;
+	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0 && n < max) {
 		char *slash;
@@ -59,14 +63,15 @@ static unsigned candidates(char (*path)[PATH_MAX], unsigned max)
 
 static void load(void)
 {
+	const char *env = getenv("CRYPTOD_BENCH_DPDK");
 	char path[3][PATH_MAX];
 	unsigned n = candidates(path, 3);
 
 	tried = true;
 	snprintf(plugin_why, sizeof(plugin_why),
-		 "no DPDK path: %s not found (built only where Debian's "
+		 "no DPDK path: %.100s not found (built only where Debian's "
 		 "libdpdk-dev is installed; scripts/deps.sh installs it)",
-		 PLUGIN_NAME);
+		 env && *env ? env : PLUGIN_NAME);
 	for (unsigned i = 0; i < n; i++) {
 		const struct bench_dpdk_plugin *p;
 		void *h;

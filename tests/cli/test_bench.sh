@@ -142,6 +142,12 @@ bench --sizes 64 --alg aes-128-cbc --no-dpdk --poll-mode busy --csv
 check "bench --no-dpdk --poll-mode busy exits 0" test "$rc" = 0
 check "--no-dpdk: no dpdk rows" sh -c "grep -q '^aes-128-cbc,enc,cryptod,' '$out' && ! grep -q ',dpdk,' '$out'"
 
+# Without the DPDK plugin the path is missing with a reason, the rest runs.
+CRYPTOD_BENCH_DPDK=$tmp/none.so bench --sizes 64 --alg aes-128-gcm --csv
+check "bench without the DPDK plugin exits 0" test "$rc" = 0
+check "without the plugin: no dpdk rows, and a note says why" \
+	sh -c "! grep -q ',dpdk,' '$out' && grep -q 'no DPDK path: .*none.so not found' '$err'"
+
 # ---- the worker pool's modes ---------------------------------------------
 # The sheets through the same report writer: CSV and JSON shapes.
 "$CTL" bench scale --spawn-daemon "$DAEMON" --smoke --max-workers 2 --csv \
