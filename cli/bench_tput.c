@@ -550,6 +550,8 @@ void bp_dmcrypt_setup(struct bench_cfg *cfg, bool burst_set, bool depth_set,
 		cfg->burst = 4;
 	if (!depth_set)
 		cfg->depth = 2;
+	/* DPDK's mbufs take at most 64 KiB: no path at 1 MiB. */
+	cfg->dpdk = false;
 }
 
 static void bp_lrw_note(struct bp_ctx *x)
