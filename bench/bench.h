@@ -368,6 +368,13 @@ struct bench_verify {
 	const char *alg;
 };
 int bench_verify_size(const struct bench_verify *v);
+/* Outputs of slots [0, n) of two layouts of the same geometry: data
+ * (unless GMAC) and, on encrypt, tags. 0, or -EBADMSG (the first
+ * difference printed). */
+int bench_compare_outputs(const char *alg, enum cc_dir dir, unsigned n,
+			  const struct bench_layout *x,
+			  const struct bench_layout *y, const char *xname,
+			  const char *yname);
 
 /* bench_spawn.c: the one way every mode starts a private daemon. */
 struct bench_spawn_opts {

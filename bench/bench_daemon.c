@@ -331,6 +331,18 @@ static uint64_t ops_per_check(unsigned burst, uint32_t len)
 	return n < burst ? burst : n;
 }
 
+/* What one measurement of the daemon path reports. */
+static void sample_set(struct bench_sample *out, uint64_t done, uint32_t len,
+		       uint64_t retries, uint64_t empty, double secs)
+{
+	memset(out, 0, sizeof(*out));
+	out->ops = done;
+	out->bytes = done * len;
+	out->retries = retries;
+	out->empty_polls = empty;
+	out->secs = secs;
+}
+
 /*
  * A poll that found nothing: true when the measurement is over. Every
  * BENCH_IDLE_SPINS in a row (microseconds: a burst of the largest ops),
@@ -442,12 +454,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 			  bad);
 		return -EBADMSG;
 	}
-	memset(out, 0, sizeof(*out));
-	out->ops = done;
-	out->bytes = done * len;
-	out->retries = retries;
-	out->empty_polls = empty;
-	out->secs = t - t0;
+	sample_set(out, done, len, retries, empty, t - t0);
 	return 0;
 }
 
@@ -556,11 +563,6 @@ out:
 	cc_set_callback(q, NULL, NULL);
 	if (rc < 0)
 		return rc;
-	memset(out, 0, sizeof(*out));
-	out->ops = done;
-	out->bytes = done * len;
-	out->retries = retries;
-	out->empty_polls = empty;
-	out->secs = t - t0;
+	sample_set(out, done, len, retries, empty, t - t0);
 	return 0;
 }

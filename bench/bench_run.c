@@ -183,19 +183,8 @@ int bench_verify_peer(struct bench *b, struct bench_alg_run *r,
 				 : "refused the reference's tags");
 		return rc < 0 ? rc : -EBADMSG;
 	}
-	for (unsigned i = 0; i < cfg->burst; i++) {
-		if ((!lb->tag_only && memcmp(bench_slot_dst(&lp, i),
-					     bench_slot_dst(lb, i), lb->len)) ||
-		    (cfg->dir == CC_ENCRYPT && lb->tag_len &&
-		     memcmp(bench_slot_tag(&lp, i), bench_slot_tag(lb, i),
-			    lb->tag_len))) {
-			bench_err("%s %u B: op %u: %s differs from %s\n",
-				  r->a->name, lb->len, i, peer->desc,
-				  r->ref.desc);
-			return -EBADMSG;
-		}
-	}
-	return 0;
+	return bench_compare_outputs(r->a->name, cfg->dir, cfg->burst, &lp, lb,
+				     peer->desc, r->ref.desc);
 }
 
 void bench_alg_end(struct bench *b, struct bench_alg_run *r)
