@@ -42,6 +42,15 @@
 #include "session.h"
 #include "stage.h"
 
+/* A completion as two 64-bit words, as struct crd_cqe lays them out on a
+ * little-endian machine. */
+typedef uint64_t cqe_words __attribute__((vector_size(16)));
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+		       sizeof(cqe_words) == sizeof(struct crd_cqe) &&
+		       offsetof(struct crd_cqe, status) == 8 &&
+		       offsetof(struct crd_cqe, len) == 12,
+	       "cqe packing");
+
 struct worker {
 	unsigned idx;
 	pthread_t thread;
@@ -282,11 +291,13 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
 
+	/* One 16-byte store per completion, not three: while a line's
+	 * transfer is pending its stores wait in the store buffer. */
 	for (uint32_t i = 0; i < n; i++) {
-		struct crd_cqe *c = &q->cq[(start + i) & cq_mask];
-		c->user_data = sqe[i].user_data;
-		c->status = ops[i].status;
-		c->len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
+		uint32_t len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
+		cqe_words v = { sqe[i].user_data,
+				(uint32_t)ops[i].status | (uint64_t)len << 32 };
+		memcpy(&q->cq[(start + i) & cq_mask], &v, sizeof(v));
 	}
 	order_done(&q->ord, start, n);
 	worker_post(q);
