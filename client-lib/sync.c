@@ -69,8 +69,9 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	if (session == 0 || session > c->max_sessions)
 		return CC_ERR_NO_SESSION;
 	unsigned tag_len = c->tag_len[session];
-	/* GMAC authenticates in and writes nothing but the tag. */
-	int writes = c->sess_alg[session] != CC_ALG_AES_GMAC;
+	/* Authentication only (GMAC, MACs, digests): in is read, nothing
+	 * is written but the tag. */
+	int writes = !crd_alg_auth_only(c->sess_alg[session]);
 	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX ||
 	    iv_len > CRD_IV_MAX)
 		return -EINVAL;

@@ -91,7 +91,7 @@ static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
 
 	sg->in_place = 0;
 	sg->ndst = 0;
-	if (gmac) /* authentication only: the destination is not used */
+	if (gmac) /* authentication only (GMAC, MACs, digests): no destination */
 		return CRD_ST_OK;
 
 	if (e->dst_off == e->src_off && !src_sgl == !dst_sgl &&
@@ -149,7 +149,7 @@ static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 		     uint64_t arena_size, const struct session *s,
 		     unsigned tag_len, struct engine_op *op)
 {
-	const int gmac = s->alg == CRD_ALG_AES_GMAC;
+	const int gmac = crd_alg_auth_only(s->alg); /* no destination */
 	const int in_place = e->dst_off == e->src_off;
 	const uint32_t src = e->src_off, dst = e->dst_off, len = e->len;
 
@@ -192,8 +192,8 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 			return flat;
 	}
 	if (st == CRD_ST_OK)
-		st = desc_lists(e, arena, arena_size,
-				s->alg == CRD_ALG_AES_GMAC, sg);
+		st = desc_lists(e, arena, arena_size, crd_alg_auth_only(s->alg),
+				sg);
 	if (st == CRD_ST_OK &&
 	    (!desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
 	     !desc_range_ok(e->tag_off, tag_len, arena_size)))

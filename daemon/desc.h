@@ -45,8 +45,7 @@ struct desc_sgl {
 /* Does the algorithm write a MAC over aad || data in one pass (authenc)? */
 static inline int desc_is_authenc(unsigned alg)
 {
-	return alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
-	       alg == CRD_ALG_AES_CBC_HMAC_SHA256;
+	return crd_alg_kind(alg) == CRD_KIND_AUTHENC;
 }
 
 /*

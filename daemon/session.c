@@ -21,12 +21,12 @@ int session_sessionless_allowed(void)
 	return __atomic_load_n(&policy_sessionless, __ATOMIC_RELAXED);
 }
 
-/* Cipher key strength in bits: XTS keys are two halves; the null
- * algorithm has none. */
+/* Key strength in bits: XTS keys are two halves; the null algorithm and
+ * digests have none. */
 static int session_key_ok(unsigned alg, size_t key_len)
 {
 	unsigned min = __atomic_load_n(&policy_min_bits, __ATOMIC_RELAXED);
-	if (alg == CRD_ALG_NULL || !min)
+	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH || !min)
 		return 1;
 	size_t bits = alg == CRD_ALG_AES_XTS ? key_len * 4 : key_len * 8;
 	return bits >= min;
@@ -45,7 +45,8 @@ int session_setup(struct session *s, const struct session_params *p,
 	const struct alg_cap *cap = engine_cap(idx, p->alg);
 
 	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
-	if (p->key_len > CRD_KEY_MAX || p->auth_key_len > CRD_AUTH_KEY_MAX ||
+	if (p->key_len > CRD_MAC_KEY_MAX ||
+	    p->auth_key_len > CRD_AUTH_KEY_MAX ||
 	    !range_has(cap->key, cap->n_key, p->key_len) ||
 	    !range_has(cap->tag, cap->n_tag, tag))
 		return -EINVAL;

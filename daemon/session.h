@@ -20,13 +20,13 @@
 
 struct session {
 	uint32_t id;
-	uint8_t alg;	 /* enum crd_alg */
-	uint8_t tag_len; /* bytes; 0 when the algorithm has no tag */
-	uint8_t key_len; /* bytes of the raw key */
-	uint8_t eng_idx; /* engine registry index */
+	uint8_t alg;	  /* enum crd_alg */
+	uint8_t tag_len;  /* bytes; 0 when the algorithm has no tag */
+	uint16_t key_len; /* bytes of the raw key (HMAC: up to 256) */
 	const struct engine *eng;
 	const struct alg_cap *cap; /* the engine's limits for alg */
-	uint32_t iv_ok; /* bit n set: an n-byte IV is in cap->iv (n <= 16) */
+	uint32_t iv_ok;	 /* bit n set: an n-byte IV is in cap->iv (n <= 16) */
+	uint8_t eng_idx; /* engine registry index */
 	/* Added to by the workers once per run (relaxed), read by
 	 * SessionsReply; ops that completed OK, their bytes, other
 	 * failures, tag mismatches. Zero while the slot is fresh. */

@@ -10,7 +10,7 @@ static const struct {
 	const char *name, *kname;
 	unsigned tag;
 } algs[] = {
-#define CRD_X(id, num, n, kn, t) [num] = { n, kn, t },
+#define CRD_X(id, num, n, kn, t, k) [num] = { n, kn, t },
 	CRD_ALGORITHMS(CRD_X)
 #undef CRD_X
 };

@@ -16,10 +16,10 @@
 #include "cryptod.pb-c.h"
 
 enum wire_limits {
-	CTL_MSG_MAX = 65536,   /* bytes per packet, both directions */
-	CTL_MAX_FDS = 4,       /* fds per packet */
-	CTL_NAME_MAX = 64,     /* client_name bytes */
-	CTL_KEY_MAX = 64,      /* key bytes in CreateSession */
+	CTL_MSG_MAX = 65536, /* bytes per packet, both directions */
+	CTL_MAX_FDS = 4,     /* fds per packet */
+	CTL_NAME_MAX = 64,   /* client_name bytes */
+	CTL_KEY_MAX = 256,   /* key bytes in CreateSession (CRD_MAC_KEY_MAX) */
 	WIRE_SCM_MAX_FD = 253, /* the kernel's SCM_MAX_FD: most per message */
 };
 

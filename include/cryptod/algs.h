@@ -10,7 +10,11 @@
  * Adding an algorithm is one row here (and one per engine that runs it).
  *
  * CRD_ALGORITHMS(X): X(ID, number, name, kernel crypto API name or NULL,
- *                      default tag bytes)
+ *                      default tag bytes, kind)
+ * kind (enum crd_alg_kind, CRD_KIND_<kind>): AEAD (a cipher and a tag),
+ * CIPHER (no tag), AUTHENC (a cipher and a MAC with its own auth_key),
+ * MAC (keyed, authentication only: a tag over the data, nothing written;
+ * encrypt generates, decrypt verifies), HASH (as MAC with no key), NONE.
  * Use ID only with ## or # (the ID NULL would expand otherwise).
  * The numbers are wire values: never reuse or renumber one.
  */
@@ -19,35 +23,67 @@
 
 #define CRD_ALGORITHMS(X)                                                       \
 	/* AEAD; key 16/24/32; IV 12; tag 4, 8, 12..16 */                       \
-	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16)                                \
+	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16, AEAD)                          \
 	/* copies src to dst; no key, no tag: the service's own overhead */     \
-	X(NULL, 2, "null", "ecb(cipher_null)", 0)                               \
+	X(NULL, 2, "null", "ecb(cipher_null)", 0, NONE)                         \
 	/* authentication only: a GCM tag over src, nothing written */          \
-	X(AES_GMAC, 3, "aes-gmac", NULL, 16)                                    \
+	X(AES_GMAC, 3, "aes-gmac", NULL, 16, MAC)                               \
 	/* key 16/24/32; IV 16; length % 16 == 0 */                             \
-	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0)                                 \
+	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0, CIPHER)                         \
 	/* key 16/24/32; IV 16 (the full counter block) */                      \
-	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0)                                 \
+	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0, CIPHER)                         \
 	/* key 16/24/32; no IV; length % 16 == 0 */                             \
-	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0)                                 \
+	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0, CIPHER)                         \
 	/* key 32/64 (two unequal halves); IV 16 = tweak; length >= 16 */       \
-	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0)                                 \
+	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0, CIPHER)                         \
 	/* IPsec ESP style, as the kernel's authenc(hmac(H),cbc(aes)):        \
 	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt;      \
 	 * auth_key is the HMAC key; ICV 12 (SHA-1) or 16 (SHA-256) */ \
 	X(AES_CBC_HMAC_SHA1, 8, "aes-cbc-hmac-sha1",                            \
-	  "authenc(hmac(sha1),cbc(aes))", 12)                                   \
+	  "authenc(hmac(sha1),cbc(aes))", 12, AUTHENC)                          \
 	X(AES_CBC_HMAC_SHA256, 9, "aes-cbc-hmac-sha256",                        \
-	  "authenc(hmac(sha256),cbc(aes))", 16)                                 \
+	  "authenc(hmac(sha256),cbc(aes))", 16, AUTHENC)                        \
 	/* authenc with a null digest: CBC, no tag */                           \
 	X(AES_CBC_NULL, 10, "aes-cbc-null", "authenc(digest_null,cbc(aes))",    \
-	  0)                                                                    \
+	  0, CIPHER)                                                            \
 	/* IEEE 1619 LRW; key 32/40/48; IV 16; kernel engine only */            \
-	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0)                                \
+	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0, CIPHER)                        \
 	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce  \
 	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number); tag     \
 	 * 8, 12 or 16 */ \
-	X(AES_GCM_RFC4106, 12, "aes-gcm-rfc4106", "rfc4106(gcm(aes))", 16)
+	X(AES_GCM_RFC4106, 12, "aes-gcm-rfc4106", "rfc4106(gcm(aes))", 16,      \
+	  AEAD)                                                                 \
+	/* NIST SP 800-38C / RFC 3610; key 16/24/32; nonce (the IV) 7..13;  \
+	 * tag 4..16 even; AAD up to CRD_AAD_MAX */   \
+	X(AES_CCM, 13, "aes-ccm", NULL, 16, AEAD)                               \
+	/* RFC 8439; key 32; nonce 12; tag 16 (4..16 truncated) */              \
+	X(CHACHA20_POLY1305, 14, "chacha20-poly1305", NULL, 16, AEAD)           \
+	/* RFC 8439 ChaCha20; key 32; IV 16 = 32-bit little-endian block      \
+	 * counter || 12-byte nonce (OpenSSL's layout) */ \
+	X(CHACHA20, 15, "chacha20", NULL, 0, CIPHER)                            \
+	/* HMAC (RFC 2104); key any length up to CTL_KEY_MAX (longer than a   \
+	 * block: hashed first); tag = the digest, or truncated to >= 4 */ \
+	X(HMAC_SHA1, 16, "hmac-sha1", NULL, 20, MAC)                            \
+	X(HMAC_SHA224, 17, "hmac-sha224", NULL, 28, MAC)                        \
+	X(HMAC_SHA256, 18, "hmac-sha256", NULL, 32, MAC)                        \
+	X(HMAC_SHA384, 19, "hmac-sha384", NULL, 48, MAC)                        \
+	X(HMAC_SHA512, 20, "hmac-sha512", NULL, 64, MAC)                        \
+	/* FIPS 180-4 digests: no key; tag = the digest, or truncated */        \
+	X(SHA1, 21, "sha1", NULL, 20, HASH)                                     \
+	X(SHA224, 22, "sha224", NULL, 28, HASH)                                 \
+	X(SHA256, 23, "sha256", NULL, 32, HASH)                                 \
+	X(SHA384, 24, "sha384", NULL, 48, HASH)                                 \
+	X(SHA512, 25, "sha512", NULL, 64, HASH)                                 \
+	/* NIST SP 800-38B; key 16/24/32; tag 4..16 */                          \
+	X(AES_CMAC, 26, "aes-cmac", NULL, 16, MAC)                              \
+	/* RFC 3566; key 16; tag 12 (the -96), or 4..16 */                      \
+	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC)                      \
+	/* more ESP authenc: ICV 24 (SHA-384) and 32 (SHA-512), CTR with    \
+	 * HMAC-SHA1 (ICV 12) and HMAC-SHA256 (ICV 16); IV 16 as aes-ctr */   \
+	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384", NULL, 24, AUTHENC)    \
+	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512", NULL, 32, AUTHENC)    \
+	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1", NULL, 12, AUTHENC)        \
+	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256", NULL, 16, AUTHENC)
 
 /*
  * CRD_STATUSES(X): X(ID, value, message). A completion's status is 0

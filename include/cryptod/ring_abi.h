@@ -41,7 +41,7 @@ enum crd_limits {
 	CRD_RING_MAX_ENTRIES = 1u << 16,
 	CRD_RING_DEFAULT_ENTRIES = 1024,
 	CRD_IV_MAX = 16,	/* inline IV bytes in a descriptor */
-	CRD_TAG_MAX = 16,	/* largest tag/ICV */
+	CRD_TAG_MAX = 64,	/* largest tag/ICV/digest (SHA-512) */
 	CRD_AAD_MAX = 65535,	/* largest AAD, bytes */
 	CRD_ARENA_ALIGN = 4096, /* arena size granularity */
 };
@@ -59,11 +59,41 @@ enum crd_op {
 
 /* Algorithms: the list is include/cryptod/algs.h. */
 enum crd_alg {
-#define CRD_X(id, num, name, kname, tag) CRD_ALG_##id = num,
+#define CRD_X(id, num, name, kname, tag, kind) CRD_ALG_##id = num,
 	CRD_ALGORITHMS(CRD_X)
 #undef CRD_X
 		CRD_ALG_MAX_,
 };
+
+/* What an algorithm's op does (the kind column of algs.h). */
+enum crd_alg_kind {
+	CRD_KIND_NONE,
+	CRD_KIND_AEAD,
+	CRD_KIND_CIPHER,
+	CRD_KIND_AUTHENC,
+	CRD_KIND_MAC,
+	CRD_KIND_HASH,
+};
+
+static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
+{
+	switch (alg) {
+#define CRD_X(id, num, name, kname, tag, kind)                                 \
+	case num:                                                              \
+		return CRD_KIND_##kind;
+		CRD_ALGORITHMS(CRD_X)
+#undef CRD_X
+	}
+	return CRD_KIND_NONE;
+}
+
+/* Authentication only (MAC, HASH): a tag over the source, no destination;
+ * encrypt generates the tag, decrypt verifies it. */
+static inline int crd_alg_auth_only(unsigned alg)
+{
+	enum crd_alg_kind k = crd_alg_kind(alg);
+	return k == CRD_KIND_MAC || k == CRD_KIND_HASH;
+}
 
 /* crd_sqe.flags */
 #define CRD_SQE_F_SRC_SGL 1u	 /* src_off: a struct crd_seg[src_nseg] */
@@ -76,6 +106,10 @@ enum {
 	CRD_SEG_MAX = 64, /* segments per list */
 	CRD_KEY_MAX = 64, /* cipher key bytes (XTS-256: two 32-byte halves) */
 	CRD_AUTH_KEY_MAX = 64, /* HMAC key bytes */
+	/* A MAC key through a session (CreateSession): HMAC takes keys of
+	 * any length and hashes those longer than a block (RFC 2104). In a
+	 * session-less op's struct the limit is CRD_KEY_MAX. */
+	CRD_MAC_KEY_MAX = 256,
 };
 
 /* One scatter-gather segment: [off, off + len) in the arena. Segments of
