@@ -28,7 +28,9 @@ static const char usage_engines[] =
 	"                     algorithm's unavailable engines are left out\n"
 	"                     when another one runs it\n"
 	"  -j, --json         every row as JSON: {\"algorithms\": [{alg, id,\n"
-	"                     engine, default, available, reason, sgl,\n"
+	"                     kind (aead, cipher, authenc, mac, hash or\n"
+	"                     none), engine, default, available, reason,\n"
+	"                     sgl,\n"
 	"                     sessionless, key_sizes, auth_key_sizes,\n"
 	"                     iv_sizes, tag_sizes (lists of {min, max,\n"
 	"                     increment}), aad_sizes ({min, max,\n"
@@ -205,7 +207,8 @@ static void print_json(const struct cc_alg_caps *caps, unsigned n)
 
 		printf("%s\n    {\"alg\": ", i ? "," : "");
 		json_str(c->alg_name);
-		printf(", \"id\": %d, \"engine\": ", (int)c->alg);
+		printf(", \"id\": %d, \"kind\": \"%s\", \"engine\": ",
+		       (int)c->alg, cc_alg_kind_name(cc_alg_kind(c->alg)));
 		json_str(c->engine);
 		printf(", \"default\": %s, \"available\": %s, \"reason\": ",
 		       json_bool(c->default_engine), json_bool(c->available));

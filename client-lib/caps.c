@@ -57,6 +57,30 @@ unsigned cc_alg_tag_len(enum cc_alg alg)
 	return crd_alg_tag_len((unsigned)alg);
 }
 
+_Static_assert((int)CC_KIND_NONE == (int)CRD_KIND_NONE &&
+		       (int)CC_KIND_AEAD == (int)CRD_KIND_AEAD &&
+		       (int)CC_KIND_CIPHER == (int)CRD_KIND_CIPHER &&
+		       (int)CC_KIND_AUTHENC == (int)CRD_KIND_AUTHENC &&
+		       (int)CC_KIND_MAC == (int)CRD_KIND_MAC &&
+		       (int)CC_KIND_HASH == (int)CRD_KIND_HASH,
+	       "cc_alg_kind is the ABI's");
+
+enum cc_alg_kind cc_alg_kind(enum cc_alg alg)
+{
+	return (enum cc_alg_kind)crd_alg_kind((unsigned)alg);
+}
+
+const char *cc_alg_kind_name(enum cc_alg_kind kind)
+{
+	static const char *const names[] = {
+		[CC_KIND_NONE] = "none",     [CC_KIND_AEAD] = "aead",
+		[CC_KIND_CIPHER] = "cipher", [CC_KIND_AUTHENC] = "authenc",
+		[CC_KIND_MAC] = "mac",	     [CC_KIND_HASH] = "hash",
+	};
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind]
+								 : "none";
+}
+
 static unsigned caps_ranges(struct cc_range *d, unsigned max,
 			    Cryptod__Range *const *s, size_t n)
 {

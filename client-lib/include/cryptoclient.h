@@ -308,6 +308,25 @@ int cc_alg_from_name(const char *name);
  * HMAC-SHA256 16, others 0). */
 unsigned cc_alg_tag_len(enum cc_alg alg);
 
+/* What an algorithm's op does, the kind column of <cryptod/algs.h>:
+ * CC_KIND_AEAD a cipher and a tag; CC_KIND_CIPHER no tag; CC_KIND_AUTHENC
+ * a cipher and an HMAC with its own auth_key (ESP); CC_KIND_MAC and
+ * CC_KIND_HASH authenticate only: the op's source is the message, it has
+ * no destination, CC_ENCRYPT writes the tag (the MAC or digest, maybe
+ * truncated) and CC_DECRYPT verifies it (CC_ERR_AUTH_FAILED), and a HASH
+ * takes no key. CC_KIND_NONE for the null algorithm and unknown values. */
+enum cc_alg_kind {
+	CC_KIND_NONE,
+	CC_KIND_AEAD,
+	CC_KIND_CIPHER,
+	CC_KIND_AUTHENC,
+	CC_KIND_MAC,
+	CC_KIND_HASH,
+};
+enum cc_alg_kind cc_alg_kind(enum cc_alg alg);
+/* "aead", "cipher", "authenc", "mac", "hash" or "none". */
+const char *cc_alg_kind_name(enum cc_alg_kind kind);
+
 /* Fills *st (free it with cc_stats_free). */
 int cc_stats_get(struct cc_conn *conn, struct cc_stats *st);
 void cc_stats_free(struct cc_stats *st);

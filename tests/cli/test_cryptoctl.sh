@@ -85,10 +85,18 @@ cp "$out" "$tmp/engines.json"
 check "engines --json: exit 0" test "$rc" -eq 0 -a ! -s "$err"
 # Every algorithm of cryptoclient.h is there; each but LRW has one default
 # engine, available; LRW is nowhere available, and says why.
-python3 - "$tmp/engines.json" >"$tmp/engines.txt" <<'EOF'
-import json, sys
+python3 - "$tmp/engines.json" "$(dirname "$0")/../../include/cryptod/algs.h" \
+	>"$tmp/engines.txt" <<'EOF'
+import json, re, sys
 rows = json.load(open(sys.argv[1]))["algorithms"]
-assert {r["id"] for r in rows} == set(range(1, 13)), rows
+# The rows of algs.h: X(ID, number, "name", kname, tag, KIND)
+algs = {int(n): (name, kind.lower()) for n, name, kind in re.findall(
+    r'X\(\w+,\s*(\d+),\s*"([^"]+)",\s*(?:NULL|"[^"]*"),\s*\d+,\s*(\w+)\)',
+    open(sys.argv[2]).read().replace("\\\n", " "))}
+assert len(algs) >= 12, algs
+assert set(range(1, 13)) <= {r["id"] for r in rows} <= set(algs), rows
+for r in rows:
+    assert (r["alg"], r["kind"]) == algs[r["id"]], (r, algs[r["id"]])
 for r in rows:
     for k in ("key_sizes", "auth_key_sizes", "iv_sizes", "tag_sizes"):
         assert all(set(x) == {"min", "max", "increment"} for x in r[k]), r
