@@ -32,6 +32,18 @@ static int session_key_ok(unsigned alg, size_t key_len)
 	return bits >= min;
 }
 
+/* Do the rows of cap take p's key, authentication key and tag lengths? */
+static int session_fits(const struct alg_cap *cap,
+			const struct session_params *p)
+{
+	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
+	return range_has(cap->key, cap->n_key, p->key_len) &&
+	       range_has(cap->tag, cap->n_tag, tag) &&
+	       (cap->n_auth_key ? range_has(cap->auth_key, cap->n_auth_key,
+					    p->auth_key_len)
+				: p->auth_key_len == 0);
+}
+
 int session_setup(struct session *s, const struct session_params *p,
 		  void *const *wctx)
 {
@@ -43,6 +55,21 @@ int session_setup(struct session *s, const struct session_params *p,
 	if (idx < 0)
 		return idx;
 	const struct alg_cap *cap = engine_cap(idx, p->alg);
+	/* Named no engine: when the first one's rows do not take this key
+	 * or tag (aesni has no CMAC-192 and XCBC tags up to 12 only), the
+	 * next available one that does. */
+	if ((!p->engine || !*p->engine) && !session_fits(cap, p)) {
+		for (unsigned i = idx + 1; i < engine_count(); i++) {
+			const struct alg_cap *c = engine_cap(i, p->alg);
+			if (c && engine_alg_available(i, p->alg, NULL) &&
+			    !(wctx && engine_get(i)->no_sessionless) &&
+			    session_fits(c, p)) {
+				idx = i;
+				cap = c;
+				break;
+			}
+		}
+	}
 
 	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
 	if (p->key_len > CRD_MAC_KEY_MAX ||

@@ -12,6 +12,7 @@
  * ipsec-mb returns computed tags; checking them is ours to do, in
  * constant time, and a forged message releases no plaintext.
  */
+#include "auth.h"
 #include "engine.h"
 #include "session.h"
 
@@ -65,6 +66,11 @@ static const struct alg_cap aesni_caps[] = {
 	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
 	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
 	CAP_AES_CBC_NULL,
+	/* authentication only: aesni_auth.c */
+	CAP_HMACS,
+	CAP_SHAS,
+	CAP_CMAC(16, 32, 16),
+	CAP_XCBC(12),
 };
 
 /* Manager for key expansion on the control thread (session_init). */
@@ -157,6 +163,8 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 	IMB_MGR *m = wctx ? wctx : ctl_mgr;
 	struct aesni_key *k = (struct aesni_key *)s->key;
 
+	if (auth_alg(s->alg))
+		return aesni_auth_session_init(s, m, key, key_len);
 	if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
 		if (key_len == 16)
 			IMB_AES128_GCM_PRE(m, key, &k->gcm);
@@ -251,6 +259,10 @@ struct aesni_burst {
 static void aesni_job_done(IMB_JOB *job)
 {
 	struct engine_op *op = job->user_data;
+	if (auth_alg(op->sess->alg)) { /* never writes src/dst */
+		aesni_auth_job_done(job);
+		return;
+	}
 	if (job->status != IMB_STATUS_COMPLETED) {
 		op->status = CRD_ST_ENGINE;
 		return;
@@ -507,6 +519,13 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		 * this one computes. */
 		if (i + 1 < n)
 			aesni_prefetch(&ops[i + 1]);
+		if (auth_alg(op->sess->alg)) { /* aesni_auth.c */
+			if (aesni_auth_op(m, op, i)) {
+				aesni_reap(m, IMB_SUBMIT_JOB(m));
+				jobs = 1;
+			}
+			continue;
+		}
 		switch (op->sess->alg) {
 		case CRD_ALG_AES_GCM:
 		case CRD_ALG_AES_GMAC:

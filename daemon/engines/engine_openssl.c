@@ -9,6 +9,7 @@
  * sector-sized XTS work, and the cost of having no OpenSSL state shared
  * between workers). Ciphers are fetched once per worker, not per op.
  */
+#include "auth.h"
 #include "engine.h"
 #include "session.h"
 
@@ -41,6 +42,11 @@ static const struct alg_cap ossl_caps[] = {
 	  .block = 1 },
 	CAP_AES_CBC_NULL,
 	CAP_AES_GCM_RFC4106(CRD_OP_MAX_LEN),
+	/* authentication only: openssl_auth.c */
+	CAP_HMACS,
+	CAP_SHAS,
+	CAP_CMAC(16, 32, 8),
+	CAP_XCBC(16),
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
@@ -79,6 +85,7 @@ struct ossl_key {
 struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
+	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
 };
 
 static int ossl_key_idx(unsigned alg, unsigned key_len)
@@ -106,6 +113,8 @@ static int ossl_session_init(struct session *s, void *wctx, const uint8_t *key,
 			     size_t key_len, const uint8_t *auth_key,
 			     size_t auth_key_len)
 {
+	if (auth_alg(s->alg))
+		return ossl_auth_session_init(s, key, key_len);
 	/* IEEE 1619 / SP 800-38E: the two halves must differ. */
 	if (s->alg == CRD_ALG_AES_XTS &&
 	    !CRYPTO_memcmp(key, key + key_len / 2, key_len / 2))
@@ -121,6 +130,7 @@ static void ossl_worker_fini(void *wctx)
 	if (!w)
 		return;
 	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
+	ossl_auth_free(w->auth);
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
 		for (unsigned i = 0; i < 4; i++)
 			EVP_CIPHER_free(w->cipher[a][i]);
@@ -133,13 +143,14 @@ static void *ossl_worker_init(const struct engine *e)
 	if (!w)
 		return NULL;
 	w->ctx = EVP_CIPHER_CTX_new();
-	if (!w->ctx)
+	w->auth = ossl_auth_new();
+	if (!w->ctx || !w->auth)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
 	     i++) {
 		unsigned alg = ossl_caps[i].alg;
-		for (unsigned k = 0; k < 4; k++) {
+		for (unsigned k = 0; k < 4 && !auth_alg(alg); k++) {
 			unsigned kl = key_lens[k] +
 				      (alg == CRD_ALG_AES_GCM_RFC4106 ? 4 : 0);
 			if (!range_has(ossl_caps[i].key, ossl_caps[i].n_key,
@@ -242,6 +253,10 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		struct engine_op *op = &ops[i];
 		const struct session *s = op->sess;
 		const struct ossl_key *k = (const struct ossl_key *)s->key;
+		if (auth_alg(s->alg)) {
+			op->status = ossl_auth_run(w->auth, op);
+			continue;
+		}
 		EVP_CIPHER *c =
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
 		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
@@ -272,6 +287,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	 * key itself): reset it, which cleanses and frees it, once per
 	 * burst rather than leaving a session's key behind its destroy. */
 	EVP_CIPHER_CTX_reset(w->ctx);
+	ossl_auth_burst_end(w->auth);
 }
 
 const struct engine engine_openssl = {
