@@ -45,7 +45,7 @@ struct gop {
 	uint8_t iv[MC_IV_MAX];
 	unsigned iv_len;
 	uint32_t len, aad_len;
-	uint8_t pt[GOOD_LEN], ct[GOOD_LEN], reftag[32];
+	uint8_t pt[GOOD_LEN], ct[GOOD_LEN], reftag[MC_TAG_MAX];
 };
 
 void expect(struct t *t, int ok, const char *ctx, const char *what, int got);

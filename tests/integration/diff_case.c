@@ -14,10 +14,10 @@
 #include <openssl/crypto.h>
 
 const uint32_t diff_edge_lens[] = {
-	0,     1,     15,    16,    17,	    31,	    32,	     33,
-	47,    48,    63,    64,    65,	    127,    128,     129,
-	255,   256,   257,   4095,  4096,   4097,   65519,   65520,
-	65535, 65536, 65537, 65552, 131072, 262147, 1048576,
+	0,     1,      15,     16,	17,    31,    32,    33,    47,
+	48,    63,     64,     65,	127,   128,   129,   255,   256,
+	257,   4095,   4096,   4097,	65519, 65520, 65535, 65536, 65537,
+	65552, 131072, 262147, 1048576, 65534, /* the longest aesni MAC job */
 };
 const unsigned diff_n_edge_lens =
 	sizeof(diff_edge_lens) / sizeof(diff_edge_lens[0]);
@@ -85,8 +85,22 @@ int diff_case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 	c->s = s;
 	c->key.alg = s->alg;
 	c->len = fit_len(s, len);
-	if (s->n_key_lens) {
+	if (s->key_any) {
+		/* HMAC: around the 64- and 128-byte blocks (longer keys are
+		 * hashed first), else any. */
+		static const unsigned edges[] = { 0,   1,   16, 20,  32,
+						  63,  64,  65, 127, 128,
+						  129, 131, 256 };
+
+		c->key.key_len = mc_below(2) ? edges[key_pick % 13]
+					     : mc_below(s->key_any + 1);
+		mc_rnd_bytes(c->key.key, c->key.key_len);
+	} else if (s->n_key_lens) {
 		c->key.key_len = s->key_lens[key_pick % s->n_key_lens];
+		/* aesni has no CMAC-192: what the engine takes */
+		if (s->tag_hi && !mc_engine_takes(t->conn, s->alg, t->engine,
+						  c->key.key_len, 0))
+			c->key.key_len = s->key_lens[0];
 		mc_rnd_bytes(c->key.key, c->key.key_len);
 		/* XTS: two halves that differ (they do, but be sure). */
 		if (s->xts_key)
@@ -100,6 +114,15 @@ int diff_case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 			mc_below(2) ? edges[mc_below(4)] : 1 + mc_below(64);
 		mc_rnd_bytes(c->key.auth_key, c->key.auth_key_len);
 		c->key.tag_len = mc_below(2) ? 0 : s->tag_def;
+	} else if (s->tag_hi) {
+		/* MACs: the default or any truncation the engine takes */
+		c->key.tag_len = mc_below(3)
+					 ? 0
+					 : s->tag_lo + mc_below(s->tag_hi -
+								s->tag_lo + 1);
+		if (!mc_engine_takes(t->conn, s->alg, t->engine, c->key.key_len,
+				     c->key.tag_len))
+			c->key.tag_len = 0;
 	} else if (s->tag_def) {
 		c->key.tag_len = gcm_tags[mc_below(sizeof(gcm_tags) /
 						   sizeof(gcm_tags[0]))];
@@ -114,7 +137,8 @@ int diff_case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 	if (ctr_carry >= 0)
 		ctr_carry_iv(c, (unsigned)ctr_carry);
 	c->sessionless_ok =
-		t->def_engine && mc_iv_ok(s, t->def_engine, c->iv_len);
+		t->def_engine && mc_iv_ok(s, t->def_engine, c->iv_len) &&
+		c->key.key_len <= sizeof(((struct cc_sessionless *)0)->key);
 
 	c->aad_len = s->aad == MC_AAD_ZERO ? 0 : mc_rnd_aad_len(15, 8);
 	/* Among the edges: the largest AAD, and AAD + payload = 65535. */

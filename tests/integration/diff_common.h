@@ -62,6 +62,7 @@ enum diff_family {
 	DIFF_GCM,     /* aes-gcm, aes-gmac */
 	DIFF_CIPHER,  /* aes-cbc, aes-ctr, aes-ecb, aes-xts, null */
 	DIFF_AUTHENC, /* aes-cbc-hmac-sha1, aes-cbc-hmac-sha256, aes-cbc-null */
+	DIFF_MAC, /* mc_mac_specs: hmac-sha*, sha*, aes-cmac, aes-xcbc-mac */
 	DIFF_NR,
 };
 
@@ -93,10 +94,10 @@ struct dcase {
 	uint8_t iv[MC_IV_MAX];
 	unsigned iv_len;
 	uint32_t len, aad_len;
-	uint8_t *pt, *ct, *aad; /* malloc'd; ct is OpenSSL's answer */
-	uint8_t tag[32];	/* OpenSSL's full tag */
-	int sessionless_ok;	/* the default engine takes this IV */
-	const char *note;	/* "ctr carry 32" etc., or NULL */
+	uint8_t *pt, *ct, *aad;	 /* malloc'd; ct is OpenSSL's answer */
+	uint8_t tag[MC_TAG_MAX]; /* OpenSSL's full tag */
+	int sessionless_ok;	 /* the default engine takes this IV */
+	const char *note;	 /* "ctr carry 32" etc., or NULL */
 	uint32_t session;
 	int has_session;
 };
@@ -158,7 +159,10 @@ void diff_dop_free(struct cc_queue *q, struct dop *o);
 /* ---- diff_run.c ---- */
 
 /* Start a daemon, run every algorithm of family f on every engine, print
- * the totals; the exit code. */
+ * the totals; the exit code. DIFF_MAC runs DIFF_MAC_QUEUES client
+ * processes at once, each with its own connection and queue and a share
+ * of the algorithms, on a daemon with two workers. */
+#define DIFF_MAC_QUEUES 3
 int diff_main(enum diff_family f);
 
 #endif /* CRYPTOD_TEST_DIFF_COMMON_H */

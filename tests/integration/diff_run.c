@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- Bursts ---- */
 
@@ -409,6 +411,7 @@ static const char *const family_prog[DIFF_NR] = {
 	[DIFF_GCM] = "test_diff_gcm",
 	[DIFF_CIPHER] = "test_diff_cipher",
 	[DIFF_AUTHENC] = "test_diff_authenc",
+	[DIFF_MAC] = "test_diff_mac",
 };
 
 /* Which program runs alg: every row of mc_specs in one (DIFF_NR: none,
@@ -430,6 +433,9 @@ static enum diff_family family_of(enum cc_alg alg)
 	case CC_ALG_AES_CBC_NULL:
 		return DIFF_AUTHENC;
 	default:
+		for (unsigned i = 0; i < mc_n_mac_specs; i++)
+			if (mc_mac_specs[i].alg == alg)
+				return DIFF_MAC;
 		return DIFF_NR;
 	}
 }
@@ -454,29 +460,20 @@ static const char *default_engine(struct cc_conn *conn, enum cc_alg alg,
 	return r;
 }
 
-int diff_main(enum diff_family f)
+/* Every algorithm of family f whose index is share modulo of, on every
+ * engine; the number of failures besides t's counts. */
+static int run_specs(struct t *t, enum diff_family f, unsigned share,
+		     unsigned of, uint64_t seed, unsigned *zacc, unsigned *zref)
 {
-	struct fx_daemon_params dp = { .workers = 2 };
-	struct cc_queue_params qp = {
-		.sq_entries = QUEUE_ENTRIES,
-		.arena_size = ARENA_SIZE,
-	};
+	const struct mc_spec *specs = f == DIFF_MAC ? mc_mac_specs : mc_specs;
+	unsigned n = f == DIFF_MAC ? mc_n_mac_specs : mc_n_specs, a, z;
 	char engines[MC_MAX_ENGINES][FX_ENGINE_NAME_MAX];
 	char def[FX_ENGINE_NAME_MAX];
-	uint64_t seed = mc_seed_from_env(SEED_DEFAULT), t0;
-	struct t t = { 0 };
-	struct fx_daemon d;
-	unsigned a, z, zacc = 0, zref = 0;
 	int n_eng, e, fails = 0;
+	uint64_t t0;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("seed 0x%016llx (set TEST_SEED to reproduce)\n",
-	       (unsigned long long)seed);
-	if (fx_setup(&d, &dp, family_prog[f], &qp, &t.conn, &t.q))
-		return FX_EXIT_FAIL;
-
-	for (a = 0; a < mc_n_specs && !t.fatal; a++) {
-		const struct mc_spec *s = &mc_specs[a];
+	for (a = 0; a < n && !t->fatal; a++) {
+		const struct mc_spec *s = &specs[a];
 
 		if (family_of(s->alg) == DIFF_NR) {
 			fprintf(stderr,
@@ -485,10 +482,11 @@ int diff_main(enum diff_family f)
 				s->name);
 			fails++;
 		}
-		if (family_of(s->alg) != f)
+		if (family_of(s->alg) != f || a % of != share)
 			continue;
 
-		n_eng = mc_engines_for(t.conn, s->alg, engines, MC_MAX_ENGINES);
+		n_eng = mc_engines_for(t->conn, s->alg, engines,
+				       MC_MAX_ENGINES);
 		if (n_eng <= 0) {
 			fprintf(stderr, "FAIL %s: no available engine (%s)\n",
 				s->name,
@@ -496,54 +494,151 @@ int diff_main(enum diff_family f)
 			fails++;
 			continue;
 		}
-		t.def_engine = default_engine(t.conn, s->alg, def);
-		if (!t.def_engine) {
+		t->def_engine = default_engine(t->conn, s->alg, def);
+		if (!t->def_engine) {
 			fprintf(stderr,
 				"FAIL %s: no default engine that takes "
 				"session-less ops\n",
 				s->name);
 			fails++;
 		}
-		for (e = 0; e < n_eng && !t.fatal; e++) {
-			unsigned long c0 = t.checked, f0 = t.failed;
-			unsigned long sl0 = t.n_sessionless, fo0 = t.n_forge;
+		for (e = 0; e < n_eng && !t->fatal; e++) {
+			unsigned long c0 = t->checked, f0 = t->failed;
+			unsigned long sl0 = t->n_sessionless, fo0 = t->n_forge;
 
-			t.engine = engines[e];
-			t.shown = 0;
+			t->engine = engines[e];
+			t->shown = 0;
 			t0 = fx_now_ms();
-			run_alg(&t, s, seed);
+			run_alg(t, s, seed);
 			for (z = 0;
 			     z < sizeof(zvariants) / sizeof(zvariants[0]) &&
-			     !t.fatal;
+			     !t->fatal;
 			     z++)
-				run_zero_segs(&t, s, &zvariants[z], &zacc,
-					      &zref);
-			if (!t.fatal)
-				run_max_len(&t, s);
+				run_zero_segs(t, s, &zvariants[z], zacc, zref);
+			if (!t->fatal)
+				run_max_len(t, s);
 			printf("%-20s [%s]: %lu checks, %lu failed (%lu "
 			       "session-less ops, %lu forgeries; %llu ms)\n",
-			       s->name, t.engine, t.checked - c0, t.failed - f0,
-			       t.n_sessionless - sl0, t.n_forge - fo0,
+			       s->name, t->engine, t->checked - c0,
+			       t->failed - f0, t->n_sessionless - sl0,
+			       t->n_forge - fo0,
 			       (unsigned long long)(fx_now_ms() - t0));
 			diff_fsum_print();
 		}
 	}
-	printf("layouts:");
-	for (a = 0; a < L_NR; a++)
-		printf(" %s %lu%s", diff_layout_name[a], t.n_layout[a],
-		       a + 1 < L_NR ? "," : "\n");
-	printf("zero-length segments: accepted %u times, refused %u times "
-	       "(%zu layouts on every algorithm and engine)\n",
-	       zacc, zref, sizeof(zvariants) / sizeof(zvariants[0]));
+	return fails;
+}
 
+/* The totals of one queue's run; the number of failures. */
+static int report(const struct t *t, const char *who, unsigned zacc,
+		  unsigned zref)
+{
+	unsigned a;
+
+	printf("%slayouts:", who);
+	for (a = 0; a < L_NR; a++)
+		printf(" %s %lu%s", diff_layout_name[a], t->n_layout[a],
+		       a + 1 < L_NR ? "," : "\n");
+	printf("%szero-length segments: accepted %u times, refused %u times "
+	       "(%zu layouts on every algorithm and engine)\n",
+	       who, zacc, zref, sizeof(zvariants) / sizeof(zvariants[0]));
+	printf("%s%lu checks (%lu through cc_crypt), %lu failed%s\n", who,
+	       t->checked, t->n_sync, t->failed,
+	       t->failed ? " (the first few of each algorithm shown)" : "");
+	return t->failed || !t->checked || t->fatal;
+}
+
+/* Client process k of n: a connection and queue of its own on d, and its
+ * share of the family. Its exit code. */
+static int run_client(const struct fx_daemon *d, enum diff_family f, unsigned k,
+		      unsigned n, uint64_t seed)
+{
+	struct cc_queue_params qp = {
+		.sq_entries = QUEUE_ENTRIES,
+		.arena_size = ARENA_SIZE,
+	};
+	struct t t = { 0 };
+	unsigned zacc = 0, zref = 0;
+	char who[32];
+	int fails, r;
+
+	snprintf(who, sizeof(who), "queue %u: ", k);
+	r = cc_connect(d->sock, family_prog[f], &t.conn);
+	if (!r)
+		r = cc_queue_open(t.conn, &qp, &t.q);
+	if (r) {
+		fprintf(stderr, "FAIL %sconnect or queue: %s\n", who,
+			cc_strerror(r));
+		return FX_EXIT_FAIL;
+	}
+	fails = run_specs(&t, f, k, n, seed, &zacc, &zref);
+	fails += report(&t, who, zacc, zref);
+	cc_queue_close(t.q);
+	cc_disconnect(t.conn);
+	return fails ? FX_EXIT_FAIL : FX_EXIT_PASS;
+}
+
+/* DIFF_MAC_QUEUES clients at once; the number that failed. */
+static int run_clients(const struct fx_daemon *d, enum diff_family f,
+		       uint64_t seed)
+{
+	pid_t pid[DIFF_MAC_QUEUES];
+	int fails = 0, st;
+	unsigned k;
+
+	fflush(NULL);
+	for (k = 0; k < DIFF_MAC_QUEUES; k++) {
+		pid[k] = fork();
+		if (pid[k] == 0)
+			_exit(run_client(d, f, k, DIFF_MAC_QUEUES, seed));
+		if (pid[k] < 0) {
+			fprintf(stderr, "FAIL: fork: %s\n", strerror(errno));
+			fails++;
+		}
+	}
+	for (k = 0; k < DIFF_MAC_QUEUES; k++)
+		if (pid[k] > 0 &&
+		    (waitpid(pid[k], &st, 0) != pid[k] || !WIFEXITED(st) ||
+		     WEXITSTATUS(st) != FX_EXIT_PASS))
+			fails++;
+	return fails;
+}
+
+int diff_main(enum diff_family f)
+{
+	/* HMAC keys of 0..15 bytes are legal, and what the key policy's
+	 * default (128 bits) refuses. */
+	static const char *const mac_args[] = { "--set", "keys.min_bits=0",
+						NULL };
+	struct fx_daemon_params dp = {
+		.workers = 2,
+		.args = f == DIFF_MAC ? mac_args : NULL,
+	};
+	struct cc_queue_params qp = {
+		.sq_entries = QUEUE_ENTRIES,
+		.arena_size = ARENA_SIZE,
+	};
+	uint64_t seed = mc_seed_from_env(SEED_DEFAULT);
+	struct t t = { 0 };
+	struct fx_daemon d;
+	unsigned zacc = 0, zref = 0;
+	int fails = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("seed 0x%016llx (set TEST_SEED to reproduce)\n",
+	       (unsigned long long)seed);
+	if (fx_setup(&d, &dp, family_prog[f], &qp, &t.conn, &t.q))
+		return FX_EXIT_FAIL;
+
+	if (f == DIFF_MAC) {
+		fails += run_clients(&d, f, seed);
+	} else {
+		fails += run_specs(&t, f, 0, 1, seed, &zacc, &zref);
+		fails += report(&t, "TOTAL: ", zacc, zref);
+	}
 	if (fx_teardown(&d, t.conn, t.q))
 		fails++;
-	if (t.failed || !t.checked || t.fatal)
-		fails++;
-	printf("TOTAL: %lu checks (%lu through cc_crypt), %lu failed%s\n%s\n",
-	       t.checked, t.n_sync, t.failed,
-	       t.failed ? " (the first few of each algorithm shown)" : "",
-	       fails ? "FAILED" : "PASSED");
+	printf("%s\n", fails ? "FAILED" : "PASSED");
 	if (fails)
 		printf("replay with TEST_SEED=0x%016llx\n",
 		       (unsigned long long)seed);

@@ -154,6 +154,9 @@ const struct mc_spec *mc_spec_of(enum cc_alg alg)
 	for (i = 0; i < mc_n_specs; i++)
 		if (mc_specs[i].alg == alg)
 			return &mc_specs[i];
+	for (i = 0; i < mc_n_mac_specs; i++)
+		if (mc_mac_specs[i].alg == alg)
+			return &mc_mac_specs[i];
 	return NULL;
 }
 
@@ -322,7 +325,9 @@ int mc_ref_encrypt(const struct mc_key *k, const uint8_t *iv, unsigned iv_len,
 			memmove(out, in, len);
 		return 0;
 	default:
-		return -EIO;
+		return mc_spec_of(k->alg) && mc_spec_of(k->alg)->tag_hi
+			       ? mc_ref_mac(k, in, len, tag)
+			       : -EIO;
 	}
 }
 

@@ -22,8 +22,8 @@
 
 #include "fixture.h"
 
-#define MC_KEY_MAX 64
-#define MC_TAG_MAX 16
+#define MC_KEY_MAX 256 /* HMAC keys (session-less: 64) */
+#define MC_TAG_MAX 64  /* SHA-512 */
 #define MC_IV_MAX 16
 #define MC_SEG_MAX 64 /* segments per list, as the header promises */
 #define MC_GUARD 16   /* canary bytes after every output */
@@ -54,12 +54,23 @@ struct mc_spec {
 	int writes_data;	/* GMAC writes the tag only */
 	int xts_key;		/* two halves that must differ */
 	const char *engines[3]; /* the spec's list, default first */
+	/* MACs and digests (mc_mac_specs): keys of any length up to
+	 * key_any (HMAC; else key_lens, or none), tags tag_lo..tag_hi. */
+	unsigned key_any, tag_lo, tag_hi;
 };
 
 extern const struct mc_spec mc_specs[];
 extern const unsigned mc_n_specs;
 
-/* NULL for algorithms outside the table (LRW is not served). */
+/*
+ * The MACs and digests (mac_common.c): GMAC's op shape (writes_data 0, no
+ * IV, no AAD), iterated by test_diff_mac and test_nist_mac only; the
+ * cipher-shaped tests iterate mc_specs.
+ */
+extern const struct mc_spec mc_mac_specs[];
+extern const unsigned mc_n_mac_specs;
+
+/* NULL for algorithms outside both tables (LRW is not served). */
 const struct mc_spec *mc_spec_of(enum cc_alg alg);
 
 /* Whether the spec allows iv_len for alg on engine (GCM on openssl also
@@ -86,12 +97,22 @@ unsigned mc_tag_len(const struct mc_key *k);
 /*
  * What the service must compute for an encryption: out gets len bytes
  * (not touched for GMAC), tag gets the full tag (GCM 16 bytes, HMAC 20 or
- * 32; compare its first mc_tag_len() bytes). For GMAC, in is the data
- * that is authenticated. 0 or -EIO (OpenSSL refused).
+ * 32, MACs and digests up to 64; compare its first mc_tag_len() bytes).
+ * For GMAC, the MACs and digests, in is the data that is authenticated. 0 or -EIO (OpenSSL refused).
  */
 int mc_ref_encrypt(const struct mc_key *k, const uint8_t *iv, unsigned iv_len,
 		   const uint8_t *aad, unsigned aad_len, const uint8_t *in,
 		   uint32_t len, uint8_t *out, uint8_t *tag);
+
+/* The whole MAC or digest of in (OpenSSL; XCBC written out on AES-ECB)
+ * into md (up to 64 bytes). 0 or -EIO. */
+int mc_ref_mac(const struct mc_key *k, const uint8_t *in, uint32_t len,
+	       uint8_t *md);
+
+/* Do engine's capability rows for alg take key_len and tag_len (0: the
+ * default)? 1 or 0. The table is fetched once per process. */
+int mc_engine_takes(struct cc_conn *conn, enum cc_alg alg, const char *engine,
+		    unsigned key_len, unsigned tag_len);
 
 /* HMAC(key, a || b) with SHA-1 (sha256 == 0) or SHA-256 into md (up to 32
  * bytes); returns the digest length or -EIO. */
