@@ -133,10 +133,9 @@ int aesni_auth_session_init(struct session *s, void *mgr, const uint8_t *key,
 	struct aesni_auth_key *k = (struct aesni_auth_key *)s->key;
 	DECLARE_ALIGNED(uint8_t dec[16 * 15], 16);
 
-	switch (crd_alg_kind(s->alg) == CRD_KIND_HASH ? 0 : s->alg) {
-	case 0:
+	if (crd_alg_kind(s->alg) == CRD_KIND_HASH)
 		return key_len ? -EINVAL : 0;
-	case CRD_ALG_AES_CMAC:
+	if (s->alg == CRD_ALG_AES_CMAC) {
 		if (key_len == 16) {
 			IMB_AES_KEYEXP_128(m, key, k->enc, dec);
 			IMB_AES_CMAC_SUBKEY_GEN_128(m, k->enc, k->sk1, k->sk2);
@@ -147,13 +146,11 @@ int aesni_auth_session_init(struct session *s, void *mgr, const uint8_t *key,
 			return -EINVAL;
 		}
 		explicit_bzero(dec, sizeof(dec));
-		break;
-	case CRD_ALG_AES_XCBC_MAC:
+	} else if (s->alg == CRD_ALG_AES_XCBC_MAC) {
 		if (key_len != 16)
 			return -EINVAL;
 		IMB_AES_XCBC_KEYEXP(m, key, k->enc, k->sk1, k->sk2);
-		break;
-	default: /* HMAC */
+	} else { /* HMAC */
 		aesni_hmac_init(m, k, s->alg, key, key_len);
 		return 0;
 	}

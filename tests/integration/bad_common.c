@@ -122,6 +122,8 @@ int accepted(enum acc a, int enq, int status)
 	case ACC_OP_ERR:
 	case ACC_OP_ERR_ENQ:
 		return status < 0 && status != CC_ERR_AUTH_FAILED;
+	case ACC_AUTH:
+		return status == CC_ERR_AUTH_FAILED;
 	}
 	return 0;
 }
@@ -136,6 +138,7 @@ const char *acc_text(enum acc a)
 		"CC_ERR_BAD_RANGE/_BAD_PARAM, or an enqueue refusal",
 		"a per-op error",
 		"a per-op error or an enqueue refusal",
+		"CC_ERR_AUTH_FAILED",
 	};
 	return s[a];
 }

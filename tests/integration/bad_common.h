@@ -27,6 +27,7 @@ enum acc {
 	ACC_RANGE_PARAM_ENQ, /* that, or refused at enqueue (documented) */
 	ACC_OP_ERR,	     /* some per-op error */
 	ACC_OP_ERR_ENQ,	     /* that, or refused at enqueue */
+	ACC_AUTH,	     /* per op CC_ERR_AUTH_FAILED (a wrong tag) */
 };
 
 struct t {

@@ -6,7 +6,13 @@
  * - sessions: key lengths outside each algorithm's list (-EINVAL, as
  *   cc_session_create() documents), HMAC keys outside 1..64, XTS keys
  *   with equal halves (-EINVAL), tag lengths the algorithm has not
- *   (some -errno);
+ *   (some -errno); for the MACs and digests (mc_mac_specs) also HMAC
+ *   keys over 256 bytes, digests with a key, CMAC keys of 20 and XCBC
+ *   keys of 32 bytes, tags of 3 and digest + 1 bytes (-EINVAL);
+ * - authentication-only ops (GMAC, MACs, digests) verified with a wrong
+ *   tag: CC_ERR_AUTH_FAILED with the message unchanged, between good
+ *   ops; session-less digests with a key or tags of 3 bytes:
+ *   CC_ERR_BAD_PARAM;
  * - per op, on every engine and session-less: IV lengths the algorithm
  *   does not take, AAD where the spec says it must be 0, lengths that are
  *   not a multiple of 16 (CBC, ECB, authenc, CBC-null), XTS under 16
@@ -29,13 +35,71 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Does the spec allow tag_len? */
+static int tag_ok(const struct mc_spec *s, unsigned tl)
+{
+	if (s->tag_hi)
+		return tl >= s->tag_lo && tl <= s->tag_hi;
+	return tl < 32 && (s->tag_mask & (1u << tl));
+}
+
+/* A key length every engine of s takes. */
+static unsigned good_key_len(const struct mc_spec *s)
+{
+	return s->n_key_lens ? s->key_lens[0] : s->key_any ? 32 : 0;
+}
+
+/* A session of alg with a key_len-byte key and tag_len: want -EINVAL. */
+static void want_einval(struct t *t, const char *ctx, const struct mc_spec *s,
+			const char *eng, unsigned key_len, unsigned tag_len)
+{
+	static uint8_t key[320];
+	struct cc_session_params sp = {
+		.alg = s->alg,
+		.key = key_len ? key : NULL,
+		.key_len = key_len,
+		.tag_len = tag_len,
+		.engine = eng,
+	};
+	char what[96];
+	uint32_t sid;
+	int r = cc_session_create(t->conn, &sp, &sid);
+
+	snprintf(what, sizeof(what), "%u-byte key, tag_len %u: want -EINVAL",
+		 key_len, tag_len);
+	expect(t, r == -EINVAL, ctx, what, r);
+	if (!r)
+		cc_session_destroy(t->conn, sid);
+}
+
+/* The MAC and digest rows' own session rules. */
+static void run_bad_mac_sessions(struct t *t, const struct mc_spec *s,
+				 const char *eng, const char *ctx)
+{
+	unsigned kl = good_key_len(s);
+
+	if (s->key_any) /* HMAC: up to 256 bytes */
+		want_einval(t, ctx, s, eng, s->key_any + 1, 0);
+	else if (!s->n_key_lens) /* digests take no key */
+		for (unsigned k = 1; k <= 64; k *= 4)
+			want_einval(t, ctx, s, eng, k, 0);
+	if (s->alg == CC_ALG_AES_CMAC)
+		want_einval(t, ctx, s, eng, 20, 0);
+	if (s->alg == CC_ALG_AES_XCBC_MAC)
+		want_einval(t, ctx, s, eng, 32, 0);
+	want_einval(t, ctx, s, eng, kl, 3);
+	want_einval(t, ctx, s, eng, kl, s->tag_hi + 1);
+	want_einval(t, ctx, s, eng, kl, MC_TAG_MAX + 1);
+}
+
 static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 			     const char *eng)
 {
 	static const unsigned klens[] = { 0,  1,  8,  15, 16, 17, 23, 24, 25,
 					  31, 32, 33, 48, 63, 64, 65, 80 };
-	static const unsigned tlens[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9, 10,
-					  11, 12, 13, 14, 15, 16, 17, 20, 32 };
+	static const unsigned tlens[] = { 1,  2,  3,  4,  5,  6,  7,  8,
+					  9,  10, 11, 12, 13, 14, 15, 16,
+					  17, 20, 32, 33, 49, 64, 65 };
 	uint8_t key[128];
 	char ctx[96], what[96];
 	struct mc_key k;
@@ -111,11 +175,13 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 			mc_rnd_bytes(key, sizeof(key));
 		}
 	}
+	if (s->tag_hi)
+		run_bad_mac_sessions(t, s, eng, ctx);
 	/* Tag lengths the algorithm has not: some -errno. An algorithm
 	 * without a tag ("none") has no tag length to ask for. */
-	key_for(&k, s, s->n_key_lens ? s->key_lens[0] : 0);
+	key_for(&k, s, good_key_len(s));
 	for (i = 0; i < sizeof(tlens) / sizeof(tlens[0]); i++) {
-		if (tlens[i] < 32 && (s->tag_mask & (1u << tlens[i])))
+		if (tag_ok(s, tlens[i]))
 			continue;
 		k.tag_len = tlens[i];
 		r = mc_session(t->conn, &k, eng, &sid);
@@ -124,6 +190,49 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 		expect(t, r < 0 && r > -1000, ctx, what, r);
 		if (!r)
 			cc_session_destroy(t->conn, sid);
+	}
+}
+
+/* Authentication only: verifying a wrong tag fails and changes nothing;
+ * the right one passes. Session-less digests with a key, and tags of 3
+ * bytes, are refused per op. */
+static void run_bad_verify(struct t *t, const struct mc_spec *s,
+			   const char *ctx, uint32_t sid,
+			   const struct mc_key *k)
+{
+	unsigned tl = mc_tag_len(k);
+	struct gop b;
+	struct cc_op op;
+
+	for (int i = 0; i < 2 && !t->fatal; i++) {
+		if (gop_make(t, &b, k, sid, &op, 0))
+			return;
+		op.dir = CC_DECRYPT;
+		memcpy(b.tag, b.reftag, tl);
+		if (i)
+			mc_flip(b.tag, mc_below(8 * tl));
+		sandwich(t, ctx, i ? "verify a wrong tag" : "verify the tag",
+			 i ? ACC_AUTH : ACC_OK, k, sid, &op, i ? NULL : &b, 0);
+		expect(t, !memcmp(b.src, b.pt, GOOD_LEN), ctx,
+		       "verifying changed the message", 0);
+		gop_free(t, &b);
+	}
+	if (sid || !s->tag_hi)
+		return;
+	for (int i = 0; i < 2 && !t->fatal; i++) {
+		if (gop_make(t, &b, k, 0, &op, 0))
+			return;
+		if (i)
+			b.sl->tag_len = 3;
+		else if (!s->n_key_lens && !s->key_any)
+			b.sl->key_len = 16;
+		else
+			b.sl->tag_len = (uint8_t)(s->tag_hi + 1);
+		sandwich(t, ctx,
+			 i ? "session-less, tag_len 3"
+			   : "session-less, key or tag_len the row has not",
+			 ACC_PARAM, k, 0, &op, NULL, 0);
+		gop_free(t, &b);
 	}
 }
 
@@ -214,6 +323,8 @@ static void run_bad_params(struct t *t, const struct mc_spec *s,
 			 k, sid, &op, NULL, 0);
 		gop_free(t, &b);
 	}
+	if (!s->writes_data && s->tag_def && !t->fatal)
+		run_bad_verify(t, s, ctx, sid, k);
 	/* One byte past the largest op: the daemon refuses it per op, or
 	 * the library before (cc_crypt() does). */
 	if (!t->fatal && !gop_make(t, &b, k, sid, &op, 0)) {
@@ -241,8 +352,11 @@ int main(void)
 	if (bad_setup(&t, &d, "test_bad_modes"))
 		return FX_EXIT_FAIL;
 	char engines[MC_MAX_ENGINES][FX_ENGINE_NAME_MAX];
-	for (unsigned a = 0; a < mc_n_specs && !t.fatal; a++) {
-		const struct mc_spec *s = &mc_specs[a];
+	/* The cipher-shaped rows, then the MACs and digests. */
+	for (unsigned a = 0; a < mc_n_specs + mc_n_mac_specs && !t.fatal; a++) {
+		const struct mc_spec *s =
+			a < mc_n_specs ? &mc_specs[a]
+				       : &mc_mac_specs[a - mc_n_specs];
 		unsigned long c0 = t.checked, f0 = t.failed;
 		struct mc_key k;
 		uint32_t sid;
@@ -255,7 +369,7 @@ int main(void)
 			t.failed++;
 			continue;
 		}
-		key_for(&k, s, s->n_key_lens ? s->key_lens[0] : 0);
+		key_for(&k, s, good_key_len(s));
 		for (int e = 0; e < n_eng && !t.fatal; e++) {
 			run_bad_sessions(&t, s, engines[e]);
 			int r = mc_session(t.conn, &k, engines[e], &sid);
