@@ -48,14 +48,6 @@ _Static_assert(sizeof(struct aesni_auth_key) <=
  * WORKER_BURST ops); not key material. */
 static _Thread_local DECLARE_ALIGNED(uint8_t aesni_auth_mac[64][64], 16);
 
-/* Per hash: HMAC-SHA-n and SHA-n (0 SHA-1 .. 4 SHA-512). */
-static int aesni_auth_idx(unsigned alg)
-{
-	if (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512)
-		return alg - CRD_ALG_HMAC_SHA1;
-	return alg - CRD_ALG_SHA1;
-}
-
 /* The whole digest of len bytes at p (IMB_SHAn: any length). */
 static void aesni_sha(IMB_MGR *m, int idx, const void *p, uint64_t len,
 		      uint8_t *out)
@@ -106,7 +98,7 @@ static void aesni_sha_block(IMB_MGR *m, int idx, const void *blk, uint8_t *st)
 static void aesni_hmac_init(IMB_MGR *m, struct aesni_auth_key *k, unsigned alg,
 			    const uint8_t *key, size_t len)
 {
-	int idx = aesni_auth_idx(alg);
+	int idx = auth_sha_idx(alg);
 	unsigned bl = auth_block_len(alg);
 	uint8_t pad[128];
 
@@ -164,8 +156,6 @@ static int aesni_auth_fallback(const struct engine_op *op, uint8_t *mac)
 {
 	const struct aesni_auth_key *k =
 		(const struct aesni_auth_key *)op->sess->key;
-	static const char *const md[] = { "SHA1", "SHA224", "SHA256", "SHA384",
-					  "SHA512" };
 	size_t n = 0;
 
 	if (op->sess->alg == CRD_ALG_AES_XCBC_MAC) {
@@ -187,8 +177,8 @@ static int aesni_auth_fallback(const struct engine_op *op, uint8_t *mac)
 				 mac, 16, &n)
 			       ? 0
 			       : -EIO;
-	return EVP_Q_mac(NULL, "HMAC", NULL, md[aesni_auth_idx(op->sess->alg)],
-			 NULL, k->raw, k->raw_len, op->src, op->len, mac,
+	return EVP_Q_mac(NULL, "HMAC", NULL, auth_md_name(op->sess->alg), NULL,
+			 k->raw, k->raw_len, op->src, op->len, mac,
 			 EVP_MAX_MD_SIZE, &n)
 		       ? 0
 		       : -EIO;
@@ -236,7 +226,7 @@ static void aesni_auth_job(IMB_MGR *m, struct engine_op *op, uint8_t *mac)
 		job->auth_tag_output_len_in_bytes = 12; /* all 1.3 takes */
 		break;
 	default:
-		job->hash_alg = hmac[aesni_auth_idx(op->sess->alg)];
+		job->hash_alg = hmac[auth_sha_idx(op->sess->alg)];
 		job->u.HMAC._hashed_auth_key_xor_ipad = k->ipad;
 		job->u.HMAC._hashed_auth_key_xor_opad = k->opad;
 		job->auth_tag_output_len_in_bytes =
@@ -251,7 +241,7 @@ int aesni_auth_op(void *mgr, struct engine_op *op, unsigned slot)
 	uint8_t *mac = aesni_auth_mac[slot % 64];
 
 	if (crd_alg_kind(op->sess->alg) == CRD_KIND_HASH) {
-		aesni_sha(m, aesni_auth_idx(op->sess->alg), op->src, op->len,
+		aesni_sha(m, auth_sha_idx(op->sess->alg), op->src, op->len,
 			  mac);
 	} else if (op->len == 0 || op->len > AESNI_AUTH_JOB_MAX) {
 		if (aesni_auth_fallback(op, mac)) {

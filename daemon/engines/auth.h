@@ -30,6 +30,11 @@ static inline int auth_alg(unsigned alg)
 	return crd_alg_auth_only(alg) && alg != CRD_ALG_AES_GMAC;
 }
 
+/* HMAC-SHA-n and SHA-n by hash: 0 SHA-1, 1 SHA-224 .. 4 SHA-512; else
+ * -1. */
+int auth_sha_idx(unsigned alg);
+/* OpenSSL's name of that hash ("SHA256"), else NULL. */
+const char *auth_md_name(unsigned alg);
 /* The digest size of an HMAC or SHA algorithm, else 0. */
 unsigned auth_digest_len(unsigned alg);
 /* The hash's block size (64, or 128 for SHA-384/512), else 0. */

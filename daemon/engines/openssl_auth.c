@@ -40,13 +40,19 @@ static const struct {
 	{ "SHA384", 48, 128 }, { "SHA512", 64, 128 },
 };
 
-static int auth_sha_idx(unsigned alg)
+int auth_sha_idx(unsigned alg)
 {
 	if (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512)
 		return alg - CRD_ALG_HMAC_SHA1;
 	if (alg >= CRD_ALG_SHA1 && alg <= CRD_ALG_SHA512)
 		return alg - CRD_ALG_SHA1;
 	return -1;
+}
+
+const char *auth_md_name(unsigned alg)
+{
+	int i = auth_sha_idx(alg);
+	return i < 0 ? NULL : auth_sha[i].name;
 }
 
 unsigned auth_digest_len(unsigned alg)
