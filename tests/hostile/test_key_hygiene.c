@@ -5,7 +5,8 @@
  *
  * The daemon's whole address space is scanned through /proc/PID/mem.
  * While the sessions live the canary is found (AES key schedules begin
- * with the key, OpenSSL's engine keeps it raw): that proves the scanner
+ * with the key, OpenSSL's engine keeps it raw; MAC sessions of both
+ * engines, with messages short and long, hold it as well): that proves the scanner
  * sees key memory. After the sessions are destroyed, after session-less
  * ops that carried the canary, and after the client is gone, it must be
  * found nowhere: not in the key store, not in control-message buffers,
@@ -249,6 +250,51 @@ int main(void)
 			     buf, buf, sizeof(buf), tag))
 			return FX_EXIT_FAIL;
 	}
+	/* MACs (aesni_auth.c, openssl_auth.c): keys kept raw, hashed,
+	 * expanded or derived; a short message (a job, or EVP_MAC on a
+	 * worker's context) and one longer than an ipsec-mb job (OpenSSL's
+	 * one-shot MACs with the raw key). */
+	struct cc_session_params mp[] = {
+		{ .alg = CC_ALG_HMAC_SHA256,
+		  .key = auth_canary,
+		  .key_len = 64,
+		  .engine = "aesni" },
+		{ .alg = CC_ALG_HMAC_SHA512,
+		  .key = auth_canary,
+		  .key_len = 64,
+		  .engine = "openssl" },
+		{ .alg = CC_ALG_AES_CMAC,
+		  .key = canary,
+		  .key_len = 32,
+		  .engine = "aesni" },
+		{ .alg = CC_ALG_AES_CMAC,
+		  .key = canary,
+		  .key_len = 32,
+		  .engine = "openssl" },
+		{ .alg = CC_ALG_AES_XCBC_MAC,
+		  .key = canary,
+		  .key_len = 16,
+		  .engine = "aesni" },
+		{ .alg = CC_ALG_AES_XCBC_MAC,
+		  .key = canary,
+		  .key_len = 16,
+		  .engine = "openssl" },
+	};
+	enum { NM = sizeof(mp) / sizeof(mp[0]), LONG_MSG = 70000 };
+	uint32_t mid[NM];
+	uint8_t *msg = calloc(1, LONG_MSG), mac[64];
+	if (!msg)
+		return FX_EXIT_FAIL;
+	for (int i = 0; i < NM; i++) {
+		if (cc_session_create(c, &mp[i], &mid[i]) ||
+		    cc_crypt(c, mid[i], CC_ENCRYPT, NULL, 0, NULL, 0, msg, NULL,
+			     64, mac) ||
+		    cc_crypt(c, mid[i], CC_ENCRYPT, NULL, 0, NULL, 0, msg, NULL,
+			     LONG_MSG, mac))
+			return FX_EXIT_FAIL;
+	}
+	free(msg);
+
 	long live = scan_windows(d.pid, canary, sizeof(canary));
 	printf("canary found %ld times in the daemon while its sessions live\n",
 	       live);
@@ -281,6 +327,9 @@ int main(void)
 		cc_stats_free(&st);
 	for (int i = 0; i < NS; i++)
 		if (cc_session_destroy(c, sid[i]))
+			fails++;
+	for (int i = 0; i < NM; i++)
+		if (cc_session_destroy(c, mid[i]))
 			fails++;
 	cc_queue_close(q);
 	cc_disconnect(c);
