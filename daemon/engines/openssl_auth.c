@@ -159,7 +159,8 @@ int ossl_auth_session_init(struct session *s, const uint8_t *key,
 	}
 	if (key_len > sizeof(k->key))
 		return -EINVAL;
-	memcpy(k->key, key, key_len);
+	if (key_len) /* an empty HMAC key may come as NULL */
+		memcpy(k->key, key, key_len);
 	k->len = key_len;
 	return 0;
 }
