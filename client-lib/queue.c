@@ -203,6 +203,18 @@ static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
 		       : 0;
 }
 
+/* The bytes op's buffers hold: op->len counts bits for the 3GPP
+ * algorithms (crd_alg_bit_len). */
+static uint32_t queue_len_bytes(const struct cc_queue *q,
+				const struct cc_op *op)
+{
+	unsigned alg = op->sessionless ? op->sessionless->alg
+		       : op->session <= q->conn->max_sessions
+			       ? q->conn->sess_alg[op->session]
+			       : 0;
+	return crd_len_bytes(alg, op->len);
+}
+
 /*
  * An entry as four pairs of 64-bit words, packed the way struct crd_sqe
  * lays its fields out on a little-endian machine (the asserts check the
@@ -260,6 +272,7 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	       struct crd_sqe *e)
 {
 	unsigned tag_len = queue_tag_len(q, op);
+	uint32_t len = queue_len_bytes(q, op);
 	int64_t src, dst, sl = 0;
 	uint8_t flags = 0;
 
@@ -267,7 +280,7 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		src = queue_list(q, op->src_sgl, op->src_nseg);
 		flags |= CRD_SQE_F_SRC_SGL;
 	} else {
-		src = queue_off(q, op->src, op->len);
+		src = queue_off(q, op->src, len);
 	}
 	if (op->dst_sgl) {
 		dst = queue_list(q, op->dst_sgl, op->dst_nseg);
@@ -276,7 +289,7 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		dst = src; /* in place: the same list */
 		flags |= CRD_SQE_F_DST_SGL;
 	} else {
-		dst = op->dst ? queue_off(q, op->dst, op->len) : src;
+		dst = op->dst ? queue_off(q, op->dst, len) : src;
 	}
 	if (op->sessionless) {
 		if (op->session)

@@ -72,15 +72,20 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	/* Authentication only (GMAC, MACs, digests): in is read, nothing
 	 * is written but the tag. */
 	int writes = !crd_alg_auth_only(c->sess_alg[session]);
-	if (len > CRD_OP_MAX_LEN || aad_len > CRD_AAD_MAX ||
+	/* The 3GPP algorithms count len in bits: in and out hold
+	 * ceil(len / 8) bytes, which are copied whole. */
+	if (len > (uint64_t)CRD_OP_MAX_LEN * 8 || aad_len > CRD_AAD_MAX ||
 	    iv_len > CRD_IV_MAX)
+		return -EINVAL;
+	size_t bytes = crd_len_bytes(c->sess_alg[session], (uint32_t)len);
+	if (bytes > CRD_OP_MAX_LEN)
 		return -EINVAL;
 	if ((len && (!in || (writes && !out))) || (aad_len && !aad) ||
 	    (tag_len && !tag))
 		return -EINVAL;
 
 	/* Layout: data | aad | tag, each 64-byte aligned. */
-	uint64_t aad_off = crd_align_up(len, 64);
+	uint64_t aad_off = crd_align_up(bytes, 64);
 	uint64_t tag_off = aad_off + crd_align_up(aad_len, 64);
 	uint64_t need = tag_off + 64;
 
@@ -94,8 +99,8 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 		err = -ENOMEM;
 		goto out;
 	}
-	if (len)
-		memcpy(base, in, len);
+	if (bytes)
+		memcpy(base, in, bytes);
 	if (aad_len)
 		memcpy(base + aad_off, aad, aad_len);
 	if (tag_len && dir == CC_DECRYPT)
@@ -114,12 +119,12 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	};
 	err = sync_run(c, &op);
 	if (err == CC_OK) {
-		if (len && writes)
-			memcpy(out, base, len);
+		if (bytes && writes)
+			memcpy(out, base, bytes);
 		if (tag_len && dir == CC_ENCRYPT)
 			memcpy(tag, base + tag_off, tag_len);
-	} else if (err == CC_ERR_AUTH_FAILED && len && writes) {
-		memset(out, 0, len); /* forged: release no plaintext */
+	} else if (err == CC_ERR_AUTH_FAILED && bytes && writes) {
+		memset(out, 0, bytes); /* forged: release no plaintext */
 	}
 	if (err < 0 && err > -1000) {
 		/* The op may still be in flight (time-out) or the daemon is

@@ -38,8 +38,11 @@ static int desc_hits(uint32_t off, uint32_t len, const struct crd_seg *l,
 	return 0;
 }
 
+/* Checks the op's length in its own unit (bits for crd_alg_bit_len
+ * algorithms, whose capability lengths are bits too) and stores the bytes
+ * it covers in *len: everything after this works on bytes. */
 static int desc_fields(const struct crd_sqe *e, const struct session *s,
-		       unsigned *tag_len)
+		       unsigned *tag_len, uint32_t *len)
 {
 	if (e->op != CRD_OP_ENCRYPT && e->op != CRD_OP_DECRYPT)
 		return CRD_ST_BAD_DESC;
@@ -59,33 +62,36 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 	if (t != s->tag_len)
 		return CRD_ST_BAD_PARAM;
 	const struct alg_cap *cap = s->cap;
-	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
+	uint32_t bytes = crd_len_bytes(s->alg, e->len);
+	if (e->iv_len > CRD_IV_MAX || bytes > CRD_OP_MAX_LEN ||
 	    !(s->iv_ok >> e->iv_len & 1) || e->aad_len < cap->aad.min ||
 	    e->aad_len > cap->aad.max || e->len < cap->min_len ||
 	    e->len > cap->max_len || (cap->block > 1 && e->len % cap->block))
 		return CRD_ST_BAD_PARAM;
 	*tag_len = t;
+	*len = bytes;
 	return CRD_ST_OK;
 }
 
 /* Build and check the source and destination lists. */
 static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
-		      uint64_t arena_size, int gmac, struct desc_sgl *sg)
+		      uint64_t arena_size, int gmac, uint32_t len,
+		      struct desc_sgl *sg)
 {
 	int st;
 	int src_sgl = e->flags & CRD_SQE_F_SRC_SGL;
 	int dst_sgl = e->flags & CRD_SQE_F_DST_SGL;
 
 	if (src_sgl) {
-		st = desc_list(arena, arena_size, e->src_off, e->src_nseg,
-			       e->len, sg->src);
+		st = desc_list(arena, arena_size, e->src_off, e->src_nseg, len,
+			       sg->src);
 		if (st)
 			return st;
 		sg->nsrc = e->src_nseg;
 	} else {
-		if (!desc_range_ok(e->src_off, e->len, arena_size))
+		if (!desc_range_ok(e->src_off, len, arena_size))
 			return CRD_ST_BAD_RANGE;
-		sg->src[0] = (struct crd_seg){ e->src_off, e->len };
+		sg->src[0] = (struct crd_seg){ e->src_off, len };
 		sg->nsrc = 1;
 	}
 
@@ -102,15 +108,15 @@ static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
 		return CRD_ST_OK;
 	}
 	if (dst_sgl) {
-		st = desc_list(arena, arena_size, e->dst_off, e->dst_nseg,
-			       e->len, sg->dst);
+		st = desc_list(arena, arena_size, e->dst_off, e->dst_nseg, len,
+			       sg->dst);
 		if (st)
 			return st;
 		sg->ndst = e->dst_nseg;
 	} else {
-		if (!desc_range_ok(e->dst_off, e->len, arena_size))
+		if (!desc_range_ok(e->dst_off, len, arena_size))
 			return CRD_ST_BAD_RANGE;
-		sg->dst[0] = (struct crd_seg){ e->dst_off, e->len };
+		sg->dst[0] = (struct crd_seg){ e->dst_off, len };
 		sg->ndst = 1;
 	}
 	/* Out of place: no destination byte may be a source byte. */
@@ -123,14 +129,15 @@ static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
 
 /* Fill the fields every valid op has. */
 static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
-		      const struct session *s, unsigned tag_len,
+		      const struct session *s, unsigned tag_len, uint32_t len,
 		      struct engine_op *op)
 {
 	op->sess = s;
 	op->aad = arena + e->aad_off;
 	op->tag = arena + e->tag_off;
 	op->iv = e->iv;
-	op->len = e->len;
+	op->len = len;
+	op->bits = crd_alg_bit_len(s->alg) ? e->len : 0;
 	op->aad_len = e->aad_len;
 	op->iv_len = e->iv_len;
 	op->tag_len = tag_len;
@@ -147,11 +154,11 @@ static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
  */
 static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 		     uint64_t arena_size, const struct session *s,
-		     unsigned tag_len, struct engine_op *op)
+		     unsigned tag_len, uint32_t len, struct engine_op *op)
 {
 	const int gmac = crd_alg_auth_only(s->alg); /* no destination */
 	const int in_place = e->dst_off == e->src_off;
-	const uint32_t src = e->src_off, dst = e->dst_off, len = e->len;
+	const uint32_t src = e->src_off, dst = e->dst_off;
 
 	if (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL))
 		return 1;
@@ -172,7 +179,7 @@ static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 		       desc_overlap(e->aad_off, e->aad_len, dst, len))))
 		return op->status = CRD_ST_BAD_RANGE;
 	op->status = CRD_ST_OK;
-	desc_fill(e, arena, s, tag_len, op);
+	desc_fill(e, arena, s, tag_len, len, op);
 	op->sgl = 0;
 	op->src = arena + src;
 	/* GMAC: the destination is never written */
@@ -185,15 +192,16 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 		 struct desc_sgl *sg)
 {
 	unsigned tag_len = 0;
-	int st = desc_fields(e, s, &tag_len);
+	uint32_t len = 0; /* bytes */
+	int st = desc_fields(e, s, &tag_len, &len);
 	if (st == CRD_ST_OK) {
-		int flat = desc_flat(e, arena, arena_size, s, tag_len, op);
+		int flat = desc_flat(e, arena, arena_size, s, tag_len, len, op);
 		if (flat != 1)
 			return flat;
 	}
 	if (st == CRD_ST_OK)
 		st = desc_lists(e, arena, arena_size, crd_alg_auth_only(s->alg),
-				sg);
+				len, sg);
 	if (st == CRD_ST_OK &&
 	    (!desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
 	     !desc_range_ok(e->tag_off, tag_len, arena_size)))
@@ -211,7 +219,7 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	if (st != CRD_ST_OK)
 		return st;
 
-	desc_fill(e, arena, s, tag_len, op);
+	desc_fill(e, arena, s, tag_len, len, op);
 
 	/* Flat pointers when the engine can use the arena directly. */
 	int flat = sg->nsrc == 1 && sg->ndst <= 1;

@@ -294,7 +294,8 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	/* One 16-byte store per completion, not three: while a line's
 	 * transfer is pending its stores wait in the store buffer. */
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t len = ops[i].status == CRD_ST_OK ? sqe[i].len : 0;
+		/* Bytes (a bit-length op's byte extent: ops[i].len). */
+		uint32_t len = ops[i].status == CRD_ST_OK ? ops[i].len : 0;
 		cqe_words v = { sqe[i].user_data,
 				(uint32_t)ops[i].status | (uint64_t)len << 32 };
 		memcpy(&q->cq[(start + i) & cq_mask], &v, sizeof(v));

@@ -135,6 +135,8 @@ struct cc_op {
 	enum cc_dir dir; /* GMAC: CC_ENCRYPT generates, CC_DECRYPT verifies */
 	const void *src;
 	void *dst;
+	/* Bytes; bits for the 3GPP algorithms (snow3g-*, zuc-*, kasumi-*),
+	 * whose buffers then hold ceil(len / 8) bytes. */
 	uint32_t len;
 	const void *aad;
 	uint32_t aad_len;
@@ -154,7 +156,7 @@ struct cc_op {
 struct cc_completion {
 	uint64_t user_data;
 	int32_t status; /* CC_OK, CC_ERR_* or -errno */
-	uint32_t len;	/* bytes written to dst */
+	uint32_t len;	/* bytes written to dst (3GPP: ceil(bits / 8)) */
 };
 
 /* Completion callback for cc_poll(): called once per completion, in
@@ -406,7 +408,8 @@ unsigned cc_in_flight(const struct cc_queue *q);
  * the session's tag length (NULL when it has none). Uses a small queue the
  * connection opens on first use. Returns 0, CC_ERR_AUTH_FAILED (out
  * zeroed) or another negative status / -errno. For GMAC, in is the data
- * to authenticate and out is not written (may be NULL).
+ * to authenticate and out is not written (may be NULL). For the 3GPP
+ * algorithms len counts bits and in/out hold ceil(len / 8) bytes.
  */
 int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,

@@ -27,7 +27,9 @@ struct evp_cipher_st;
 /* Is alg one of those this code serves? */
 static inline int auth_alg(unsigned alg)
 {
-	return crd_alg_auth_only(alg) && alg != CRD_ALG_AES_GMAC;
+	/* not GMAC (GCM code) nor the 3GPP MACs (aesni_wireless.c) */
+	return crd_alg_auth_only(alg) && alg != CRD_ALG_AES_GMAC &&
+	       !crd_alg_bit_len(alg);
 }
 
 /* HMAC-SHA-n and SHA-n by hash: 0 SHA-1, 1 SHA-224 .. 4 SHA-512; else

@@ -27,7 +27,10 @@ struct engine_op {
 	const uint8_t *aad;
 	uint8_t *tag;
 	const uint8_t *iv; /* private copy, not shared memory */
-	uint32_t len;
+	uint32_t len;	   /* bytes of src and dst */
+	/* crd_alg_bit_len() algorithms: the length in bits (len is then
+	 * its byte extent, ceil(bits / 8)); else 0. */
+	uint32_t bits;
 	uint32_t aad_len;
 	uint8_t iv_len;
 	uint8_t tag_len;
@@ -54,8 +57,8 @@ struct alg_cap {
 	struct range iv[CAP_RANGES];
 	struct range tag[CAP_RANGES];
 	struct range aad;
-	uint32_t min_len, max_len;
-	uint32_t block; /* data length must be a multiple; 1 = any */
+	uint32_t min_len, max_len; /* bits for crd_alg_bit_len() algorithms */
+	uint32_t block;		   /* data length must be a multiple; 1 = any */
 };
 
 enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 6 };

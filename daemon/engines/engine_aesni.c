@@ -13,6 +13,7 @@
  * constant time, and a forged message releases no plaintext.
  */
 #include "auth.h"
+#include "aesni_wireless.h"
 #include "engine.h"
 #include "session.h"
 
@@ -71,6 +72,8 @@ static const struct alg_cap aesni_caps[] = {
 	CAP_SHAS,
 	CAP_CMAC(16, 32, 16),
 	CAP_XCBC(12),
+	/* 3GPP: aesni_wireless.c */
+	AESNI_WIRELESS_CAPS,
 };
 
 /* Manager for key expansion on the control thread (session_init). */
@@ -163,6 +166,8 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 	IMB_MGR *m = wctx ? wctx : ctl_mgr;
 	struct aesni_key *k = (struct aesni_key *)s->key;
 
+	if (crd_alg_bit_len(s->alg)) /* 3GPP: aesni_wireless.c */
+		return aesni_wireless_init(m, s, key, key_len);
 	if (auth_alg(s->alg))
 		return aesni_auth_session_init(s, m, key, key_len);
 	if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
@@ -519,6 +524,10 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		 * this one computes. */
 		if (i + 1 < n)
 			aesni_prefetch(&ops[i + 1]);
+		if (crd_alg_bit_len(op->sess->alg)) { /* aesni_wireless.c */
+			aesni_wireless_one(m, op);
+			continue;
+		}
 		if (auth_alg(op->sess->alg)) { /* aesni_auth.c */
 			if (aesni_auth_op(m, op, i)) {
 				aesni_reap(m, IMB_SUBMIT_JOB(m));

@@ -83,7 +83,27 @@
 	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384", NULL, 24, AUTHENC)    \
 	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512", NULL, 32, AUTHENC)    \
 	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1", NULL, 12, AUTHENC)        \
-	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256", NULL, 16, AUTHENC)
+	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256", NULL, 16, AUTHENC)    \
+	/* 3GPP (docs/algorithms.md): an op's length counts BITS (the buffers \
+	 * hold ceil(len / 8) bytes; crd_alg_bit_len()); key 16.             \
+	 * UEA2: IV 16 = COUNT (4, big-endian) || BEARER << 3 | DIRECTION << \
+	 * 2, 0, 0, 0 || the same 8 bytes again; 1..2^27 bits */ \
+	X(SNOW3G_UEA2, 32, "snow3g-uea2", NULL, 0, CIPHER)                      \
+	/* UIA2: IV 16 = COUNT || FRESH || COUNT ^ DIRECTION << 31 ||        \
+	 * FRESH ^ DIRECTION << 15 (32-bit big-endian words); tag 4 */  \
+	X(SNOW3G_UIA2, 33, "snow3g-uia2", NULL, 4, MAC)                         \
+	/* EEA3: IV 16 laid out as UEA2's; 1..65504 bits */                     \
+	X(ZUC_EEA3, 34, "zuc-eea3", NULL, 0, CIPHER)                            \
+	/* EIA3: IV 16 = COUNT || BEARER << 3, 0, 0, 0 || COUNT ^ DIRECTION \
+	 * << 31 || BEARER << 3, 0, DIRECTION << 7, 0; tag 4; 1..65504 bits */   \
+	X(ZUC_EIA3, 35, "zuc-eia3", NULL, 4, MAC)                               \
+	/* KASUMI f8 (TS 35.201): IV 8 = COUNT || BEARER << 3 | DIRECTION <<  \
+	 * 2, 0, 0, 0; 1..20000 bits */ \
+	X(KASUMI_F8, 36, "kasumi-f8", NULL, 0, CIPHER)                          \
+	/* KASUMI f9: IV 8 = COUNT || FRESH; the data is MESSAGE ||         \
+	 * DIRECTION (its last bit is DIRECTION, as in f9's input string);  \
+	 * tag 4; 2..20001 bits */   \
+	X(KASUMI_F9, 37, "kasumi-f9", NULL, 4, MAC)
 
 /*
  * CRD_STATUSES(X): X(ID, value, message). A completion's status is 0

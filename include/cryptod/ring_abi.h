@@ -95,6 +95,28 @@ static inline int crd_alg_auth_only(unsigned alg)
 	return k == CRD_KIND_MAC || k == CRD_KIND_HASH;
 }
 
+/* The 3GPP algorithms, as DPDK's cryptodev takes them: an op's length
+ * (crd_sqe.len) counts bits, and its buffers hold crd_len_bytes() bytes. */
+static inline int crd_alg_bit_len(unsigned alg)
+{
+	switch (alg) {
+	case CRD_ALG_SNOW3G_UEA2:
+	case CRD_ALG_SNOW3G_UIA2:
+	case CRD_ALG_ZUC_EEA3:
+	case CRD_ALG_ZUC_EIA3:
+	case CRD_ALG_KASUMI_F8:
+	case CRD_ALG_KASUMI_F9:
+		return 1;
+	}
+	return 0;
+}
+
+/* The bytes an op of len (bits or bytes, as alg counts) covers. */
+static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
+{
+	return crd_alg_bit_len(alg) ? (uint32_t)(((uint64_t)len + 7) / 8) : len;
+}
+
 /* crd_sqe.flags */
 #define CRD_SQE_F_SRC_SGL 1u	 /* src_off: a struct crd_seg[src_nseg] */
 #define CRD_SQE_F_DST_SGL 2u	 /* dst_off: a struct crd_seg[dst_nseg] */
@@ -163,7 +185,8 @@ struct crd_sqe {
 	uint8_t iv_len;	    /* bytes of iv[] used */
 	uint8_t tag_len;    /* bytes of tag; 0 = the session's */
 	uint32_t src_off;   /* data, or its crd_seg list (CRD_SQE_F_SRC_SGL) */
-	uint32_t len;	    /* payload length (src and dst) */
+	uint32_t len;	    /* payload length (src and dst): bytes, or bits
+			     * (crd_alg_bit_len) */
 	uint32_t dst_off;   /* data, or its crd_seg list (CRD_SQE_F_DST_SGL) */
 	uint32_t aad_off;
 	uint32_t aad_len;
