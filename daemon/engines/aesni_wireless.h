@@ -29,7 +29,9 @@ struct session;
 #define AESNI_WIRELESS_CAPS                                                    \
 	CAP_WIRELESS(CRD_ALG_SNOW3G_UEA2, 16, 0, 1, CRD_OP_MAX_LEN * 8),       \
 		CAP_WIRELESS(CRD_ALG_SNOW3G_UIA2, 16, 4, 1,                    \
-			     CRD_OP_MAX_LEN * 8)
+			     CRD_OP_MAX_LEN * 8),                              \
+		CAP_WIRELESS(CRD_ALG_ZUC_EEA3, 16, 0, 1, 65504),               \
+		CAP_WIRELESS(CRD_ALG_ZUC_EIA3, 16, 4, 1, 65504)
 
 /* Expand key into s->key for s->alg (a crd_alg_bit_len algorithm).
  * 0 or -EINVAL. */
