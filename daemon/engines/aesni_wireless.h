@@ -31,7 +31,9 @@ struct session;
 		CAP_WIRELESS(CRD_ALG_SNOW3G_UIA2, 16, 4, 1,                    \
 			     CRD_OP_MAX_LEN * 8),                              \
 		CAP_WIRELESS(CRD_ALG_ZUC_EEA3, 16, 0, 1, 65504),               \
-		CAP_WIRELESS(CRD_ALG_ZUC_EIA3, 16, 4, 1, 65504)
+		CAP_WIRELESS(CRD_ALG_ZUC_EIA3, 16, 4, 1, 65504),               \
+		CAP_WIRELESS(CRD_ALG_KASUMI_F8, 8, 0, 1, 20000),               \
+		CAP_WIRELESS(CRD_ALG_KASUMI_F9, 8, 4, 2, 20001)
 
 /* Expand key into s->key for s->alg (a crd_alg_bit_len algorithm).
  * 0 or -EINVAL. */
