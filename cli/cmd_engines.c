@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "cryptoctl.h"
 
 static const char usage_engines[] =
@@ -98,6 +100,8 @@ static void fmt_length(char *out, size_t len, const struct cc_alg_caps *c)
 	fmt_range(range, sizeof(range), &r, 1);
 	if (c->block_size > 1)
 		snprintf(out, len, "%s/%u", range, c->block_size);
+	else if (crd_alg_bit_len(c->alg)) /* 3GPP: lengths count bits */
+		snprintf(out, len, "%s bits", range);
 	else
 		snprintf(out, len, "%s", range);
 }
