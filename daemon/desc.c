@@ -68,6 +68,11 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 	    e->aad_len > cap->aad.max || e->len < cap->min_len ||
 	    e->len > cap->max_len || (cap->block > 1 && e->len % cap->block))
 		return CRD_ST_BAD_PARAM;
+	/* CCM: the length field is 15 - nonce bytes (SP 800-38C A.2); with
+	 * nonces of 12 and 13 it is shorter than CRD_OP_MAX_LEN needs. */
+	if (s->alg == CRD_ALG_AES_CCM && e->iv_len > 11 &&
+	    e->len >> (8 * (15 - e->iv_len)))
+		return CRD_ST_BAD_PARAM;
 	*tag_len = t;
 	*len = bytes;
 	return CRD_ST_OK;

@@ -205,6 +205,25 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n);
 		.aad = { 8, 12, 4 }, .min_len = 0, .max_len = (max_),          \
 		.block = 1                                                     \
 	}
+/* AES-CCM (SP 800-38C): nonce 7..13, tags 4..16 even; keys, AAD and
+ * length as the engine takes them (aesni's are narrower: aesni_aead.c). */
+#define CAP_AES_CCM(key_inc, aad_max, max_)                                    \
+	{                                                                      \
+		.alg = CRD_ALG_AES_CCM, .n_key = 1,                            \
+		.key = { { 16, 32, (key_inc) } }, CAP_IVS(7, 13), .n_tag = 1,  \
+		.tag = { { 4, 16, 2 } }, .default_tag = 16,                    \
+		.aad = { 0, (aad_max), 1 }, .min_len = 0, .max_len = (max_),   \
+		.block = 1                                                     \
+	}
+/* RFC 8439 ChaCha20-Poly1305: key 32, nonce 12, the full 16-byte tag. */
+#define CAP_CHACHA20_POLY1305                                                  \
+	{                                                                      \
+		.alg = CRD_ALG_CHACHA20_POLY1305, .n_key = 1,                  \
+		.key = { RANGE1(32) }, CAP_IVS(12, 12), .n_tag = 1,            \
+		.tag = { RANGE1(16) }, .default_tag = 16,                      \
+		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
+		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+	}
 #define GCM_TAGS                                                               \
 	.n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } },            \
 	.default_tag = 16

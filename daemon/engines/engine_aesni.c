@@ -14,6 +14,7 @@
  */
 #include "auth.h"
 #include "aesni_wireless.h"
+#include "aead.h"
 #include "engine.h"
 #include "session.h"
 
@@ -31,6 +32,7 @@
 struct aesni_key {
 	union {
 		struct gcm_key_data gcm; /* expanded keys + GHASH tables */
+		uint8_t chacha[32];	 /* ChaCha20-Poly1305: the raw key */
 		struct {
 			DECLARE_ALIGNED(uint8_t enc[16 * 15], 16);
 			DECLARE_ALIGNED(uint8_t dec[16 * 15], 16);
@@ -74,6 +76,9 @@ static const struct alg_cap aesni_caps[] = {
 	CAP_XCBC(12),
 	/* 3GPP: aesni_wireless.c */
 	AESNI_WIRELESS_CAPS,
+	/* ipsec-mb 1.3's CCM: AES-128/256, AAD <= 46, <= 65534 bytes */
+	CAP_AES_CCM(16, 46, 65534),
+	CAP_CHACHA20_POLY1305,
 };
 
 /* Manager for key expansion on the control thread (session_init). */
@@ -177,6 +182,10 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 			IMB_AES192_GCM_PRE(m, key, &k->gcm);
 		else
 			IMB_AES256_GCM_PRE(m, key, &k->gcm);
+		return 0;
+	}
+	if (s->alg == CRD_ALG_CHACHA20_POLY1305) {
+		memcpy(k->chacha, key, sizeof(k->chacha));
 		return 0;
 	}
 	if (key_len == 16)
@@ -520,6 +529,8 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
+		const struct aesni_key *k =
+			(const struct aesni_key *)op->sess->key;
 		/* The next op's data travels from the client's core while
 		 * this one computes. */
 		if (i + 1 < n)
@@ -539,6 +550,16 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		case CRD_ALG_AES_GCM:
 		case CRD_ALG_AES_GMAC:
 			aesni_gcm_one(m, op);
+			break;
+		case CRD_ALG_CHACHA20_POLY1305:
+			aesni_chacha_poly_one(m, k->chacha, op);
+			break;
+		case CRD_ALG_AES_CCM:
+			aesni_ccm_fill(IMB_GET_NEXT_JOB(m), op, k->blk.enc,
+				       k->blk.dec, scratch.tag[i % 64]);
+			/* With ipsec-mb's checks: a last guard on lengths */
+			aesni_reap(m, IMB_SUBMIT_JOB(m));
+			jobs = 1;
 			break;
 		case CRD_ALG_AES_CBC_HMAC_SHA1:
 		case CRD_ALG_AES_CBC_HMAC_SHA256:

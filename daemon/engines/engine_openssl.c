@@ -10,6 +10,7 @@
  * between workers). Ciphers are fetched once per worker, not per op.
  */
 #include "auth.h"
+#include "aead.h"
 #include "engine.h"
 #include "session.h"
 
@@ -47,6 +48,18 @@ static const struct alg_cap ossl_caps[] = {
 	CAP_SHAS,
 	CAP_CMAC(16, 32, 8),
 	CAP_XCBC(16),
+	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN),
+	CAP_CHACHA20_POLY1305,
+	/* RFC 8439 ChaCha20; IV = 32-bit LE block counter || nonce */
+	{ .alg = CRD_ALG_CHACHA20,
+	  .n_key = 1,
+	  .key = { RANGE1(32) },
+	  CAP_IVS(16, 16),
+	  NO_TAG,
+	  .aad = RANGE1(0),
+	  .min_len = 0,
+	  .max_len = CRD_OP_MAX_LEN,
+	  .block = 1 },
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
@@ -67,12 +80,18 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 				      "AES-256-CTR" },
 		[CRD_ALG_AES_ECB] = { "AES-128-ECB", "AES-192-ECB",
 				      "AES-256-ECB" },
+		[CRD_ALG_AES_CCM] = { "AES-128-CCM", "AES-192-CCM",
+				      "AES-256-CCM" },
+		/* 32-byte keys only: the third column */
+		[CRD_ALG_CHACHA20_POLY1305] = { NULL, NULL,
+						"ChaCha20-Poly1305" },
+		[CRD_ALG_CHACHA20] = { NULL, NULL, "ChaCha20" },
 	};
 	if (alg == CRD_ALG_AES_XTS)
 		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
 	if (alg == CRD_ALG_AES_GCM_RFC4106)
 		key_len -= 4; /* the salt */
-	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][0])
+	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][2])
 		return NULL;
 	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
 }
@@ -171,7 +190,7 @@ err:
 	return NULL;
 }
 
-/* GCM and GMAC. Returns CRD_ST_*. */
+/* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */
 static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 		    struct engine_op *op)
 {
@@ -259,7 +278,14 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		}
 		EVP_CIPHER *c =
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
-		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC) {
+		if (s->alg == CRD_ALG_AES_CCM) {
+			op->status = ossl_ccm(w->ctx, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
+		/* ChaCha20-Poly1305 streams as GCM does */
+		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC ||
+		    s->alg == CRD_ALG_CHACHA20_POLY1305) {
 			op->status = ossl_gcm(w, c, k->raw, op);
 			keyed_sess = NULL;
 			continue;

@@ -56,7 +56,7 @@
 	/* NIST SP 800-38C / RFC 3610; key 16/24/32; nonce (the IV) 7..13;  \
 	 * tag 4..16 even; AAD up to CRD_AAD_MAX */   \
 	X(AES_CCM, 13, "aes-ccm", NULL, 16, AEAD)                               \
-	/* RFC 8439; key 32; nonce 12; tag 16 (4..16 truncated) */              \
+	/* RFC 8439; key 32; nonce 12; tag 16 (no truncated tags) */            \
 	X(CHACHA20_POLY1305, 14, "chacha20-poly1305", NULL, 16, AEAD)           \
 	/* RFC 8439 ChaCha20; key 32; IV 16 = 32-bit little-endian block      \
 	 * counter || 12-byte nonce (OpenSSL's layout) */ \

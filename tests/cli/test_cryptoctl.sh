@@ -57,7 +57,8 @@ export CRYPTOD_SOCKET=$sock
 # ---------------------------------------------------------------------------
 section "engines"
 ALGS="aes-gcm aes-gmac aes-cbc aes-ctr aes-ecb aes-xts aes-cbc-hmac-sha1
-aes-cbc-hmac-sha256 aes-cbc-null aes-lrw aes-gcm-rfc4106 null"
+aes-cbc-hmac-sha256 aes-cbc-null aes-lrw aes-gcm-rfc4106 null aes-ccm
+chacha20-poly1305 chacha20"
 ctl engines
 check "engines: exit 0" test "$rc" -eq 0 -a ! -s "$err"
 check "engines: header" grep -Eq \

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aesni's AEADs beside the 12-byte-IV GCM fast path (aead.h).
+ *
+ * CCM: ipsec-mb 1.3's job API takes AES-128 and AES-256 keys only, AAD
+ * of at most 46 bytes and messages of at most 65534 bytes (measured:
+ * longer ones, AES-192 and 47 bytes of AAD complete with an error). The
+ * aesni capability row says exactly that, so those ops are refused with
+ * a defined error (session -EINVAL, op CRD_ST_BAD_PARAM) and go to the
+ * openssl engine, which takes all of CCM.
+ */
+#include "aead.h"
+#include "session.h"
+
+#include <string.h>
+
+#include <cryptod/ring_abi.h>
+
+void aesni_ccm_fill(IMB_JOB *job, const struct engine_op *op, const void *enc,
+		    const void *dec, uint8_t *tag_scratch)
+{
+	int e = op->op == CRD_OP_ENCRYPT;
+
+	/* ipsec-mb's CCM orders the other way round: MAC then CTR. */
+	job->cipher_mode = IMB_CIPHER_CCM;
+	job->hash_alg = IMB_AUTH_AES_CCM;
+	job->cipher_direction = e ? IMB_DIR_ENCRYPT : IMB_DIR_DECRYPT;
+	job->chain_order = e ? IMB_ORDER_HASH_CIPHER : IMB_ORDER_CIPHER_HASH;
+	job->key_len_in_bytes = op->sess->key_len;
+	job->enc_keys = enc;
+	job->dec_keys = dec;
+	job->src = op->src;
+	job->dst = op->dst;
+	job->cipher_start_src_offset_in_bytes = 0;
+	job->msg_len_to_cipher_in_bytes = op->len;
+	job->hash_start_src_offset_in_bytes = 0;
+	job->msg_len_to_hash_in_bytes = op->len;
+	job->iv = op->iv;
+	job->iv_len_in_bytes = op->iv_len;
+	job->u.CCM.aad = op->aad;
+	job->u.CCM.aad_len_in_bytes = op->aad_len;
+	job->auth_tag_output = e ? op->tag : tag_scratch;
+	job->auth_tag_output_len_in_bytes = op->tag_len;
+	job->user_data = (void *)op;
+}
+
+void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op)
+{
+	struct chacha20_poly1305_context_data ctx;
+	uint8_t tag[16];
+
+	IMB_CHACHA20_POLY1305_INIT(m, key, &ctx, op->iv, op->aad, op->aad_len);
+	if (op->op == CRD_OP_ENCRYPT) {
+		IMB_CHACHA20_POLY1305_ENC_UPDATE(m, key, &ctx, op->dst, op->src,
+						 op->len);
+		IMB_CHACHA20_POLY1305_ENC_FINALIZE(m, &ctx, op->tag,
+						   op->tag_len);
+		op->status = CRD_ST_OK;
+	} else {
+		IMB_CHACHA20_POLY1305_DEC_UPDATE(m, key, &ctx, op->dst, op->src,
+						 op->len);
+		IMB_CHACHA20_POLY1305_DEC_FINALIZE(m, &ctx, tag, op->tag_len);
+		op->status = CRD_ST_OK;
+		if (engine_ct_memcmp(tag, op->tag, op->tag_len)) {
+			memset(op->dst, 0, op->len);
+			op->status = CRD_ST_AUTH_FAILED;
+		}
+	}
+	/* The context holds the one-time Poly1305 key and keystream. */
+	explicit_bzero(&ctx, sizeof(ctx));
+}
