@@ -96,7 +96,7 @@ static const char usage_key_opts[] =
 	"      --auth-key-file FILE\n"
 	"                       read the HMAC key, in hex, from FILE\n"
 	"  -i, --iv HEX         the IV, as -a says (aes-gcm with --engine\n"
-	"                       openssl: 1..16 bytes)\n"
+	"                       aesni or openssl: 1..16 bytes)\n"
 	"      --aad HEX        additional authenticated data, <= 65535 B\n"
 	"                       (aes-gcm, aes-gcm-rfc4106 and\n"
 	"                       aes-cbc-hmac-* only)\n";

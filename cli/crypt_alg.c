@@ -232,11 +232,11 @@ static int check_iv(struct crypt_args *a)
 	}
 	if (!a->have_iv)
 		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
-	/* OpenSSL's GCM hashes IVs of other lengths into J0 (SP 800-38D);
-	 * only that engine takes them, and for GCM only. */
+	/* GCM hashes IVs of other lengths into J0 (SP 800-38D): the aesni
+	 * and openssl engines take them, for GCM only. */
 	if (a->r->alg == CC_ALG_AES_GCM && a->engine &&
-	    !strcmp(a->engine, "openssl") && a->iv_len >= 1 &&
-	    a->iv_len <= CLI_IV_MAX)
+	    (!strcmp(a->engine, "openssl") || !strcmp(a->engine, "aesni")) &&
+	    a->iv_len >= 1 && a->iv_len <= CLI_IV_MAX)
 		return 0;
 	if (a->iv_len != need)
 		return cli_usage_err(a->cmd, "%s needs a %u-byte IV, got %u", n,

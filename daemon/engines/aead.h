@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The AEADs beside GCM (AES-CCM, ChaCha20-Poly1305), kept apart from
- * the engines' block-mode code: aesni_aead.c (intel-ipsec-mb) and
+ * The AEADs beside GCM (AES-CCM, ChaCha20-Poly1305) and GCM with IVs
+ * other than 12 bytes, kept apart from the engines' block-mode code: aesni_aead.c (intel-ipsec-mb) and
  * openssl_aead.c (EVP). The engine files call these from their
  * session_init / process switches.
  */
@@ -27,6 +27,11 @@ void aesni_ccm_fill(IMB_JOB *job, const struct engine_op *op, const void *enc,
 /* ChaCha20-Poly1305 through the direct API; key is the raw 32 bytes. */
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key,
 			   struct engine_op *op);
+
+/* GCM with an IV of other than 12 bytes (GHASHed into the counter
+ * block), through the direct API's variable-IV init. */
+void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
+		      struct engine_op *op);
 
 /* CCM with EVP. Returns CRD_ST_*. */
 int ossl_ccm(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const uint8_t *key,

@@ -2,6 +2,10 @@
 /*
  * aesni's AEADs beside the 12-byte-IV GCM fast path (aead.h).
  *
+ * GCM with other IVs (1..16 bytes): the direct API's variable-IV init,
+ * then update and finalize; the 12-byte path in engine_aesni.c stays one
+ * call and pays one predictable branch for this.
+ *
  * CCM: ipsec-mb 1.3's job API takes AES-128 and AES-256 keys only, AAD
  * of at most 46 bytes and messages of at most 65534 bytes (measured:
  * longer ones, AES-192 and 47 bytes of AAD complete with an error). The
@@ -68,4 +72,43 @@ void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op)
 	}
 	/* The context holds the one-time Poly1305 key and keystream. */
 	explicit_bzero(&ctx, sizeof(ctx));
+}
+
+void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
+		      struct engine_op *op)
+{
+	struct gcm_context_data ctx;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	aes_gcm_init_var_iv_t init;
+	aes_gcm_enc_dec_update_t update;
+	aes_gcm_enc_dec_finalize_t final;
+	uint8_t tag[16];
+
+	switch (op->sess->key_len) {
+	case 16:
+		init = m->gcm128_init_var_iv;
+		update = enc ? m->gcm128_enc_update : m->gcm128_dec_update;
+		final = enc ? m->gcm128_enc_finalize : m->gcm128_dec_finalize;
+		break;
+	case 24:
+		init = m->gcm192_init_var_iv;
+		update = enc ? m->gcm192_enc_update : m->gcm192_dec_update;
+		final = enc ? m->gcm192_enc_finalize : m->gcm192_dec_finalize;
+		break;
+	default:
+		init = m->gcm256_init_var_iv;
+		update = enc ? m->gcm256_enc_update : m->gcm256_dec_update;
+		final = enc ? m->gcm256_enc_finalize : m->gcm256_dec_finalize;
+		break;
+	}
+	init(key, &ctx, op->iv, op->iv_len, op->aad, op->aad_len);
+	if (op->len)
+		update(key, &ctx, op->dst, op->src, op->len);
+	final(key, &ctx, enc ? op->tag : tag, op->tag_len);
+	explicit_bzero(&ctx, sizeof(ctx));
+	op->status = CRD_ST_OK;
+	if (!enc && engine_ct_memcmp(tag, op->tag, op->tag_len)) {
+		memset(op->dst, 0, op->len);
+		op->status = CRD_ST_AUTH_FAILED;
+	}
 }

@@ -71,8 +71,8 @@ check "engines: aes-lrw unavailable" \
 	awk '$1 == "aes-lrw" && $4 == "no" { f = 1 } END { exit !f }' "$out"
 check "engines: why aes-lrw is unavailable" \
 	grep -Eq '^aes-lrw on [^ ]+: unavailable: .{8}' "$out"
-check "engines: aes-gcm row in DPDK ranges (key 16-32/8, IV 12, tag 4,8,12-16)" \
-	awk '$1 == "aes-gcm" && $4 == "yes" && $5 == "16-32/8" && $7 == "12" &&
+check "engines: aes-gcm row in DPDK ranges (key 16-32/8, IV 1-16, tag 4,8,12-16)" \
+	awk '$1 == "aes-gcm" && $4 == "yes" && $5 == "16-32/8" && $7 == "1-16" &&
 		$8 == "4,8,12-16" { f = 1 } END { exit !f }' "$out"
 check "engines: aes-cbc-hmac-sha1 takes an HMAC key, tag 12" \
 	awk '$1 == "aes-cbc-hmac-sha1" && $4 == "yes" && $6 != "-" &&
@@ -197,7 +197,7 @@ expect_usage encrypt -a aes-cbc-null -k "$K16" -i "$IV16" --tag-len 16
 expect_usage encrypt -a null --aad 00
 expect_usage encrypt -a null --auth-key "$AK"
 expect_usage encrypt --sessionless --engine aesni -k "$K16" -i "$IV12"
-expect_usage encrypt -k "$K16" -i 00 --engine aesni
+expect_usage encrypt -k "$K16" -i 00 --engine null
 expect_usage encrypt -a aes-gmac -k "$K16" -i 00 --engine openssl
 expect_usage engines extra
 expect_usage engines --bogus

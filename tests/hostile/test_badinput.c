@@ -316,8 +316,8 @@ static void sqe_break(struct crd_sqe *e, unsigned i, uint32_t arena,
 	case 11:
 		e->dst_nseg = 1;
 		break;
-	case 12: /* the direct GCM API takes 96-bit IVs only */
-		e->iv_len = 8;
+	case 12: /* GCM takes IVs of 1..16 bytes, never none */
+		e->iv_len = 0;
 		break;
 	case 13:
 		e->iv_len = 200;

@@ -132,7 +132,7 @@ int diff_case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 	if (s->iv_ignored)
 		c->iv_len = mc_below(17);
 	else if (mc_iv_ok(s, t->engine, 1) && mc_below(3) == 0)
-		c->iv_len = 1 + mc_below(16); /* GCM on openssl: 1..16 */
+		c->iv_len = 1 + mc_below(16); /* GCM on aesni, openssl: 1..16 */
 	mc_rnd_bytes(c->iv, c->iv_len);
 	if (ctr_carry >= 0)
 		ctr_carry_iv(c, (unsigned)ctr_carry);

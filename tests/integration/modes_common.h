@@ -73,8 +73,8 @@ extern const unsigned mc_n_mac_specs;
 /* NULL for algorithms outside both tables (LRW is not served). */
 const struct mc_spec *mc_spec_of(enum cc_alg alg);
 
-/* Whether the spec allows iv_len for alg on engine (GCM on openssl also
- * takes 1..16 bytes). */
+/* Whether the spec allows iv_len for alg on engine (GCM on aesni and
+ * openssl also takes 1..16 bytes). */
 int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len);
 
 /* Whether the spec allows a payload of len bytes. */

@@ -5,8 +5,8 @@
  * once through cc_crypt() and once through the zero-copy burst path, for
  * every engine that takes AES-GCM sessions.
  *
- * Each engine serves the IV lengths its capability table lists (aesni:
- * 96 bits; openssl: 8..128 bits); vectors with other IV lengths must be
+ * Each engine serves the IV lengths its capability table lists (aesni
+ * and openssl: 8..128 bits); vectors with other IV lengths must be
  * refused, never answered: up to 128 bits fit in a descriptor, so the
  * daemon must fail the op with CC_ERR_BAD_PARAM; 1024-bit IVs do not fit
  * at all, so the library must refuse them before they reach the ring.
