@@ -560,7 +560,9 @@ void mc_layout_to_op(const struct mc_layout *l, struct cc_op *op, int is_dst)
 
 /* ---- Random numbers ---- */
 
-static uint64_t mc_rng;
+/* Per thread: a test that runs queues from several threads gives each
+ * its own stream (mc_srand() in the thread). */
+static _Thread_local uint64_t mc_rng;
 
 uint64_t mc_seed_from_env(uint64_t def)
 {
