@@ -80,6 +80,13 @@ static const char usage_key_opts[] =
 	"                                      block's index; length a\n"
 	"                                      multiple of 16 (kernel\n"
 	"                                      engine only)\n"
+	"                         aes-ccm      IV 7..13, the nonce; tag 4..16\n"
+	"                                      even (default 16)\n"
+	"                         chacha20-poly1305\n"
+	"                                      key 32; IV 12; tag 16\n"
+	"                         chacha20     key 32; IV 16: 32-bit little-\n"
+	"                                      endian block counter, then\n"
+	"                                      the 12-byte nonce\n"
 	"                         null         copies the data (no key, no\n"
 	"                                      tag; an IV is ignored)\n"
 	"                       The kernel's names work too: gcm(aes),\n"
@@ -98,8 +105,9 @@ static const char usage_key_opts[] =
 	"  -i, --iv HEX         the IV, as -a says (aes-gcm with --engine\n"
 	"                       aesni or openssl: 1..16 bytes)\n"
 	"      --aad HEX        additional authenticated data, <= 65535 B\n"
-	"                       (aes-gcm, aes-gcm-rfc4106 and\n"
-	"                       aes-cbc-hmac-* only)\n";
+	"                       (aes-gcm, aes-gcm-rfc4106, aes-ccm,\n"
+	"                       chacha20-poly1305 and aes-cbc-hmac-*\n"
+	"                       only)\n";
 
 static const char usage_encrypt_tag[] =
 	"      --tag-out MODE   append: the tag follows the ciphertext on\n"
@@ -113,8 +121,9 @@ static const char usage_decrypt_tag[] =
 
 static const char usage_tail_opts[] =
 	"      --tag-len N      tag bytes: aes-gcm and aes-gmac 4, 8 or\n"
-	"                       12..16 (default 16); aes-cbc-hmac-sha1 12;\n"
-	"                       aes-cbc-hmac-sha256 16\n"
+	"                       12..16 (default 16); aes-ccm 4..16, even\n"
+	"                       (default 16); chacha20-poly1305 16;\n"
+	"                       aes-cbc-hmac-sha1 12; aes-cbc-hmac-sha256 16\n"
 	"      --engine NAME    run on this engine (default: daemon's pick)\n"
 	"      --sessionless    create no session: the keys travel with the\n"
 	"                       op, which expands them itself (no --engine)\n"

@@ -20,6 +20,7 @@ enum crypt_tag {
 	CRYPT_TAG_NONE,
 	CRYPT_TAG_GCM,	 /* 4, 8 or 12..16 bytes */
 	CRYPT_TAG_FIXED, /* cc_alg_tag_len() bytes only */
+	CRYPT_TAG_CCM,	 /* 4..16 bytes, even */
 };
 
 enum crypt_len {
@@ -40,6 +41,7 @@ struct crypt_rules {
 	enum crypt_tag tag;
 	enum crypt_len len;
 	unsigned iv_len;       /* the IV it needs; 0: it takes none */
+	unsigned iv_max;       /* CCM: iv_len..iv_max bytes; 0: iv_len only */
 	unsigned aad : 1;      /* takes --aad */
 	unsigned auth_key : 1; /* needs --auth-key (authenc with HMAC) */
 	unsigned mac_only : 1; /* GMAC: the output is the tag alone */

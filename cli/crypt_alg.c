@@ -63,6 +63,21 @@ static const struct crypt_rules rules[] = {
 	  .tag = CRYPT_TAG_GCM,
 	  .iv_len = 8,
 	  .aad = 1 },
+	/* the nonce is the IV */
+	{ .alg = CC_ALG_AES_CCM,
+	  .key = CRYPT_KEY_AES,
+	  .tag = CRYPT_TAG_CCM,
+	  .iv_len = 7,
+	  .iv_max = 13,
+	  .aad = 1 },
+	/* 32-byte keys: the daemon judges */
+	{ .alg = CC_ALG_CHACHA20_POLY1305,
+	  .key = CRYPT_KEY_ANY,
+	  .tag = CRYPT_TAG_FIXED,
+	  .iv_len = 12,
+	  .aad = 1 },
+	/* IV = 32-bit little-endian block counter || 12-byte nonce */
+	{ .alg = CC_ALG_CHACHA20, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
 	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
 };
 
@@ -238,7 +253,12 @@ static int check_iv(struct crypt_args *a)
 	    (!strcmp(a->engine, "openssl") || !strcmp(a->engine, "aesni")) &&
 	    a->iv_len >= 1 && a->iv_len <= CLI_IV_MAX)
 		return 0;
-	if (a->iv_len != need)
+	if (a->r->iv_max && (a->iv_len < need || a->iv_len > a->r->iv_max))
+		return cli_usage_err(a->cmd,
+				     "%s needs a %u..%u-byte IV (the nonce), "
+				     "got %u",
+				     n, need, a->r->iv_max, a->iv_len);
+	if (!a->r->iv_max && a->iv_len != need)
 		return cli_usage_err(a->cmd, "%s needs a %u-byte IV, got %u", n,
 				     need, a->iv_len);
 	return 0;
@@ -274,6 +294,11 @@ static int check_tag(struct crypt_args *a)
 		return cli_usage_err(a->cmd,
 				     "%s tags are 4, 8 or 12..16 bytes, got %u",
 				     n, a->tag_len);
+	if (a->r->tag == CRYPT_TAG_CCM &&
+	    (a->tag_len < 4 || a->tag_len > 16 || a->tag_len % 2))
+		return cli_usage_err(a->cmd,
+				     "%s tags are 4..16 bytes, even, got %u", n,
+				     a->tag_len);
 	if (a->r->tag == CRYPT_TAG_FIXED && a->tag_len != fixed)
 		return cli_usage_err(a->cmd, "%s tags are %u bytes, got %u", n,
 				     fixed, a->tag_len);

@@ -198,6 +198,12 @@ expect_usage encrypt -a null --aad 00
 expect_usage encrypt -a null --auth-key "$AK"
 expect_usage encrypt --sessionless --engine aesni -k "$K16" -i "$IV12"
 expect_usage encrypt -k "$K16" -i 00 --engine null
+expect_usage encrypt -a aes-ccm -k "$K16" -i 000102030405
+expect_usage encrypt -a aes-ccm -k "$K16" -i 000102030405060708090a0b0c0d
+expect_usage encrypt -a aes-ccm -k "$K16" -i "$IV12" --tag-len 5
+expect_usage encrypt -a chacha20-poly1305 -k "$K32" -i "$IV12" --tag-len 12
+expect_usage encrypt -a chacha20 -k "$K32" -i "$IV12"
+expect_usage encrypt -a chacha20 -k "$K32" -i "$IV16" --aad 00
 expect_usage encrypt -a aes-gmac -k "$K16" -i 00 --engine openssl
 expect_usage engines extra
 expect_usage engines --bogus
