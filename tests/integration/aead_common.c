@@ -13,25 +13,16 @@
 #define SHOW_MAX 8
 #define BURST_MS 30000
 
-static int av_in(const struct cc_range *r, unsigned n, uint32_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v >= r[i].min && v <= r[i].max &&
-		    (v == r[i].min ||
-		     (r[i].increment && (v - r[i].min) % r[i].increment == 0)))
-			return 1;
-	return 0;
-}
-
 const char *av_refused(const struct cc_alg_caps *cap, const struct av *v)
 {
-	if (!av_in(cap->key_sizes, cap->n_key_sizes, v->key_len))
+	if (!fx_range_has(cap->key_sizes, cap->n_key_sizes, v->key_len))
 		return "key";
-	if (v->tag_len && !av_in(cap->tag_sizes, cap->n_tag_sizes, v->tag_len))
+	if (v->tag_len &&
+	    !fx_range_has(cap->tag_sizes, cap->n_tag_sizes, v->tag_len))
 		return "tag";
-	if (!av_in(cap->iv_sizes, cap->n_iv_sizes, v->iv_len))
+	if (!fx_range_has(cap->iv_sizes, cap->n_iv_sizes, v->iv_len))
 		return "iv";
-	if (!av_in(&cap->aad_sizes, 1, v->aad_len))
+	if (!fx_range_has(&cap->aad_sizes, 1, v->aad_len))
 		return "aad";
 	if (v->len < cap->min_len || v->len > cap->max_len)
 		return "length";

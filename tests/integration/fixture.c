@@ -520,18 +520,21 @@ int fx_iv_ok(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 		if (c->alg != alg || !c->available ||
 		    (engine ? strcmp(engine, c->engine) : !c->default_engine))
 			continue;
-		for (unsigned k = 0; k < c->n_iv_sizes; k++) {
-			const struct cc_range *rg = &c->iv_sizes[k];
-			if (iv_len < rg->min || iv_len > rg->max)
-				continue;
-			if (iv_len == rg->min ||
-			    (rg->increment &&
-			     (iv_len - rg->min) % rg->increment == 0))
-				ok = 1;
-		}
+		if (fx_range_has(c->iv_sizes, c->n_iv_sizes, iv_len))
+			ok = 1;
 	}
 	cc_capabilities_free(caps);
 	return ok;
+}
+
+int fx_range_has(const struct cc_range *r, unsigned n, uint32_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v >= r[i].min && v <= r[i].max &&
+		    (v == r[i].min ||
+		     (r[i].increment && (v - r[i].min) % r[i].increment == 0)))
+			return 1;
+	return 0;
 }
 
 int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,

@@ -110,6 +110,10 @@ int fx_engines_for(struct cc_conn *conn, enum cc_alg alg,
 int fx_iv_ok(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 	     unsigned iv_len);
 
+/* Is v in one of the n {min, max, increment} ranges of a capability row
+ * (increment 0: min only)? */
+int fx_range_has(const struct cc_range *r, unsigned n, uint32_t v);
+
 /* Monotonic milliseconds. */
 uint64_t fx_now_ms(void);
 

@@ -70,20 +70,6 @@ static void run_lrw(struct t *t, char engines[][FX_ENGINE_NAME_MAX], unsigned n)
 	cc_capabilities_free(caps);
 }
 
-static int in_ranges(const struct cc_range *r, unsigned n, uint32_t v)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (v < r[i].min || v > r[i].max)
-			continue;
-		if (!r[i].increment ? v == r[i].min
-				    : (v - r[i].min) % r[i].increment == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* The table of docs/algorithms.md against cc_capabilities_get(). */
 static void run_caps(struct t *t)
 {
@@ -151,8 +137,9 @@ static void run_caps(struct t *t)
 					 "%s: key size %u not listed",
 					 c->engine, s->key_lens[v]);
 				expect(t,
-				       in_ranges(c->key_sizes, c->n_key_sizes,
-						 s->key_lens[v]),
+				       fx_range_has(c->key_sizes,
+						    c->n_key_sizes,
+						    s->key_lens[v]),
 				       ctx, what, 0);
 			}
 			for (v = 0; v <= 16; v++) {
@@ -162,7 +149,8 @@ static void run_caps(struct t *t)
 					 "%s: IV size %u not listed", c->engine,
 					 v);
 				expect(t,
-				       in_ranges(c->iv_sizes, c->n_iv_sizes, v),
+				       fx_range_has(c->iv_sizes, c->n_iv_sizes,
+						    v),
 				       ctx, what, 0);
 			}
 			for (v = 1; v <= 16; v++) {
@@ -172,8 +160,8 @@ static void run_caps(struct t *t)
 					 "%s: tag size %u not listed",
 					 c->engine, v);
 				expect(t,
-				       in_ranges(c->tag_sizes, c->n_tag_sizes,
-						 v),
+				       fx_range_has(c->tag_sizes,
+						    c->n_tag_sizes, v),
 				       ctx, what, 0);
 			}
 			if (s->aad != MC_AAD_IGNORED) {
