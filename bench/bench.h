@@ -34,14 +34,14 @@
 /* All bounds of the bench's options live here. */
 enum bench_limits {
 	BENCH_MAX_SIZES = 64,
-	BENCH_MAX_ALGS = 32,
+	BENCH_MAX_ALGS = 64,
 	BENCH_MAX_BURST = 1024,
 	BENCH_MAX_DEPTH = 64,
 	BENCH_MAX_ROUNDS = 101,
 	BENCH_MAX_TIME_MS = 60000,
 	BENCH_MAX_AAD = 1024,
 	BENCH_MAX_WORKERS = 256,
-	BENCH_TAG_MAX = 16,
+	BENCH_TAG_MAX = 64, /* a SHA-512 digest */
 	BENCH_IV_MAX = 16,
 	BENCH_KEY_MAX = 64,	 /* XTS-256: two 32-byte halves */
 	BENCH_AUTH_KEY_MAX = 64, /* one HMAC block */
@@ -58,7 +58,8 @@ struct bench_alg {
 	uint16_t block;	  /* data lengths must be a multiple of this */
 	uint16_t min_len; /* and at least this */
 	bool aad;	  /* takes AAD (GCM, authenc); others get none */
-	bool tag_only;	  /* GMAC: the data is read, only the tag written */
+	bool tag_only;	  /* GMAC, MACs, digests: the data is read, only the
+			   * tag written */
 	/* Extra sizes measured when --sizes is not given (XTS: dm-crypt's
 	 * 4 KiB sector; 512 B is in the default list already). */
 	uint32_t extra_size;

@@ -34,6 +34,23 @@
 		.alg = a, .key_len = k, .auth_key_len = ak, .iv_len = 16,      \
 		.block = 16, .aad = true                                       \
 	}
+/* AES-CTR + HMAC: any length */
+#define AUTHENC_CTR(a, k, ak)                                                  \
+	{                                                                      \
+		.alg = a, .key_len = k, .auth_key_len = ak, .iv_len = 16,      \
+		.block = 1, .aad = true                                        \
+	}
+/* CCM with TLS's 12-byte nonce; ChaCha20-Poly1305 (RFC 8439) */
+#define AEAD(a, k)                                                             \
+	{                                                                      \
+		.alg = a, .key_len = k, .iv_len = 12, .block = 1, .aad = true  \
+	}
+/* Authentication only, no IV: MACs (a digest-sized key for HMAC) and
+ * digests (no key) */
+#define MAC(a, k)                                                              \
+	{                                                                      \
+		.alg = a, .key_len = k, .block = 1, .tag_only = true           \
+	}
 
 /* Named by bench_alg_names(). */
 static struct bench_alg algs[] = {
@@ -73,6 +90,33 @@ static struct bench_alg algs[] = {
 	CIPHER(CC_ALG_AES_CBC_NULL, 16, 16, 16, 16),
 	CIPHER(CC_ALG_AES_CBC_NULL, 24, 16, 16, 16),
 	CIPHER(CC_ALG_AES_CBC_NULL, 32, 16, 16, 16),
+	AEAD(CC_ALG_AES_CCM, 16),
+	AEAD(CC_ALG_AES_CCM, 24),
+	AEAD(CC_ALG_AES_CCM, 32),
+	AEAD(CC_ALG_CHACHA20_POLY1305, 32),
+	CIPHER(CC_ALG_CHACHA20, 32, 16, 1, 1),
+	MAC(CC_ALG_HMAC_SHA1, 20),
+	MAC(CC_ALG_HMAC_SHA224, 28),
+	MAC(CC_ALG_HMAC_SHA256, 32),
+	MAC(CC_ALG_HMAC_SHA384, 48),
+	MAC(CC_ALG_HMAC_SHA512, 64),
+	MAC(CC_ALG_SHA1, 0),
+	MAC(CC_ALG_SHA224, 0),
+	MAC(CC_ALG_SHA256, 0),
+	MAC(CC_ALG_SHA384, 0),
+	MAC(CC_ALG_SHA512, 0),
+	MAC(CC_ALG_AES_CMAC, 16),
+	MAC(CC_ALG_AES_CMAC, 24),
+	MAC(CC_ALG_AES_CMAC, 32),
+	MAC(CC_ALG_AES_XCBC_MAC, 16),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA384, 16, 48),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA384, 32, 48),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA512, 16, 64),
+	AUTHENC(CC_ALG_AES_CBC_HMAC_SHA512, 32, 64),
+	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA1, 16, 20),
+	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA1, 32, 20),
+	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA256, 16, 32),
+	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA256, 32, 32),
 	CIPHER(CC_ALG_NULL, 0, 0, 1, 0),
 };
 static char names[sizeof(algs) / sizeof(algs[0])][40];
@@ -92,7 +136,9 @@ static void bench_alg_names(void)
 		unsigned bits =
 			a->key_len * 8 / (a->alg == CC_ALG_AES_XTS ? 2 : 1);
 
-		if (bits && !strncmp(base, "aes-", 4))
+		/* XCBC-MAC has one key size: no bits in its name */
+		if (bits && !strncmp(base, "aes-", 4) &&
+		    a->alg != CC_ALG_AES_XCBC_MAC)
 			snprintf(names[i], sizeof(names[i]), "aes-%u-%s", bits,
 				 base + 4);
 		else

@@ -111,6 +111,18 @@ static const char *default_engine(const struct bench_alg *a)
 	}
 }
 
+static bool caps_key_ok(const struct cc_alg_caps *c, unsigned key_len)
+{
+	for (unsigned i = 0; i < c->n_key_sizes; i++) {
+		const struct cc_range *r = &c->key_sizes[i];
+		if (key_len >= r->min && key_len <= r->max &&
+		    (key_len == r->min ||
+		     (r->increment && (key_len - r->min) % r->increment == 0)))
+			return true;
+	}
+	return false;
+}
+
 int bench_daemon_engine(const struct bench_daemon *d,
 			const struct bench_cfg *cfg, const struct bench_alg *a,
 			char *engine, size_t engine_len, char *why,
@@ -135,6 +147,17 @@ int bench_daemon_engine(const struct bench_daemon *d,
 			continue;
 		hit = c;
 		break;
+	}
+	/* The default engine lacks this key size (aesni's CCM and CMAC have
+	 * no 192-bit keys): the daemon gives such a session the first
+	 * available engine that takes it, and so does the bench. */
+	for (i = 0; !cfg->engine && hit && !caps_key_ok(hit, a->key_len) &&
+		    i < d->n_caps;
+	     i++) {
+		c = &d->caps[i];
+		if (c->alg == a->alg && c->available &&
+		    caps_key_ok(c, a->key_len))
+			hit = c;
 	}
 	if (!hit) {
 		if (cfg->engine)

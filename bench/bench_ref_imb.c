@@ -2,9 +2,12 @@
 /*
  * intel-ipsec-mb in this process, the way the daemon's aesni engine uses
  * it: the direct API for GCM and GMAC (one call per op), the job API for
- * CBC, CTR, ECB and the ESP-style CBC+HMAC (jobs submitted one by one,
- * the manager filling its lanes, a flush at the end of each burst: what
- * DPDK's aesni_mb PMD does per dequeue and what a worker does per pass).
+ * CBC, CTR, ECB, the ESP-style CBC/CTR+HMAC, CCM, ChaCha20-Poly1305 and
+ * the authentication-only HMAC, SHA, CMAC and XCBC-MAC (jobs submitted one
+ * by one, the manager filling its lanes, a flush at the end of each burst:
+ * what DPDK's aesni_mb PMD does per dequeue and what a worker does per
+ * pass). ipsec-mb 1.3 has no XTS, no CCM or CMAC with 192-bit keys, and
+ * its ChaCha20 takes no initial block counter: OpenSSL is their twin.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,8 +20,8 @@
 
 enum {
 	IMB_KEY_SCHED = 16 * 15, /* AES-256: 15 round keys */
-	IMB_HMAC_STATE = 32,	 /* SHA-256 state; SHA1 uses 20 */
-	IMB_HMAC_BLOCK = 64,
+	IMB_HMAC_STATE = 64,	 /* SHA-512 state; SHA1 uses 20 */
+	IMB_HMAC_BLOCK = 128,	 /* SHA-384/512; the others 64 */
 };
 
 /* Key material, 64-byte aligned (gcm_key_data wants it); wiped on free. */
@@ -28,6 +31,12 @@ struct imb_keys {
 	_Alignas(16) uint8_t dec[IMB_KEY_SCHED];
 	_Alignas(16) uint8_t ipad[IMB_HMAC_STATE];
 	_Alignas(16) uint8_t opad[IMB_HMAC_STATE];
+	_Alignas(16) uint8_t skey1[16]; /* CMAC subkeys */
+	_Alignas(16) uint8_t skey2[16];
+	_Alignas(16) uint32_t xcbc_k1[4 * 11]; /* XCBC: K1 expanded, K2, K3 */
+	_Alignas(16) uint8_t xcbc_k2[16];
+	_Alignas(16) uint8_t xcbc_k3[16];
+	_Alignas(16) uint8_t raw[32]; /* ChaCha20-Poly1305's key */
 };
 
 struct imb_ref {
@@ -41,6 +50,7 @@ struct imb_ref {
 	aes_gmac_finalize_t gmac_final;
 	IMB_CIPHER_MODE mode;
 	IMB_HASH_ALG hash;
+	bool auth_only; /* MACs, digests: no cipher, the tag over the data */
 	/* Decrypt: the tag each job of a burst computes, to compare. */
 	uint8_t (*scratch)[BENCH_TAG_MAX]; /* BENCH_MAX_BURST; owned */
 	/* CTR: the counter block after a 32-bit wrap, per op of a burst. */
@@ -104,8 +114,12 @@ static void imb_destroy(void *priv)
 
 /* HMAC's inner and outer states after one block of key ^ pad, which the
  * job API takes instead of the key. */
-static void hmac_precompute(struct imb_ref *m, const uint8_t *auth_key)
+static void hmac_precompute(struct imb_ref *m, const uint8_t *auth_key,
+			    unsigned key_len)
 {
+	const bool big = m->hash == IMB_AUTH_HMAC_SHA_384 ||
+			 m->hash == IMB_AUTH_HMAC_SHA_512;
+	const unsigned block = big ? 128 : 64;
 	uint8_t blk[IMB_HMAC_BLOCK];
 	unsigned i, pass;
 
@@ -114,15 +128,78 @@ static void hmac_precompute(struct imb_ref *m, const uint8_t *auth_key)
 		uint8_t *out = pass ? m->k->opad : m->k->ipad;
 
 		memset(blk, 0, sizeof(blk));
-		memcpy(blk, auth_key, m->a->auth_key_len);
-		for (i = 0; i < sizeof(blk); i++)
+		memcpy(blk, auth_key, key_len); /* <= one block here */
+		for (i = 0; i < block; i++)
 			blk[i] ^= pad;
-		if (m->hash == IMB_AUTH_HMAC_SHA_1)
+		switch (m->hash) {
+		case IMB_AUTH_HMAC_SHA_1:
 			IMB_SHA1_ONE_BLOCK(m->mgr, blk, out);
-		else
+			break;
+		case IMB_AUTH_HMAC_SHA_224:
+			IMB_SHA224_ONE_BLOCK(m->mgr, blk, out);
+			break;
+		case IMB_AUTH_HMAC_SHA_256:
 			IMB_SHA256_ONE_BLOCK(m->mgr, blk, out);
+			break;
+		case IMB_AUTH_HMAC_SHA_384:
+			IMB_SHA384_ONE_BLOCK(m->mgr, blk, out);
+			break;
+		default:
+			IMB_SHA512_ONE_BLOCK(m->mgr, blk, out);
+			break;
+		}
 	}
 	explicit_bzero(blk, sizeof(blk));
+}
+
+/* The job API's hash for an algorithm with one (HMAC of authenc or of
+ * an auth-only op, digests, CMAC, XCBC), else IMB_AUTH_NULL. */
+static IMB_HASH_ALG imb_hash_of(const struct bench_alg *a)
+{
+	switch (a->alg) {
+	case CC_ALG_AES_CBC_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_HMAC_SHA1:
+		return IMB_AUTH_HMAC_SHA_1;
+	case CC_ALG_HMAC_SHA224:
+		return IMB_AUTH_HMAC_SHA_224;
+	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
+	case CC_ALG_HMAC_SHA256:
+		return IMB_AUTH_HMAC_SHA_256;
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+	case CC_ALG_HMAC_SHA384:
+		return IMB_AUTH_HMAC_SHA_384;
+	case CC_ALG_AES_CBC_HMAC_SHA512:
+	case CC_ALG_HMAC_SHA512:
+		return IMB_AUTH_HMAC_SHA_512;
+	case CC_ALG_SHA1:
+		return IMB_AUTH_SHA_1;
+	case CC_ALG_SHA224:
+		return IMB_AUTH_SHA_224;
+	case CC_ALG_SHA256:
+		return IMB_AUTH_SHA_256;
+	case CC_ALG_SHA384:
+		return IMB_AUTH_SHA_384;
+	case CC_ALG_SHA512:
+		return IMB_AUTH_SHA_512;
+	case CC_ALG_AES_CMAC:
+		return a->key_len == 16 ? IMB_AUTH_AES_CMAC
+					: IMB_AUTH_AES_CMAC_256;
+	case CC_ALG_AES_XCBC_MAC:
+		return IMB_AUTH_AES_XCBC;
+	case CC_ALG_AES_CCM:
+		return IMB_AUTH_AES_CCM;
+	case CC_ALG_CHACHA20_POLY1305:
+		return IMB_AUTH_CHACHA20_POLY1305;
+	default:
+		return IMB_AUTH_NULL;
+	}
+}
+
+static bool imb_is_hmac(IMB_HASH_ALG h)
+{
+	return h >= IMB_AUTH_HMAC_SHA_1 && h <= IMB_AUTH_HMAC_SHA_512;
 }
 
 static void gcm_setup(struct imb_ref *m, const uint8_t *key)
@@ -186,11 +263,18 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 	case CC_ALG_AES_CBC_NULL:
 	case CC_ALG_AES_CTR:
 	case CC_ALG_AES_ECB:
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_CHACHA20_POLY1305:
+	case CC_ALG_AES_XCBC_MAC:
+		break;
+	case CC_ALG_AES_CCM:
+	case CC_ALG_AES_CMAC:
+		if (a->key_len == 24)
+			return -ENOTSUP; /* ipsec-mb 1.3: 128 and 256 only */
 		break;
 	default:
-		return -ENOTSUP; /* XTS: not in ipsec-mb 1.3 */
+		if (imb_hash_of(a) == IMB_AUTH_NULL)
+			return -ENOTSUP; /* XTS, ChaCha20 */
+		break;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -214,7 +298,9 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 		return -ENODEV;
 	}
 
-	m->hash = IMB_AUTH_NULL;
+	m->hash = imb_hash_of(a);
+	m->auth_only = cc_alg_kind(a->alg) == CC_KIND_MAC ||
+		       cc_alg_kind(a->alg) == CC_KIND_HASH;
 	switch (a->alg) {
 	case CC_ALG_AES_GCM:
 	case CC_ALG_AES_GMAC:
@@ -222,27 +308,41 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 		gcm_setup(m, key);
 		break;
 	case CC_ALG_AES_CTR:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
 		m->mode = IMB_CIPHER_CNTR;
 		break;
 	case CC_ALG_AES_ECB:
 		m->mode = IMB_CIPHER_ECB;
 		break;
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-		m->hash = IMB_AUTH_HMAC_SHA_1;
-		m->mode = IMB_CIPHER_CBC;
+	case CC_ALG_AES_CCM:
+		m->mode = IMB_CIPHER_CCM;
 		break;
-	case CC_ALG_AES_CBC_HMAC_SHA256:
-		m->hash = IMB_AUTH_HMAC_SHA_256;
-		m->mode = IMB_CIPHER_CBC;
+	case CC_ALG_CHACHA20_POLY1305:
+		m->mode = IMB_CIPHER_CHACHA20_POLY1305;
+		memcpy(m->k->raw, key, 32);
 		break;
 	default:
-		m->mode = IMB_CIPHER_CBC;
+		m->mode = m->auth_only ? IMB_CIPHER_NULL : IMB_CIPHER_CBC;
 		break;
 	}
-	if (!m->direct)
+	/* AES round keys: the ciphers, and CMAC (not XCBC: its own) */
+	if (!m->direct && a->alg != CC_ALG_CHACHA20_POLY1305 &&
+	    (!m->auth_only || a->alg == CC_ALG_AES_CMAC))
 		keyexp(m, key);
-	if (m->hash != IMB_AUTH_NULL)
-		hmac_precompute(m, auth_key);
+	if (imb_is_hmac(m->hash))
+		/* authenc's HMAC key is auth_key; an HMAC op's, the key */
+		hmac_precompute(m, m->auth_only ? key : auth_key,
+				m->auth_only ? a->key_len : a->auth_key_len);
+	if (a->alg == CC_ALG_AES_CMAC && a->key_len == 16)
+		IMB_AES_CMAC_SUBKEY_GEN_128(m->mgr, m->k->enc, m->k->skey1,
+					    m->k->skey2);
+	else if (a->alg == CC_ALG_AES_CMAC)
+		IMB_AES_CMAC_SUBKEY_GEN_256(m->mgr, m->k->enc, m->k->skey1,
+					    m->k->skey2);
+	if (a->alg == CC_ALG_AES_XCBC_MAC)
+		IMB_AES_XCBC_KEYEXP(m->mgr, key, m->k->xcbc_k1, m->k->xcbc_k2,
+				    m->k->xcbc_k3);
 	snprintf(desc, desc_len, "intel-ipsec-mb %s %s (%s)",
 		 imb_get_version_str(),
 		 !m->direct		     ? "job API, multi-buffer"
@@ -311,6 +411,48 @@ static void job_fill(const struct imb_ref *m, IMB_JOB *job,
 		job->msg_len_to_hash_in_bytes = 0;
 		job->auth_tag_output = NULL;
 		job->auth_tag_output_len_in_bytes = 0;
+		return;
+	}
+	job->auth_tag_output = enc ? bench_slot_tag(l, i) : scratch;
+	job->auth_tag_output_len_in_bytes = l->tag_len;
+	if (m->auth_only || m->mode == IMB_CIPHER_CCM ||
+	    m->mode == IMB_CIPHER_CHACHA20_POLY1305) {
+		/* The tag covers the payload only (the AAD apart, if any). */
+		job->src = bench_slot_src(l, i);
+		job->cipher_start_src_offset_in_bytes = 0;
+		job->hash_start_src_offset_in_bytes = 0;
+		job->msg_len_to_hash_in_bytes = l->len;
+	}
+	switch (m->mode) {
+	case IMB_CIPHER_CCM: /* the CBC-MAC is over the plaintext */
+		job->chain_order =
+			enc ? IMB_ORDER_HASH_CIPHER : IMB_ORDER_CIPHER_HASH;
+		job->u.CCM.aad = aad;
+		job->u.CCM.aad_len_in_bytes = l->aad_len;
+		return;
+	case IMB_CIPHER_CHACHA20_POLY1305:
+		job->enc_keys = job->dec_keys = m->k->raw;
+		job->u.CHACHA20_POLY1305.aad = aad;
+		job->u.CHACHA20_POLY1305.aad_len_in_bytes = l->aad_len;
+		return;
+	default:
+		break;
+	}
+	if (m->hash == IMB_AUTH_AES_CMAC || m->hash == IMB_AUTH_AES_CMAC_256) {
+		job->u.CMAC._key_expanded = m->k->enc;
+		job->u.CMAC._skey1 = m->k->skey1;
+		job->u.CMAC._skey2 = m->k->skey2;
+		return;
+	}
+	if (m->hash == IMB_AUTH_AES_XCBC) {
+		job->u.XCBC._k1_expanded = m->k->xcbc_k1;
+		job->u.XCBC._k2 = m->k->xcbc_k2;
+		job->u.XCBC._k3 = m->k->xcbc_k3;
+		return;
+	}
+	if (m->auth_only) {
+		job->u.HMAC._hashed_auth_key_xor_ipad = m->k->ipad;
+		job->u.HMAC._hashed_auth_key_xor_opad = m->k->opad;
 		return;
 	}
 	/*
@@ -463,11 +605,13 @@ static int job_burst(struct imb_ref *m, const struct bench_layout *l,
 			continue;
 		}
 		part = l->len;
-		if (m->mode == IMB_CIPHER_CNTR)
+		/* CTR + HMAC: the layout's IVs never wrap (the MAC spans
+		 * the whole op) */
+		if (m->mode == IMB_CIPHER_CNTR && m->hash == IMB_AUTH_NULL)
 			part = ctr_split(l, first + i, m->ctr_iv[at]);
 		job = IMB_GET_NEXT_JOB(mgr);
 		job_fill(m, job, l, dir, first + i, m->scratch[at]);
-		job->msg_len_to_cipher_in_bytes = part;
+		job->msg_len_to_cipher_in_bytes = m->auth_only ? 0 : part;
 		job = checked ? IMB_SUBMIT_JOB(mgr)
 			      : IMB_SUBMIT_JOB_NOCHECK(mgr);
 		job_reap(m, job, dir, &bad, &err);

@@ -7,15 +7,17 @@
  * the ipsec-mb reference computes what docs/algorithms.md says.
  *
  * One context per direction, keyed once; each op only sets its IV, as an
- * application that keeps its contexts would. Authenc is CBC then HMAC
- * (one-shot HMAC(): slow, used for checking, never for the daemon's
- * engines, which serve authenc on aesni only).
+ * application that keeps its contexts would. Authenc is CBC or CTR then
+ * HMAC (one-shot HMAC(): slow, used for checking). MACs (HMAC, CMAC) keep
+ * one keyed EVP_MAC context and re-initialise it per op; digests are one
+ * EVP_Digest() call. OpenSSL has no XCBC-MAC: ipsec-mb is its only twin.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -28,7 +30,10 @@ struct ossl_ref {
 	EVP_CIPHER_CTX *ctx[2]; /* [0] encrypt, [1] decrypt; owned */
 	const EVP_MD *md;	/* authenc's digest, else NULL */
 	uint8_t auth_key[BENCH_AUTH_KEY_MAX]; /* wiped on free */
-	bool gcm;
+	bool gcm;	  /* GCM, GMAC, ChaCha20-Poly1305: tag ctrls */
+	bool ccm;	  /* CCM: the length first, no final on decrypt */
+	EVP_MAC_CTX *mac; /* HMAC, CMAC: keyed once; owned */
+	EVP_MD *digest;	  /* SHA-*: owned */
 };
 
 static void ossl_destroy(void *priv)
@@ -45,6 +50,10 @@ static void ossl_destroy(void *priv)
 	}
 	EVP_CIPHER_free(o->cipher);
 	o->cipher = NULL;
+	EVP_MAC_CTX_free(o->mac); /* cleanses the key */
+	o->mac = NULL;
+	EVP_MD_free(o->digest);
+	o->digest = NULL;
 	explicit_bzero(o->auth_key, sizeof(o->auth_key));
 	free(o);
 }
@@ -60,15 +69,28 @@ static const char *cipher_name(const struct bench_alg *a, char *buf, size_t len)
 	case CC_ALG_AES_GMAC:
 		mode = "GCM";
 		break;
+	case CC_ALG_AES_CCM:
+		mode = "CCM";
+		break;
 	case CC_ALG_AES_CBC:
 	case CC_ALG_AES_CBC_NULL:
 	case CC_ALG_AES_CBC_HMAC_SHA1:
 	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+	case CC_ALG_AES_CBC_HMAC_SHA512:
 		mode = "CBC";
 		break;
 	case CC_ALG_AES_CTR:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
 		mode = "CTR";
 		break;
+	case CC_ALG_CHACHA20_POLY1305:
+		snprintf(buf, len, "ChaCha20-Poly1305");
+		return buf;
+	case CC_ALG_CHACHA20:
+		snprintf(buf, len, "ChaCha20");
+		return buf;
 	case CC_ALG_AES_ECB:
 		mode = "ECB";
 		break;
@@ -83,6 +105,76 @@ static const char *cipher_name(const struct bench_alg *a, char *buf, size_t len)
 	return buf;
 }
 
+/* The digest of HMAC, a hash or authenc ("SHA256"), else NULL. */
+static const char *digest_name(enum cc_alg alg)
+{
+	switch (alg) {
+	case CC_ALG_HMAC_SHA1:
+	case CC_ALG_SHA1:
+	case CC_ALG_AES_CBC_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+		return "SHA1";
+	case CC_ALG_HMAC_SHA224:
+	case CC_ALG_SHA224:
+		return "SHA224";
+	case CC_ALG_HMAC_SHA256:
+	case CC_ALG_SHA256:
+	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
+		return "SHA256";
+	case CC_ALG_HMAC_SHA384:
+	case CC_ALG_SHA384:
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+		return "SHA384";
+	case CC_ALG_HMAC_SHA512:
+	case CC_ALG_SHA512:
+	case CC_ALG_AES_CBC_HMAC_SHA512:
+		return "SHA512";
+	default:
+		return NULL;
+	}
+}
+
+/* MACs and digests: a keyed EVP_MAC context or a fetched digest. */
+static int ossl_create_auth(struct ossl_ref *o, const uint8_t *key, char *desc,
+			    size_t desc_len)
+{
+	const struct bench_alg *a = o->a;
+	char cbc[32];
+	OSSL_PARAM params[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+	EVP_MAC *mac;
+
+	if (cc_alg_kind(a->alg) == CC_KIND_HASH) {
+		o->digest = EVP_MD_fetch(NULL, digest_name(a->alg), NULL);
+		if (!o->digest)
+			return -ENOTSUP;
+		snprintf(desc, desc_len, "OpenSSL %s EVP_Digest %s, serial",
+			 OpenSSL_version(OPENSSL_VERSION_STRING),
+			 digest_name(a->alg));
+		return 0;
+	}
+	if (a->alg == CC_ALG_AES_CMAC) {
+		snprintf(cbc, sizeof(cbc), "AES-%u-CBC", a->key_len * 8);
+		params[0] = OSSL_PARAM_construct_utf8_string(
+			OSSL_MAC_PARAM_CIPHER, cbc, 0);
+		mac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	} else if (digest_name(a->alg)) {
+		params[0] = OSSL_PARAM_construct_utf8_string(
+			OSSL_MAC_PARAM_DIGEST, (char *)digest_name(a->alg), 0);
+		mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	} else {
+		return -ENOTSUP; /* XCBC-MAC */
+	}
+	o->mac = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	EVP_MAC_free(mac);
+	if (!o->mac || !EVP_MAC_init(o->mac, key, a->key_len, params))
+		return -ENOTSUP;
+	snprintf(desc, desc_len, "OpenSSL %s EVP_MAC %s, serial",
+		 OpenSSL_version(OPENSSL_VERSION_STRING),
+		 a->alg == CC_ALG_AES_CMAC ? "CMAC" : "HMAC");
+	return 0;
+}
+
 static int ossl_create(const struct bench_alg *a, const uint8_t *key,
 		       const uint8_t *auth_key, void **priv, char *desc,
 		       size_t desc_len)
@@ -91,17 +183,31 @@ static int ossl_create(const struct bench_alg *a, const uint8_t *key,
 	char name[32];
 	unsigned i;
 
-	if (!cipher_name(a, name, sizeof(name)))
+	enum cc_alg_kind kind = cc_alg_kind(a->alg);
+	/* MACs but GMAC (a GCM cipher context) and digests */
+	bool auth = kind == CC_KIND_HASH ||
+		    (kind == CC_KIND_MAC && a->alg != CC_ALG_AES_GMAC);
+
+	if (!auth && !cipher_name(a, name, sizeof(name)))
 		return -ENOTSUP;
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	o->a = a;
-	o->gcm = a->alg == CC_ALG_AES_GCM || a->alg == CC_ALG_AES_GMAC;
-	if (a->alg == CC_ALG_AES_CBC_HMAC_SHA1)
-		o->md = EVP_sha1();
-	else if (a->alg == CC_ALG_AES_CBC_HMAC_SHA256)
-		o->md = EVP_sha256();
+	if (auth) {
+		int rc = ossl_create_auth(o, key, desc, desc_len);
+		if (rc < 0) {
+			ossl_destroy(o);
+			return rc;
+		}
+		*priv = o;
+		return 0;
+	}
+	o->gcm = a->alg == CC_ALG_AES_GCM || a->alg == CC_ALG_AES_GMAC ||
+		 a->alg == CC_ALG_CHACHA20_POLY1305;
+	o->ccm = a->alg == CC_ALG_AES_CCM;
+	if (kind == CC_KIND_AUTHENC)
+		o->md = EVP_get_digestbyname(digest_name(a->alg));
 	if (o->md)
 		memcpy(o->auth_key, auth_key, a->auth_key_len);
 	o->cipher = EVP_CIPHER_fetch(NULL, name, NULL);
@@ -112,8 +218,16 @@ static int ossl_create(const struct bench_alg *a, const uint8_t *key,
 	}
 	for (i = 0; i < 2; i++) {
 		o->ctx[i] = EVP_CIPHER_CTX_new();
+		/* CCM: nonce and tag lengths before the key */
 		if (!o->ctx[i] ||
-		    !EVP_CipherInit_ex(o->ctx[i], o->cipher, NULL, key, NULL,
+		    !EVP_CipherInit_ex(o->ctx[i], o->cipher, NULL, NULL, NULL,
+				       i == 0) ||
+		    (o->ccm &&
+		     (!EVP_CIPHER_CTX_ctrl(o->ctx[i], EVP_CTRL_AEAD_SET_IVLEN,
+					   a->iv_len, NULL) ||
+		      !EVP_CIPHER_CTX_ctrl(o->ctx[i], EVP_CTRL_AEAD_SET_TAG,
+					   a->tag_len, NULL))) ||
+		    !EVP_CipherInit_ex(o->ctx[i], NULL, NULL, key, NULL,
 				       i == 0) ||
 		    !EVP_CIPHER_CTX_set_padding(o->ctx[i], 0)) {
 			bench_err("OpenSSL %s: context set-up "
@@ -144,6 +258,25 @@ static int cipher_one(struct ossl_ref *o, enum cc_dir dir, uint8_t *dst,
 
 	if (!EVP_CipherInit_ex(ctx, NULL, NULL, NULL, iv, -1))
 		return -EIO;
+	if (o->ccm) {
+		/* The tag (decrypt) and the total length before any data;
+		 * a decrypt's data update fails on a tag mismatch. */
+		if ((dir == CC_DECRYPT &&
+		     !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG,
+					  (int)tag_len, tag)) ||
+		    !EVP_CipherUpdate(ctx, NULL, &outl, NULL, (int)len) ||
+		    (aad_len &&
+		     !EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aad_len)))
+			return -EIO;
+		if (!EVP_CipherUpdate(ctx, dst, &outl, src, (int)len))
+			return dir == CC_DECRYPT ? 1 : -EIO;
+		if (dir == CC_ENCRYPT &&
+		    (!EVP_CipherFinal_ex(ctx, dst + outl, &fin) ||
+		     !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG,
+					  (int)tag_len, tag)))
+			return -EIO;
+		return outl + fin == (int)len ? 0 : -EIO;
+	}
 	if (o->gcm) {
 		if (aad_len &&
 		    !EVP_CipherUpdate(ctx, NULL, &outl, aad, (int)aad_len))
@@ -209,6 +342,34 @@ static int authenc_one(struct ossl_ref *o, const struct bench_layout *l,
 			  NULL, 0, NULL, 0);
 }
 
+/* MAC or digest over the slot's source: the tag written (encrypt) or
+ * compared (decrypt: 1 on mismatch). */
+static int auth_one(struct ossl_ref *o, const struct bench_layout *l,
+		    enum cc_dir dir, unsigned i)
+{
+	uint8_t md[EVP_MAX_MD_SIZE], *tag = bench_slot_tag(l, i);
+	unsigned mdlen = 0;
+	size_t outl = 0;
+
+	if (o->digest) {
+		if (!EVP_Digest(bench_slot_src(l, i), l->len, md, &mdlen,
+				o->digest, NULL))
+			return -EIO;
+		outl = mdlen;
+	} else if (!EVP_MAC_init(o->mac, NULL, 0, NULL) ||
+		   !EVP_MAC_update(o->mac, bench_slot_src(l, i), l->len) ||
+		   !EVP_MAC_final(o->mac, md, &outl, sizeof(md))) {
+		return -EIO;
+	}
+	if (outl < l->tag_len)
+		return -EIO;
+	if (dir == CC_ENCRYPT) {
+		memcpy(tag, md, l->tag_len);
+		return 0;
+	}
+	return bench_tag_differs(md, tag, l->tag_len) ? 1 : 0;
+}
+
 static int ossl_burst(void *priv, const struct bench_layout *l, enum cc_dir dir,
 		      unsigned first, unsigned n, bool checked)
 {
@@ -219,6 +380,8 @@ static int ossl_burst(void *priv, const struct bench_layout *l, enum cc_dir dir,
 	for (i = first; i < first + n; i++) {
 		if (o->md)
 			rc = authenc_one(o, l, dir, i);
+		else if (o->mac || o->digest)
+			rc = auth_one(o, l, dir, i);
 		else
 			rc = cipher_one(o, dir, bench_slot_dst(l, i),
 					bench_slot_src(l, i), l->len,

@@ -86,8 +86,16 @@ static struct bench_layout private_layout(const struct bench_layout *la,
 static void ctr_edge_ivs(const struct bench_alg *a, uint8_t (*iv)[BENCH_IV_MAX],
 			 unsigned n)
 {
+	/* CTR + HMAC: no op may wrap the low 32 bits, which ipsec-mb's
+	 * twin cannot split without splitting the MAC (the daemon's
+	 * engines are checked across wraps by the tests, not here). */
+	if (a->alg == CC_ALG_AES_CTR_HMAC_SHA1 ||
+	    a->alg == CC_ALG_AES_CTR_HMAC_SHA256)
+		for (unsigned i = 0; i < n; i++)
+			iv[i][12] &= 0x7f;
 	if (a->alg != CC_ALG_AES_CTR || n < 3)
 		return;
+	/* (the first slots: the verification burst covers them) */
 	memset(iv[0] + 12, 0xff, 4);
 	memset(iv[1] + 4, 0xff, 12);
 	memset(iv[2], 0xff, 16);
@@ -118,7 +126,7 @@ int bench_prepare(struct bench *b, struct bench_alg_run *r, uint32_t len,
 	bench_layout_fill(la);
 	*lb = private_layout(la, b->priv_src, b->priv_dst);
 	lx = private_layout(la, b->ver_src, b->ver_dst);
-	ctr_edge_ivs(r->a, b->iv, cfg->burst);
+	ctr_edge_ivs(r->a, b->iv, la->nslots);
 	if (cfg->dir == CC_DECRYPT) {
 		/* The same ciphertext and tags everywhere: the reference's. */
 		rc = bench_ref_seal(&r->ref, la);
@@ -232,11 +240,13 @@ int bench_alg_begin(struct bench *b, struct bench_alg_run *r,
 	if (kind != BENCH_REF_OSSL && a->alg != CC_ALG_NULL) {
 		rc = bench_ref_create(&r->ossl, BENCH_REF_OSSL, a, r->key,
 				      r->auth_key);
-		if (rc < 0)
+		/* OpenSSL has no XCBC-MAC: the twin is the only check
+		 * beside the daemon there. */
+		if (rc < 0 && rc != -ENOTSUP)
 			goto err;
-		r->cross = true;
-		r->time_ossl =
-			cfg->inproc && (cfg->ossl_all || bench_alg_is_cbc(a));
+		r->cross = rc == 0;
+		r->time_ossl = r->cross && cfg->inproc &&
+			       (cfg->ossl_all || bench_alg_is_cbc(a));
 	}
 	if (cfg->inproc && cfg->dpdk)
 		dpdk_begin(cfg, r);
