@@ -35,20 +35,19 @@ static const struct crypt_rules rules[] = {
 	  .key = CRYPT_KEY_XTS,
 	  .len = CRYPT_LEN_MIN_BLOCK,
 	  .iv_len = CLI_BLOCK },
-	{ .alg = CC_ALG_AES_CBC_HMAC_SHA1,
-	  .key = CRYPT_KEY_AES,
-	  .tag = CRYPT_TAG_FIXED,
-	  .len = CRYPT_LEN_BLOCKS,
-	  .iv_len = CLI_BLOCK,
-	  .aad = 1,
-	  .auth_key = 1 },
-	{ .alg = CC_ALG_AES_CBC_HMAC_SHA256,
-	  .key = CRYPT_KEY_AES,
-	  .tag = CRYPT_TAG_FIXED,
-	  .len = CRYPT_LEN_BLOCKS,
-	  .iv_len = CLI_BLOCK,
-	  .aad = 1,
-	  .auth_key = 1 },
+/* authenc: a cipher and an HMAC key; the ICV is the row's */
+#define AUTHENC_RULES(a, len_)                                                 \
+	{                                                                      \
+		.alg = (a), .key = CRYPT_KEY_AES, .tag = CRYPT_TAG_FIXED,      \
+		.len = (len_), .iv_len = CLI_BLOCK, .aad = 1, .auth_key = 1    \
+	}
+	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA1, CRYPT_LEN_BLOCKS),
+	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA256, CRYPT_LEN_BLOCKS),
+	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA384, CRYPT_LEN_BLOCKS),
+	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA512, CRYPT_LEN_BLOCKS),
+	AUTHENC_RULES(CC_ALG_AES_CTR_HMAC_SHA1, CRYPT_LEN_ANY),
+	AUTHENC_RULES(CC_ALG_AES_CTR_HMAC_SHA256, CRYPT_LEN_ANY),
+#undef AUTHENC_RULES
 	/* The spec says the AAD is ignored: refusing it keeps anyone from
 	 * believing it is authenticated. */
 	{ .alg = CC_ALG_AES_CBC_NULL,

@@ -196,6 +196,17 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n);
 		NO_TAG, .aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,            \
 		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
 	}
+/* authenc (IPsec ESP style): AES keys, an HMAC key of 1..64 bytes, the
+ * 16-byte IV (CBC's, or CTR's whole counter block), one ICV length, any
+ * AAD; blk_ 16 for CBC, 1 for CTR. */
+#define CAP_AES_AUTHENC(a, tag_, blk_)                                         \
+	{                                                                      \
+		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
+		.auth_key = { { 1, CRD_AUTH_KEY_MAX, 1 } }, CAP_IVS(16, 16),   \
+		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
+		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
+		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
+	}
 /* RFC 4106: AES key || salt, 8-byte IV, AAD = SPI || 32/64-bit seq. */
 #define CAP_AES_GCM_RFC4106(max_)                                              \
 	{                                                                      \

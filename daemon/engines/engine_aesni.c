@@ -52,23 +52,14 @@ struct aesni_key {
 _Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
 	       "expanded key fits the session");
 
-#define CAP_AUTHENC(a, tag_)                                                   \
-	{                                                                      \
-		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
-		.auth_key = { { 1, 64, 1 } }, .n_iv = 1, .iv = { RANGE1(16) }, \
-		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
-		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
-		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
-	}
-
 static const struct alg_cap aesni_caps[] = {
 	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_MAX, CRD_AAD_MAX),
 	CAP_AES_GCM(CRD_ALG_AES_GMAC, 12, 12, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
-	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
-	CAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
 	CAP_AES_CBC_NULL,
 	/* authentication only: aesni_auth.c */
 	CAP_HMACS,

@@ -12,6 +12,7 @@
 #include "auth.h"
 #include "aead.h"
 #include "engine.h"
+#include "openssl_authenc.h"
 #include "session.h"
 
 #include <errno.h>
@@ -60,6 +61,12 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 0,
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),
+	CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1),
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
@@ -89,6 +96,12 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 	};
 	if (alg == CRD_ALG_AES_XTS)
 		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
+	/* authenc: the cipher half */
+	if (alg == CRD_ALG_AES_CTR_HMAC_SHA1 ||
+	    alg == CRD_ALG_AES_CTR_HMAC_SHA256)
+		alg = CRD_ALG_AES_CTR;
+	else if (crd_alg_kind(alg) == CRD_KIND_AUTHENC)
+		alg = CRD_ALG_AES_CBC;
 	if (alg == CRD_ALG_AES_GCM_RFC4106)
 		key_len -= 4; /* the salt */
 	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][2])
@@ -97,7 +110,9 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 }
 
 struct ossl_key {
-	uint8_t raw[CRD_KEY_MAX]; /* the raw key: EVP expands it per op */
+	uint8_t raw[CRD_KEY_MAX];	/* the raw key: EVP expands it per op */
+	uint8_t auth[CRD_AUTH_KEY_MAX]; /* authenc: the raw HMAC key */
+	uint8_t auth_len;
 };
 
 /* Per-worker state. */
@@ -105,6 +120,7 @@ struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
 	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
+	struct ossl_hmac *hmac;		     /* authenc; owned */
 };
 
 static int ossl_key_idx(unsigned alg, unsigned key_len)
@@ -140,6 +156,10 @@ static int ossl_session_init(struct session *s, void *wctx, const uint8_t *key,
 		return -EINVAL;
 	struct ossl_key *k = (struct ossl_key *)s->key;
 	memcpy(k->raw, key, key_len);
+	if (auth_key_len) { /* the capability rows bound it: authenc only */
+		memcpy(k->auth, auth_key, auth_key_len);
+		k->auth_len = (uint8_t)auth_key_len;
+	}
 	return 0;
 }
 
@@ -150,6 +170,7 @@ static void ossl_worker_fini(void *wctx)
 		return;
 	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
 	ossl_auth_free(w->auth);
+	ossl_hmac_free(w->hmac);     /* and the HMAC states */
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
 		for (unsigned i = 0; i < 4; i++)
 			EVP_CIPHER_free(w->cipher[a][i]);
@@ -164,6 +185,8 @@ static void *ossl_worker_init(const struct engine *e)
 	w->ctx = EVP_CIPHER_CTX_new();
 	w->auth = ossl_auth_new();
 	if (!w->ctx || !w->auth)
+	w->hmac = ossl_hmac_new();
+	if (!w->ctx || !w->hmac)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
@@ -260,6 +283,35 @@ static int ossl_cipher(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 	return CRD_ST_OK;
 }
 
+/*
+ * authenc: encrypt-then-MAC over aad || ciphertext; decrypt verifies the
+ * MAC over aad || ciphertext first and, on a mismatch, releases nothing
+ * but zeros. keyed as for ossl_cipher(). Returns CRD_ST_*.
+ */
+static int ossl_authenc(struct ossl_worker *w, EVP_CIPHER *c,
+			const struct ossl_key *k, struct engine_op *op,
+			int keyed)
+{
+	uint8_t mac[EVP_MAX_MD_SIZE];
+	int st;
+	if (op->op == CRD_OP_ENCRYPT) {
+		st = ossl_cipher(w, c, k->raw, op, keyed);
+		if (st == CRD_ST_OK)
+			st = ossl_hmac_authenc(w->hmac, op, k->auth,
+					       k->auth_len, op->dst, mac);
+		if (st == CRD_ST_OK)
+			memcpy(op->tag, mac, op->tag_len);
+		return st;
+	}
+	st = ossl_hmac_authenc(w->hmac, op, k->auth, k->auth_len, op->src, mac);
+	if (st == CRD_ST_OK && engine_ct_memcmp(mac, op->tag, op->tag_len)) {
+		if (op->len)
+			memset(op->dst, 0, op->len);
+		return CRD_ST_AUTH_FAILED;
+	}
+	return st == CRD_ST_OK ? ossl_cipher(w, c, k->raw, op, keyed) : st;
+}
+
 static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 {
 	struct ossl_worker *w = wctx;
@@ -268,6 +320,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	 * the context is reset at its end. */
 	const struct session *keyed_sess = NULL;
 	uint8_t keyed_op = 0;
+	int hmac_used = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
 		const struct session *s = op->sess;
@@ -305,7 +358,12 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			continue;
 		}
 		int keyed = keyed_sess == s && keyed_op == op->op;
-		op->status = ossl_cipher(w, c, k->raw, op, keyed);
+		if (crd_alg_kind(s->alg) == CRD_KIND_AUTHENC) {
+			op->status = ossl_authenc(w, c, k, op, keyed);
+			hmac_used = 1;
+		} else {
+			op->status = ossl_cipher(w, c, k->raw, op, keyed);
+		}
 		keyed_sess = op->status == CRD_ST_OK ? s : NULL;
 		keyed_op = op->op;
 	}
@@ -314,6 +372,8 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	 * burst rather than leaving a session's key behind its destroy. */
 	EVP_CIPHER_CTX_reset(w->ctx);
 	ossl_auth_burst_end(w->auth);
+	if (hmac_used)
+		ossl_hmac_wipe(w->hmac);
 }
 
 const struct engine engine_openssl = {

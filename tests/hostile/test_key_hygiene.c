@@ -239,10 +239,23 @@ int main(void)
 		  .key_len = 16,
 		  .auth_key = auth_canary,
 		  .auth_key_len = 64 },
+		/* OpenSSL's HMAC contexts hold the auth key per burst. */
+		{ .alg = CC_ALG_AES_CBC_HMAC_SHA512,
+		  .key = canary,
+		  .key_len = 32,
+		  .auth_key = auth_canary,
+		  .auth_key_len = 64,
+		  .engine = "openssl" },
+		{ .alg = CC_ALG_AES_CTR_HMAC_SHA1,
+		  .key = canary,
+		  .key_len = 16,
+		  .auth_key = auth_canary,
+		  .auth_key_len = 64,
+		  .engine = "openssl" },
 	};
 	enum { NS = sizeof(sp) / sizeof(sp[0]) };
 	uint32_t sid[NS];
-	uint8_t iv[16] = { 0 }, buf[64] = { 0 }, tag[16];
+	uint8_t iv[16] = { 0 }, buf[64] = { 0 }, tag[32];
 	for (int i = 0; i < NS; i++) {
 		if (cc_session_create(c, &sp[i], &sid[i]))
 			return FX_EXIT_FAIL;

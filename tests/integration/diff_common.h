@@ -61,7 +61,7 @@ extern const unsigned diff_n_edge_lens;
 enum diff_family {
 	DIFF_GCM,     /* aes-gcm, aes-gmac */
 	DIFF_CIPHER,  /* aes-cbc, aes-ctr, aes-ecb, aes-xts, null */
-	DIFF_AUTHENC, /* aes-cbc-hmac-sha1, aes-cbc-hmac-sha256, aes-cbc-null */
+	DIFF_AUTHENC, /* aes-cbc-hmac-sha*, aes-ctr-hmac-sha*, aes-cbc-null */
 	DIFF_MAC, /* mc_mac_specs: hmac-sha*, sha*, aes-cmac, aes-xcbc-mac */
 	DIFF_NR,
 };

@@ -179,7 +179,12 @@ static void run_alg(struct t *t, const struct mc_spec *s, uint64_t seed)
 {
 	static struct dcase cs[GROUP_CASES];
 	unsigned n_edge = diff_n_edge_lens;
-	unsigned n_carry = s->alg == CC_ALG_AES_CTR ? 4 * 3 : 0;
+	/* CTR, and CTR under a MAC: counter blocks about to carry. */
+	unsigned n_carry = s->alg == CC_ALG_AES_CTR ||
+					   s->alg == CC_ALG_AES_CTR_HMAC_SHA1 ||
+					   s->alg == CC_ALG_AES_CTR_HMAC_SHA256
+				   ? 4 * 3
+				   : 0;
 	unsigned total = n_edge + n_carry + RANDOM_CASES, idx, n = 0, i;
 	size_t bytes = 0;
 
@@ -430,6 +435,10 @@ static enum diff_family family_of(enum cc_alg alg)
 		return DIFF_CIPHER;
 	case CC_ALG_AES_CBC_HMAC_SHA1:
 	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+	case CC_ALG_AES_CBC_HMAC_SHA512:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
 	case CC_ALG_AES_CBC_NULL:
 		return DIFF_AUTHENC;
 	default:

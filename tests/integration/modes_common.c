@@ -22,6 +22,17 @@
 	 1u << 16)
 #define MC_OP_MAX_LEN (16u << 20)
 
+/* An authenc row: AES keys, an HMAC key, IV 16, one ICV, any AAD; block
+ * 16 (CBC) or 1 (CTR); then the engines. */
+#define MC_SPEC_AUTHENC(id, name_, tag_, block_, ...)                          \
+	{                                                                      \
+		.alg = CC_ALG_##id, .name = (name_),                           \
+		.key_lens = { 16, 24, 32 }, .n_key_lens = 3, .auth_key = 1,    \
+		.iv_len = 16, .tag_def = (tag_), .tag_mask = 1ull << (tag_),   \
+		.aad = MC_AAD_ANY, .block = (block_), .writes_data = 1,        \
+		.engines = { __VA_ARGS__ },                                    \
+	}
+
 /* docs/algorithms.md, row by row. */
 const struct mc_spec mc_specs[] = {
 	{
@@ -96,34 +107,18 @@ const struct mc_spec mc_specs[] = {
 		.xts_key = 1,
 		.engines = { "openssl" },
 	},
-	{
-		.alg = CC_ALG_AES_CBC_HMAC_SHA1,
-		.name = "aes-cbc-hmac-sha1",
-		.key_lens = { 16, 24, 32 },
-		.n_key_lens = 3,
-		.auth_key = 1,
-		.iv_len = 16,
-		.tag_def = 12,
-		.tag_mask = 1u << 12,
-		.aad = MC_AAD_ANY,
-		.block = 16,
-		.writes_data = 1,
-		.engines = { "aesni" },
-	},
-	{
-		.alg = CC_ALG_AES_CBC_HMAC_SHA256,
-		.name = "aes-cbc-hmac-sha256",
-		.key_lens = { 16, 24, 32 },
-		.n_key_lens = 3,
-		.auth_key = 1,
-		.iv_len = 16,
-		.tag_def = 16,
-		.tag_mask = 1u << 16,
-		.aad = MC_AAD_ANY,
-		.block = 16,
-		.writes_data = 1,
-		.engines = { "aesni" },
-	},
+	MC_SPEC_AUTHENC(AES_CBC_HMAC_SHA1, "aes-cbc-hmac-sha1", 12, 16, "aesni",
+			"openssl"),
+	MC_SPEC_AUTHENC(AES_CBC_HMAC_SHA256, "aes-cbc-hmac-sha256", 16, 16,
+			"aesni", "openssl"),
+	MC_SPEC_AUTHENC(AES_CBC_HMAC_SHA384, "aes-cbc-hmac-sha384", 24, 16,
+			"openssl"),
+	MC_SPEC_AUTHENC(AES_CBC_HMAC_SHA512, "aes-cbc-hmac-sha512", 32, 16,
+			"openssl"),
+	MC_SPEC_AUTHENC(AES_CTR_HMAC_SHA1, "aes-ctr-hmac-sha1", 12, 1,
+			"openssl"),
+	MC_SPEC_AUTHENC(AES_CTR_HMAC_SHA256, "aes-ctr-hmac-sha256", 16, 1,
+			"openssl"),
 	{
 		.alg = CC_ALG_AES_CBC_NULL,
 		.name = "aes-cbc-null",
@@ -171,6 +166,11 @@ int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len)
 	return iv_len == s->iv_len;
 }
 
+int mc_tag_ok(const struct mc_spec *s, unsigned tag_len)
+{
+	return tag_len < 64 && (s->tag_mask >> tag_len & 1);
+}
+
 int mc_len_ok(const struct mc_spec *s, uint32_t len)
 {
 	return len <= MC_OP_MAX_LEN && len % s->block == 0 && len >= s->min_len;
@@ -202,11 +202,15 @@ static const EVP_CIPHER *mc_evp(enum cc_alg alg, unsigned key_len)
 	case CC_ALG_AES_CBC_NULL:
 	case CC_ALG_AES_CBC_HMAC_SHA1:
 	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+	case CC_ALG_AES_CBC_HMAC_SHA512:
 		return i == 0	? EVP_aes_128_cbc()
 		       : i == 1 ? EVP_aes_192_cbc()
 		       : i == 2 ? EVP_aes_256_cbc()
 				: NULL;
 	case CC_ALG_AES_CTR:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
 		return i == 0	? EVP_aes_128_ctr()
 		       : i == 1 ? EVP_aes_192_ctr()
 		       : i == 2 ? EVP_aes_256_ctr()
@@ -271,24 +275,43 @@ static int mc_ref_plain(const struct mc_key *k, const uint8_t *iv,
 	return ok ? 0 : -EIO;
 }
 
-int mc_hmac2(int sha256, const uint8_t *key, unsigned key_len, const uint8_t *a,
-	     size_t a_len, const uint8_t *b, size_t b_len, uint8_t *md)
+const char *mc_hmac_digest(enum cc_alg alg)
 {
-	char digest[8];
+	switch (alg) {
+	case CC_ALG_AES_CBC_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+		return "SHA1";
+	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
+		return "SHA256";
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+		return "SHA384";
+	case CC_ALG_AES_CBC_HMAC_SHA512:
+		return "SHA512";
+	default:
+		return NULL;
+	}
+}
+
+int mc_hmac2(const char *digest, const uint8_t *key, unsigned key_len,
+	     const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len,
+	     uint8_t *md)
+{
+	char name[8];
 	OSSL_PARAM params[2];
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *x = mac ? EVP_MAC_CTX_new(mac) : NULL;
 	size_t outl = 0;
 	int ok;
 
-	snprintf(digest, sizeof(digest), "%s", sha256 ? "SHA256" : "SHA1");
+	snprintf(name, sizeof(name), "%s", digest ? digest : "");
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-						     digest, 0);
+						     name, 0);
 	params[1] = OSSL_PARAM_construct_end();
-	ok = x && EVP_MAC_init(x, key, key_len, params) &&
+	ok = digest && x && EVP_MAC_init(x, key, key_len, params) &&
 	     (!a_len || EVP_MAC_update(x, a, a_len)) &&
 	     (!b_len || EVP_MAC_update(x, b, b_len)) &&
-	     EVP_MAC_final(x, md, &outl, 32);
+	     EVP_MAC_final(x, md, &outl, EVP_MAX_MD_SIZE);
 	EVP_MAC_CTX_free(x);
 	EVP_MAC_free(mac);
 	return ok ? (int)outl : -EIO;
@@ -315,10 +338,15 @@ int mc_ref_encrypt(const struct mc_key *k, const uint8_t *iv, unsigned iv_len,
 		return mc_ref_plain(k, iv, in, len, out);
 	case CC_ALG_AES_CBC_HMAC_SHA1:
 	case CC_ALG_AES_CBC_HMAC_SHA256:
+	case CC_ALG_AES_CBC_HMAC_SHA384:
+	case CC_ALG_AES_CBC_HMAC_SHA512:
+	case CC_ALG_AES_CTR_HMAC_SHA1:
+	case CC_ALG_AES_CTR_HMAC_SHA256:
+		/* Encrypt, then MAC AAD || ciphertext. */
 		r = mc_ref_plain(k, iv, in, len, out);
 		if (r)
 			return r;
-		r = mc_hmac2(k->alg == CC_ALG_AES_CBC_HMAC_SHA256, k->auth_key,
+		r = mc_hmac2(mc_hmac_digest(k->alg), k->auth_key,
 			     k->auth_key_len, aad, aad_len, out, len, tag);
 		return r < 0 ? r : 0;
 	case CC_ALG_NULL:

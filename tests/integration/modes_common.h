@@ -47,7 +47,7 @@ struct mc_spec {
 	unsigned iv_len;     /* the one IV length every engine takes */
 	int iv_ignored;	     /* null: any IV, without effect */
 	unsigned tag_def;    /* default tag length, 0 = no tag */
-	uint32_t tag_mask;   /* bit t: tag_len t is allowed */
+	uint64_t tag_mask;   /* bit t: tag_len t is allowed */
 	enum mc_aad_rule aad;
 	unsigned block;		/* length must be a multiple of this */
 	unsigned min_len;	/* XTS: 16 */
@@ -77,6 +77,9 @@ const struct mc_spec *mc_spec_of(enum cc_alg alg);
  * openssl also takes 1..16 bytes). */
 int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len);
 
+/* Whether the spec allows tag_len (as a session's tag length). */
+int mc_tag_ok(const struct mc_spec *s, unsigned tag_len);
+
 /* Whether the spec allows a payload of len bytes. */
 int mc_len_ok(const struct mc_spec *s, uint32_t len);
 
@@ -96,9 +99,10 @@ unsigned mc_tag_len(const struct mc_key *k);
 
 /*
  * What the service must compute for an encryption: out gets len bytes
- * (not touched for GMAC), tag gets the full tag (GCM 16 bytes, HMAC 20 or
- * 32, MACs and digests up to 64; compare its first mc_tag_len() bytes).
- * For GMAC, the MACs and digests, in is the data that is authenticated. 0 or -EIO (OpenSSL refused).
+ * (not touched for GMAC), tag gets the full tag (GCM 16 bytes, HMAC the
+ * whole digest, MACs and digests up to 64; compare its first mc_tag_len()
+ * bytes). For GMAC, the MACs and digests, in is the data that is
+ * authenticated. 0 or -EIO (OpenSSL refused).
  */
 int mc_ref_encrypt(const struct mc_key *k, const uint8_t *iv, unsigned iv_len,
 		   const uint8_t *aad, unsigned aad_len, const uint8_t *in,
@@ -114,10 +118,15 @@ int mc_ref_mac(const struct mc_key *k, const uint8_t *in, uint32_t len,
 int mc_engine_takes(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 		    unsigned key_len, unsigned tag_len);
 
-/* HMAC(key, a || b) with SHA-1 (sha256 == 0) or SHA-256 into md (up to 32
+/* The HMAC digest of an authenc algorithm as OpenSSL names it ("SHA1",
+ * "SHA256", ...), or NULL. */
+const char *mc_hmac_digest(enum cc_alg alg);
+
+/* HMAC(key, a || b) with digest (OpenSSL's name) into md (up to 64
  * bytes); returns the digest length or -EIO. */
-int mc_hmac2(int sha256, const uint8_t *key, unsigned key_len, const uint8_t *a,
-	     size_t a_len, const uint8_t *b, size_t b_len, uint8_t *md);
+int mc_hmac2(const char *digest, const uint8_t *key, unsigned key_len,
+	     const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len,
+	     uint8_t *md);
 
 /* ---- Engines and sessions ---- */
 

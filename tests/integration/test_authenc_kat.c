@@ -9,14 +9,20 @@
  *   which are truncated to 128 bits; plus the PRF cases of section 2.7.1
  *   cut to their first 128 bits) through aes-cbc-hmac-sha256: an empty
  *   payload and the HMAC message as the AAD, so that the tag is
- *   HMAC(auth_key, AAD || "") = the published value. Cases whose key is
- *   longer than 64 bytes are outside "auth key 1-64" and must be refused.
+ *   HMAC(auth_key, AAD || "") = the published value. HMAC-SHA-384-192
+ *   and HMAC-SHA-512-256 (RFC 4868's truncation of the RFC 4231 cases
+ *   1-4) through aes-cbc-hmac-sha384 and -sha512. The SHA-1 and SHA-256
+ *   cases run again through aes-ctr-hmac-sha1 and -sha256. Cases whose
+ *   key is longer than 64 bytes are outside "auth key 1-64" and must be
+ *   refused.
  * - AES-128-CBC (RFC 3602 section 4, cases 1-4), and AES-192/256-CBC
  *   (NIST CBCMMT192/256.rsp, COUNT 0 and 1) through aes-cbc, aes-cbc-null
  *   (whose AAD is ignored) and the cipher part of both authenc
  *   algorithms, whose ciphertext must equal the published one and whose
  *   tag must be HMAC(auth_key, AAD || C), computed here with OpenSSL's
- *   HMAC() (encrypt-then-MAC).
+ *   EVP_MAC (encrypt-then-MAC); likewise AES-128-CTR (RFC 3686 test
+ *   vectors 1-3, the 16-byte counter block as the IV) through the CTR
+ *   authenc algorithms.
  *
  * Each case runs on every engine that claims the algorithm (cc_crypt()
  * and a burst) and session-less: encrypt, decrypt, and, where there is a
@@ -33,7 +39,6 @@
 #include <string.h>
 
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #define QUEUE_ENTRIES 32
 #define TIMEOUT_MS 20000
@@ -58,6 +63,8 @@ struct hmac_case {
 
 #define SHA1 CC_ALG_AES_CBC_HMAC_SHA1
 #define SHA256 CC_ALG_AES_CBC_HMAC_SHA256
+#define SHA384 CC_ALG_AES_CBC_HMAC_SHA384
+#define SHA512 CC_ALG_AES_CBC_HMAC_SHA512
 #define K0102_25 "0102030405060708090a0b0c0d0e0f10111213141516171819"
 #define K0102_32 K0102_25 "1a1b1c1d1e1f20"
 #define JEFE "4a656665"
@@ -102,6 +109,28 @@ static const struct hmac_case hmac_cases[] = {
 	{ "RFC 4868 PRF-4", SHA256, K0102_25, 0, 0, NULL, 0xcd, 50,
 	  "82558a389a443c0ea4cc819899f2083a" },
 	{ "RFC 4868 PRF-5 (131-byte key)", SHA256, NULL, 0xaa, 131, BIG_KEY_1,
+	  0, 0, NULL },
+	/* RFC 4231 cases 1-4 truncated as RFC 4868 does: HMAC-SHA-384-192
+	 * and HMAC-SHA-512-256; case 6 (a 131-byte key) is refused. */
+	{ "RFC 4231 case 1", SHA384, NULL, 0x0b, 20, "Hi There", 0, 0,
+	  "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec6" },
+	{ "RFC 4231 case 2", SHA384, JEFE, 0, 0, JEFE_MSG, 0, 0,
+	  "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47" },
+	{ "RFC 4231 case 3", SHA384, NULL, 0xaa, 20, NULL, 0xdd, 50,
+	  "88062608d3e6ad8a0aa2ace014c8a86f0aa635d947ac9feb" },
+	{ "RFC 4231 case 4", SHA384, K0102_25, 0, 0, NULL, 0xcd, 50,
+	  "3e8a69b7783c25851933ab6290af6ca77a9981480850009c" },
+	{ "RFC 4231 case 6 (131-byte key)", SHA384, NULL, 0xaa, 131, BIG_KEY_1,
+	  0, 0, NULL },
+	{ "RFC 4231 case 1", SHA512, NULL, 0x0b, 20, "Hi There", 0, 0,
+	  "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cde" },
+	{ "RFC 4231 case 2", SHA512, JEFE, 0, 0, JEFE_MSG, 0, 0,
+	  "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554" },
+	{ "RFC 4231 case 3", SHA512, NULL, 0xaa, 20, NULL, 0xdd, 50,
+	  "fa73b0089d56a284efb0f0756c890be9b1b5dbdd8ee81a3655f83e33b2279d39" },
+	{ "RFC 4231 case 4", SHA512, K0102_25, 0, 0, NULL, 0xcd, 50,
+	  "b0ba465637458c6990e5a8c5f61d4af7e576d97ff94b872de76f8050361ee3db" },
+	{ "RFC 4231 case 6 (131-byte key)", SHA512, NULL, 0xaa, 131, BIG_KEY_1,
 	  0, 0, NULL },
 };
 
@@ -153,6 +182,24 @@ static const struct cbc_case cbc_cases[] = {
 	  "fdeaa134c8d7379d457175fd1a57d3fc", NULL,
 	  "50e9eee1ac528009e8cbcd356975881f957254b13f91d7c6662d10312052eb00",
 	  "2fa0df722a9fd3b64cb18fb2b3db55ff2267422757289413f8f657507412a64c" },
+};
+
+/* RFC 3686 section 6, test vectors 1-3 (AES-128-CTR): the IV is the
+ * whole initial counter block, nonce || IV || 1. */
+static const struct cbc_case ctr_cases[] = {
+	{ "RFC 3686 vector 1", "ae6852f8121067cc4bf7a5765577f39e",
+	  "00000030000000000000000000000001", "Single block msg", NULL,
+	  "e4095d4fb7a7b3792d6175a3261311b8" },
+	{ "RFC 3686 vector 2", "7e24067817fae0d743d6ce1f32539163",
+	  "006cb6dbc0543b59da48d90b00000001", NULL,
+	  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+	  "5104a106168a72d9790d41ee8edad388eb2e1efc46da57c8fce630df9141be28" },
+	{ "RFC 3686 vector 3", "7691be035e5020a8ac6e618529f9a0dc",
+	  "00e0017b27777f3f4a1786f000000001", NULL,
+	  "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	  "20212223",
+	  "c1cf48a89f2ffdd9cf4652e9efdb72d74540a42bde6d7836d59a5ceaaef31053"
+	  "25b2072f" },
 };
 
 /* ---- One known-answer operation, on every path ---- */
@@ -388,83 +435,95 @@ static int fill(uint8_t *out, const char *hex, const char *text, uint8_t b,
 }
 
 /* The HMAC cases: the published tag over the AAD, nothing encrypted. */
+/* The CTR algorithm with the same HMAC as alg, or 0. */
+static enum cc_alg ctr_twin(enum cc_alg alg)
+{
+	return alg == SHA1     ? CC_ALG_AES_CTR_HMAC_SHA1
+	       : alg == SHA256 ? CC_ALG_AES_CTR_HMAC_SHA256
+			       : (enum cc_alg)0;
+}
+
+static void run_hmac_case(struct t *t, const struct hmac_case *h,
+			  enum cc_alg alg)
+{
+	uint8_t key[DATA_MAX], md[EVP_MAX_MD_SIZE];
+	int key_len = fill(key, h->key_hex, NULL, h->key_fill, h->key_fill_len);
+	struct kop k = {
+		.name = h->name,
+		.key = { .alg = alg, .key_len = 16 },
+		.iv_len = 16,
+	};
+	struct cc_session_params sp = {
+		.alg = alg,
+		.key_len = 16,
+	};
+	unsigned long f0 = t->failed, c0 = t->checked;
+	uint32_t sid;
+	int r;
+
+	/* Any cipher key and IV: nothing is encrypted. */
+	memset(k.key.key, 0x42, 16);
+	memset(k.iv, 0x24, 16);
+	k.aad_len = (unsigned)fill(k.aad, NULL, h->msg, h->msg_fill,
+				   h->msg_fill_len);
+	if (!h->tag_hex) {
+		/* Out of "auth key 1-64": refused, -EINVAL. */
+		sp.key = k.key.key;
+		sp.auth_key = key;
+		sp.auth_key_len = (size_t)key_len;
+		r = cc_session_create(t->conn, &sp, &sid);
+		expect(t, r == -EINVAL, &k, "default", "session",
+		       "HMAC key longer than 64 bytes: want -EINVAL", r);
+		if (r == 0)
+			cc_session_destroy(t->conn, sid);
+		printf("%-34s %s: n/a (%d-byte HMAC key), refused: "
+		       "%s\n",
+		       h->name, mc_spec_of(alg)->name, key_len,
+		       r ? cc_strerror(r) : "NO");
+		return;
+	}
+	memcpy(k.key.auth_key, key, (size_t)key_len);
+	k.key.auth_key_len = (unsigned)key_len;
+	if (mc_unhex(h->tag_hex, k.tag, sizeof(k.tag)) !=
+	    (int)mc_tag_len(&k.key)) {
+		fprintf(stderr, "FAIL %s: bad embedded tag\n", h->name);
+		t->failed++;
+		return;
+	}
+	/* Check the embedded value against OpenSSL first: a typo
+	 * here must not pass for a daemon bug. */
+	if (mc_hmac2(mc_hmac_digest(alg), key, (unsigned)key_len, k.aad,
+		     k.aad_len, NULL, 0, md) < 0 ||
+	    memcmp(md, k.tag, mc_tag_len(&k.key))) {
+		fprintf(stderr,
+			"FAIL %s: embedded tag disagrees with "
+			"OpenSSL's HMAC (test data error)\n",
+			h->name);
+		t->failed++;
+		return;
+	}
+	run_kop(t, &k);
+	printf("%-34s %s: %lu checks, %lu failed\n", h->name,
+	       mc_spec_of(alg)->name, t->checked - c0, t->failed - f0);
+}
+
 static void run_hmac_cases(struct t *t)
 {
 	unsigned i;
 
 	for (i = 0; i < sizeof(hmac_cases) / sizeof(hmac_cases[0]); i++) {
-		const struct hmac_case *h = &hmac_cases[i];
-		uint8_t key[DATA_MAX], md[EVP_MAX_MD_SIZE];
-		unsigned md_len = 0;
-		int key_len = fill(key, h->key_hex, NULL, h->key_fill,
-				   h->key_fill_len);
-		struct kop k = {
-			.name = h->name,
-			.key = { .alg = h->alg, .key_len = 16 },
-			.iv_len = 16,
-		};
-		struct cc_session_params sp = {
-			.alg = h->alg,
-			.key_len = 16,
-		};
-		unsigned long f0 = t->failed, c0 = t->checked;
-		uint32_t sid;
-		int r;
-
-		/* Any cipher key and IV: nothing is encrypted. */
-		memset(k.key.key, 0x42, 16);
-		memset(k.iv, 0x24, 16);
-		k.aad_len = (unsigned)fill(k.aad, NULL, h->msg, h->msg_fill,
-					   h->msg_fill_len);
-		if (!h->tag_hex) {
-			/* Out of "auth key 1-64": refused, -EINVAL. */
-			sp.key = k.key.key;
-			sp.auth_key = key;
-			sp.auth_key_len = (size_t)key_len;
-			r = cc_session_create(t->conn, &sp, &sid);
-			expect(t, r == -EINVAL, &k, "default", "session",
-			       "HMAC key longer than 64 bytes: want -EINVAL",
-			       r);
-			if (r == 0)
-				cc_session_destroy(t->conn, sid);
-			printf("%-34s %s: n/a (%d-byte HMAC key), refused: "
-			       "%s\n",
-			       h->name, mc_spec_of(h->alg)->name, key_len,
-			       r ? cc_strerror(r) : "NO");
-			continue;
-		}
-		memcpy(k.key.auth_key, key, (size_t)key_len);
-		k.key.auth_key_len = (unsigned)key_len;
-		if (mc_unhex(h->tag_hex, k.tag, sizeof(k.tag)) !=
-		    (int)mc_tag_len(&k.key)) {
-			fprintf(stderr, "FAIL %s: bad embedded tag\n", h->name);
-			t->failed++;
-			continue;
-		}
-		/* Check the embedded value against OpenSSL first: a typo
-		 * here must not pass for a daemon bug. */
-		HMAC(h->alg == SHA256 ? EVP_sha256() : EVP_sha1(), key, key_len,
-		     k.aad, k.aad_len, md, &md_len);
-		if (memcmp(md, k.tag, mc_tag_len(&k.key))) {
-			fprintf(stderr,
-				"FAIL %s: embedded tag disagrees with "
-				"OpenSSL's HMAC (test data error)\n",
-				h->name);
-			t->failed++;
-			continue;
-		}
-		run_kop(t, &k);
-		printf("%-34s %s: %lu checks, %lu failed\n", h->name,
-		       mc_spec_of(h->alg)->name, t->checked - c0,
-		       t->failed - f0);
+		run_hmac_case(t, &hmac_cases[i], hmac_cases[i].alg);
+		if (ctr_twin(hmac_cases[i].alg))
+			run_hmac_case(t, &hmac_cases[i],
+				      ctr_twin(hmac_cases[i].alg));
 	}
 }
 
 static void run_cbc_case(struct t *t, const struct cbc_case *c, enum cc_alg alg)
 {
 	struct kop k = { .name = c->name, .key = { .alg = alg } };
-	uint8_t md[EVP_MAX_MD_SIZE], mac_in[2 * DATA_MAX];
-	unsigned md_len = 0;
+	const char *digest = mc_hmac_digest(alg); /* NULL: no MAC */
+	uint8_t md[EVP_MAX_MD_SIZE];
 	unsigned long f0 = t->failed, c0 = t->checked;
 	int n;
 
@@ -477,44 +536,35 @@ static void run_cbc_case(struct t *t, const struct cbc_case *c, enum cc_alg alg)
 		t->failed++;
 		return;
 	}
-	switch (alg) {
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CBC_HMAC_SHA256:
+	if (digest) {
 		/* As ESP does: SPI and sequence number, then the IV, in the
-		 * AAD; the RFC 2404 case 3 key as the HMAC key. */
+		 * AAD; the RFC 2404 case 3 key (0xaa bytes) as long as the
+		 * digest as the HMAC key. */
 		memcpy(k.aad, "\x00\x00\x43\x21\x00\x00\x00\x01", 8);
 		memcpy(k.aad + 8, k.iv, 16);
 		k.aad_len = 24;
-		k.key.auth_key_len = alg == CC_ALG_AES_CBC_HMAC_SHA1 ? 20 : 32;
+		k.key.auth_key_len =
+			(unsigned)EVP_MD_get_size(EVP_get_digestbyname(digest));
 		memset(k.key.auth_key, 0xaa, k.key.auth_key_len);
-		memcpy(mac_in, k.aad, k.aad_len);
-		memcpy(mac_in + k.aad_len, k.ct, k.len);
-		HMAC(alg == CC_ALG_AES_CBC_HMAC_SHA256 ? EVP_sha256()
-						       : EVP_sha1(),
-		     k.key.auth_key, (int)k.key.auth_key_len, mac_in,
-		     k.aad_len + k.len, md, &md_len);
+		if (mc_hmac2(digest, k.key.auth_key, k.key.auth_key_len, k.aad,
+			     k.aad_len, k.ct, k.len, md) < 0)
+			t->failed++;
 		memcpy(k.tag, md, mc_tag_len(&k.key));
-		break;
-	case CC_ALG_AES_CBC_NULL:
+	} else if (alg == CC_ALG_AES_CBC_NULL) {
 		/* "the AAD is ignored": some AAD, same ciphertext. */
 		memset(k.aad, 0x5c, 20);
 		k.aad_len = 20;
-		break;
-	default:
-		break;
 	}
 	run_kop(t, &k);
 	printf("%-34s %s: %lu checks, %lu failed\n", c->name,
 	       mc_spec_of(alg)->name, t->checked - c0, t->failed - f0);
 
 	/* The authenc algorithms once more with no AAD at all. */
-	if (alg == CC_ALG_AES_CBC_HMAC_SHA1 ||
-	    alg == CC_ALG_AES_CBC_HMAC_SHA256) {
+	if (digest) {
 		k.aad_len = 0;
-		HMAC(alg == CC_ALG_AES_CBC_HMAC_SHA256 ? EVP_sha256()
-						       : EVP_sha1(),
-		     k.key.auth_key, (int)k.key.auth_key_len, k.ct, k.len, md,
-		     &md_len);
+		if (mc_hmac2(digest, k.key.auth_key, k.key.auth_key_len, NULL,
+			     0, k.ct, k.len, md) < 0)
+			t->failed++;
 		memcpy(k.tag, md, mc_tag_len(&k.key));
 		f0 = t->failed;
 		c0 = t->checked;
@@ -531,6 +581,12 @@ int main(void)
 		CC_ALG_AES_CBC_NULL,
 		CC_ALG_AES_CBC_HMAC_SHA1,
 		CC_ALG_AES_CBC_HMAC_SHA256,
+		CC_ALG_AES_CBC_HMAC_SHA384,
+		CC_ALG_AES_CBC_HMAC_SHA512,
+	};
+	static const enum cc_alg ctr_algs[] = {
+		CC_ALG_AES_CTR_HMAC_SHA1,
+		CC_ALG_AES_CTR_HMAC_SHA256,
 	};
 	struct fx_daemon_params dp = { .workers = 2 };
 	struct cc_queue_params qp = { .sq_entries = QUEUE_ENTRIES };
@@ -549,6 +605,11 @@ int main(void)
 		     i < sizeof(cbc_cases) / sizeof(cbc_cases[0]) && !t.fatal;
 		     i++)
 			run_cbc_case(&t, &cbc_cases[i], cbc_algs[a]);
+	for (a = 0; a < sizeof(ctr_algs) / sizeof(ctr_algs[0]); a++)
+		for (i = 0;
+		     i < sizeof(ctr_cases) / sizeof(ctr_cases[0]) && !t.fatal;
+		     i++)
+			run_cbc_case(&t, &ctr_cases[i], ctr_algs[a]);
 
 	if (fx_teardown(&d, t.conn, t.q))
 		fails++;

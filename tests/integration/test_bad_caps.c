@@ -153,8 +153,8 @@ static void run_caps(struct t *t)
 						    v),
 				       ctx, what, 0);
 			}
-			for (v = 1; v <= 16; v++) {
-				if (!(s->tag_mask & (1u << v)))
+			for (v = 1; v <= 64; v++) {
+				if (!mc_tag_ok(s, v))
 					continue;
 				snprintf(what, sizeof(what),
 					 "%s: tag size %u not listed",

@@ -67,22 +67,30 @@ static void run_bad_sessionless(struct t *t)
 		b.sl->tag_len = 17;
 		op.iv_len = 12;
 	});
-	for (i = 0; i < 3; i++) {
-		static const uint8_t alens[] = { 0, 65, 255 };
+	for (i = 0; i < 6 * 4; i++) {
+		static const enum cc_alg algs[6] = {
+			CC_ALG_AES_CBC_HMAC_SHA1,   CC_ALG_AES_CBC_HMAC_SHA256,
+			CC_ALG_AES_CBC_HMAC_SHA384, CC_ALG_AES_CBC_HMAC_SHA512,
+			CC_ALG_AES_CTR_HMAC_SHA1,   CC_ALG_AES_CTR_HMAC_SHA256,
+		};
+		/* HMAC keys outside 1..64, then an ICV not the row's. */
+		static const uint8_t alens[3] = { 0, 65, 255 };
+		const struct mc_spec *s = mc_spec_of(algs[i / 4]);
+		unsigned tl = s->tag_def == 16 ? 12 : 16;
 		char what[64];
 
-		snprintf(what, sizeof(what),
-			 "aes-cbc-hmac-sha1, %u-byte HMAC key", alens[i]);
+		if (i % 4 < 3)
+			snprintf(what, sizeof(what), "%s, %u-byte HMAC key",
+				 s->name, alens[i % 4]);
+		else
+			snprintf(what, sizeof(what), "%s with tag_len %u",
+				 s->name, tl);
 		BAD_SL(what, ACC_OP_ERR, {
-			b.sl->alg = CC_ALG_AES_CBC_HMAC_SHA1;
-			b.sl->auth_key_len = alens[i];
+			b.sl->alg = (uint8_t)s->alg;
+			b.sl->auth_key_len = i % 4 < 3 ? alens[i % 4] : 20;
+			b.sl->tag_len = i % 4 < 3 ? 0 : (uint8_t)tl;
 		});
 	}
-	BAD_SL("aes-cbc-hmac-sha256 with tag_len 12", ACC_OP_ERR, {
-		b.sl->alg = CC_ALG_AES_CBC_HMAC_SHA256;
-		b.sl->auth_key_len = 20;
-		b.sl->tag_len = 12;
-	});
 	BAD_SL("a made-up session id as well", ACC_OP_ERR_ENQ,
 	       op.session = 0x7ffffff0);
 	if (!t->fatal && !gop_make(t, &b, &k, 0, &op, 0)) {
