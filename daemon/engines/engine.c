@@ -193,3 +193,11 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n)
 		d |= x[i] ^ y[i];
 	return d != 0;
 }
+
+void engine_burn_stack(void)
+{
+	uint8_t pad[ENGINE_BURN_STACK];
+	explicit_bzero(pad, sizeof(pad));
+	/* pad is used: the zeroing is not dead */
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}

@@ -163,6 +163,14 @@ const char *alg_name(unsigned alg);
 /* Constant-time comparison: 0 when equal. */
 int engine_ct_memcmp(const void *a, const void *b, size_t n);
 
+/* Zero ENGINE_BURN_STACK bytes of stack below the caller's frame: for
+ * library calls that leave key bytes in their dead frames (OpenSSL 3.0's
+ * HMAC set-up leaves a 32- or 64-byte key; measured, it uses ~1 KiB), as
+ * libgcrypt's burn_stack does. Call it from the frame that made those
+ * calls, or one further up. */
+enum { ENGINE_BURN_STACK = 8192 };
+__attribute__((noinline)) void engine_burn_stack(void);
+
 /* Capability-table shorthands for engine files. */
 #define RANGE1(v)                                                              \
 	{                                                                      \

@@ -9,9 +9,9 @@
  * ossl_hmac_wipe() re-keys them with a constant: that overwrites the
  * inner, outer and running digest states, and OpenSSL clear-frees its
  * copy of the previous key. OpenSSL 3.0's HMAC set-up also leaves a copy
- * of a 32- or 64-byte key on the stack (measured: tests/hostile/
- * test_key_hygiene finds it on the worker's stack), so the wipe then
- * zeroes the stack below its caller too, as libgcrypt's burn_stack does.
+ * of a 32- or 64-byte key on the stack (tests/hostile/test_key_hygiene
+ * finds it on the worker's stack), so the wipe then zeroes the stack
+ * below its caller too (engine_burn_stack()).
  */
 #include "openssl_authenc.h"
 #include "engine.h"
@@ -117,17 +117,6 @@ int ossl_hmac_authenc(struct ossl_hmac *h, const struct engine_op *op,
 	return CRD_ST_OK;
 }
 
-enum { OSSL_BURN_STACK = 8192 }; /* measured: HMAC set-up uses ~1 KiB */
-
-/* Zero OSSL_BURN_STACK bytes of stack below the caller's frame, where
- * ossl_hmac_authenc()'s callees ran. */
-static __attribute__((noinline)) void ossl_burn_stack(void)
-{
-	uint8_t pad[OSSL_BURN_STACK];
-	explicit_bzero(pad, sizeof(pad));
-	__asm__ volatile("" : : "r"(pad) : "memory");
-}
-
 void ossl_hmac_wipe(struct ossl_hmac *h)
 {
 	/* Not secret: it only displaces the last session's key. */
@@ -136,6 +125,6 @@ void ossl_hmac_wipe(struct ossl_hmac *h)
 		if (h->keyed & 1u << i)
 			EVP_MAC_init(h->ctx[i], nokey, sizeof(nokey), NULL);
 	if (h->keyed)
-		ossl_burn_stack();
+		engine_burn_stack();
 	h->keyed = 0;
 }

@@ -574,6 +574,33 @@ static void run_cbc_case(struct t *t, const struct cbc_case *c, enum cc_alg alg)
 	}
 }
 
+/* Nothing to encrypt and nothing to authenticate but the key: the tag is
+ * HMAC(auth_key, "") (OpenSSL's), which ipsec-mb computes no job for. */
+static void run_empty_case(struct t *t, enum cc_alg alg, unsigned auth_len)
+{
+	struct kop k = {
+		.name = "empty message",
+		.key = { .alg = alg, .key_len = 32, .auth_key_len = auth_len },
+		.iv_len = 16,
+	};
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned long f0 = t->failed, c0 = t->checked;
+
+	memset(k.key.key, 0x42, 32);
+	memset(k.key.auth_key, 0xaa, auth_len);
+	memset(k.iv, 0x24, 16);
+	if (mc_hmac2(mc_hmac_digest(alg), k.key.auth_key, auth_len, NULL, 0,
+		     NULL, 0, md) < 0) {
+		t->failed++;
+		return;
+	}
+	memcpy(k.tag, md, mc_tag_len(&k.key));
+	run_kop(t, &k);
+	printf("%-34s %s, %u-byte HMAC key: %lu checks, %lu failed\n", k.name,
+	       mc_spec_of(alg)->name, auth_len, t->checked - c0,
+	       t->failed - f0);
+}
+
 int main(void)
 {
 	static const enum cc_alg cbc_algs[] = {
@@ -610,6 +637,11 @@ int main(void)
 		     i < sizeof(ctr_cases) / sizeof(ctr_cases[0]) && !t.fatal;
 		     i++)
 			run_cbc_case(&t, &ctr_cases[i], ctr_algs[a]);
+	for (a = 0; a < mc_n_specs && !t.fatal; a++)
+		if (mc_hmac_digest(mc_specs[a].alg)) {
+			run_empty_case(&t, mc_specs[a].alg, 1);
+			run_empty_case(&t, mc_specs[a].alg, 64);
+		}
 
 	if (fx_teardown(&d, t.conn, t.q))
 		fails++;
