@@ -403,6 +403,14 @@ static void run_kop(struct t *t, const struct kop *k)
 	uint32_t sid;
 
 	n = mc_engines_for(t->conn, k->key.alg, engines, MC_MAX_ENGINES);
+	/* CRYPTOD_TEST_ENGINES (the VM suite's kernel engines) may name
+	 * none that has it: nothing to test here, which is no failure. */
+	if (n == 0 && getenv("CRYPTOD_TEST_ENGINES")) {
+		printf("  %s: no engine of CRYPTOD_TEST_ENGINES=%s has it\n",
+		       mc_spec_of(k->key.alg)->name,
+		       getenv("CRYPTOD_TEST_ENGINES"));
+		return;
+	}
 	expect(t, n > 0, k, "-", "capabilities",
 	       "an available engine for the algorithm", n);
 	for (e = 0; e < n && !t->fatal; e++) {
