@@ -50,6 +50,10 @@ const struct kern_alg kern_algs[CRD_ALG_MAX_] = {
 	[CRD_ALG_AES_CBC_HMAC_SHA256] = { "authenc(hmac(sha256),cbc(aes))", 1 },
 	[CRD_ALG_AES_CBC_NULL] = { "cbc(aes)", 0 },
 	[CRD_ALG_AES_GCM_RFC4106] = { "rfc4106(gcm(aes))", 1 },
+	[CRD_ALG_AES_CBC_HMAC_SHA384] = { "authenc(hmac(sha384),cbc(aes))", 1 },
+	[CRD_ALG_AES_CBC_HMAC_SHA512] = { "authenc(hmac(sha512),cbc(aes))", 1 },
+	[CRD_ALG_AES_CTR_HMAC_SHA1] = { "authenc(hmac(sha1),ctr(aes))", 1 },
+	[CRD_ALG_AES_CTR_HMAC_SHA256] = { "authenc(hmac(sha256),ctr(aes))", 1 },
 };
 
 #define KCAP_TAIL(min_, blk_)                                                  \
@@ -64,12 +68,12 @@ const struct kern_alg kern_algs[CRD_ALG_MAX_] = {
 		.alg = (a), KEYS_AES, CAP_IVS(12, 12), GCM_TAGS,               \
 		.aad = { 0, (aad_max), (aad_max) ? 1 : 0 }, KCAP_TAIL(0, 1)    \
 	}
-#define KCAP_AUTHENC(a, tag_)                                                  \
+#define KCAP_AUTHENC(a, tag_, blk_)                                            \
 	{                                                                      \
 		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
 		.auth_key = { { 1, 64, 1 } }, .n_iv = 1, .iv = { RANGE1(16) }, \
 		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
-		.aad = { 0, CRD_AAD_MAX, 1 }, KCAP_TAIL(0, 16)                 \
+		.aad = { 0, CRD_AAD_MAX, 1 }, KCAP_TAIL(0, blk_)               \
 	}
 
 static const struct alg_cap kern_caps[] = {
@@ -93,8 +97,12 @@ static const struct alg_cap kern_caps[] = {
 	  NO_TAG,
 	  .aad = RANGE1(0),
 	  KCAP_TAIL(16, 16) },
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),
+	KCAP_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1),
 	{ .alg = CRD_ALG_AES_CBC_NULL,
 	  KEYS_AES,
 	  CAP_IVS(16, 16),
@@ -108,8 +116,8 @@ static const struct alg_cap kern_caps[] = {
 static const struct alg_cap kern_pcrypt_caps[] = {
 	KCAP_GCM(CRD_ALG_AES_GCM, CRD_AAD_MAX),
 	KCAP_GCM(CRD_ALG_AES_GMAC, 0),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
+	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
 	CAP_AES_GCM_RFC4106(KERN_MAX_LEN),
 };
 
@@ -181,8 +189,7 @@ static int kern_session_init(struct session *s, void *wctx, const uint8_t *key,
 	if (err)
 		return err == -ENOMEM ? -ENOMEM : -EIO;
 
-	if (alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
-	    alg == CRD_ALG_AES_CBC_HMAC_SHA256) {
+	if (crd_alg_kind(alg) == CRD_KIND_AUTHENC) {
 		uint8_t blob[8 + CRD_AUTH_KEY_MAX + CRD_KEY_MAX];
 		size_t n = kern_authenc_blob(blob, auth_key, auth_key_len, key,
 					     key_len);

@@ -8,6 +8,7 @@
  * unavailable.
  */
 #include "kernel.h"
+#include "names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -109,15 +110,16 @@ static int kern_trial(unsigned alg, const char *driver)
 	}
 	if (alg == CRD_ALG_AES_GCM_RFC4106)
 		klen = 20; /* key || salt */
-	if (alg == CRD_ALG_AES_CBC_HMAC_SHA1 ||
-	    alg == CRD_ALG_AES_CBC_HMAC_SHA256) {
+	if (crd_alg_kind(alg) == CRD_KIND_AUTHENC) {
 		static const uint8_t zero[20 + 16];
 		klen = kern_authenc_blob(key, zero, 20, zero + 20, 16);
 	}
 	ssize_t r;
 	if (aead) {
 		/* libkcapi reads until it has outlen bytes: it must be exact */
-		unsigned tag = alg == CRD_ALG_AES_CBC_HMAC_SHA1 ? 12 : 16;
+		unsigned tag = crd_alg_kind(alg) == CRD_KIND_AUTHENC
+				       ? crd_alg_tag_len(alg) /* the ICV */
+				       : 16;
 		err = kcapi_aead_setkey(h, key, klen);
 		if (!err)
 			err = kcapi_aead_settaglen(h, tag);

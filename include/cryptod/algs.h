@@ -80,10 +80,14 @@
 	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC)                      \
 	/* more ESP authenc: ICV 24 (SHA-384) and 32 (SHA-512), CTR with    \
 	 * HMAC-SHA1 (ICV 12) and HMAC-SHA256 (ICV 16); IV 16 as aes-ctr */   \
-	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384", NULL, 24, AUTHENC)    \
-	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512", NULL, 32, AUTHENC)    \
-	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1", NULL, 12, AUTHENC)        \
-	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256", NULL, 16, AUTHENC)    \
+	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384",                       \
+	  "authenc(hmac(sha384),cbc(aes))", 24, AUTHENC)                        \
+	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512",                       \
+	  "authenc(hmac(sha512),cbc(aes))", 32, AUTHENC)                        \
+	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1",                           \
+	  "authenc(hmac(sha1),ctr(aes))", 12, AUTHENC)                          \
+	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256",                       \
+	  "authenc(hmac(sha256),ctr(aes))", 16, AUTHENC)                        \
 	/* 3GPP (docs/algorithms.md): an op's length counts BITS (the buffers \
 	 * hold ceil(len / 8) bytes; crd_alg_bit_len()); key 16.             \
 	 * UEA2: IV 16 = COUNT (4, big-endian) || BEARER << 3 | DIRECTION << \
