@@ -215,6 +215,15 @@ __attribute__((noinline)) void engine_burn_stack(void);
 		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
 		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
 	}
+/* Every authenc row, as the aesni and openssl engines offer them: CBC
+ * with HMAC-SHA1/256/384/512 (ICV 12/16/24/32), CTR with HMAC-SHA1/256. */
+#define CAP_AES_AUTHENC_ROWS                                                   \
+	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),                    \
+		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),          \
+		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),          \
+		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),          \
+		CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),             \
+		CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1)
 /* RFC 4106: AES key || salt, 8-byte IV, AAD = SPI || 32/64-bit seq. */
 #define CAP_AES_GCM_RFC4106(max_)                                              \
 	{                                                                      \

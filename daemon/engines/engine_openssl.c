@@ -61,12 +61,7 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 0,
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
-	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
-	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
-	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),
-	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),
-	CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),
-	CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1),
+	CAP_AES_AUTHENC_ROWS,
 };
 
 /* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
