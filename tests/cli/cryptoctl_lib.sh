@@ -122,7 +122,8 @@ K32=$K16$(randhex 16)
 AK=$(randhex 20)
 # The algorithms the round trips and cross-checks run.
 ALGS_RUN="aes-gcm aes-gmac aes-cbc aes-ctr aes-ecb aes-xts aes-cbc-hmac-sha1
-aes-cbc-hmac-sha256 aes-cbc-null null"
+aes-cbc-hmac-sha256 aes-cbc-hmac-sha384 aes-cbc-hmac-sha512 aes-ctr-hmac-sha1
+aes-ctr-hmac-sha256 aes-cbc-null null"
 
 # engines_txt: "ALG ENGINE" for every available row of 'cryptoctl engines
 # --json', in $tmp/engines.txt (engines_of reads it).
@@ -155,10 +156,16 @@ alg_args()
 	aes-ctr) args=(-k "$(randhex 16)" -i "$(randhex 16)") ;;
 	aes-ecb) args=(-k "$(randhex 32)") len_rule=blocks ;;
 	aes-xts) args=(-k "$(randhex 64)" -i "$(randhex 16)") len_rule=min16 ;;
-	aes-cbc-hmac-sha1 | aes-cbc-hmac-sha256)
+	aes-cbc-hmac-* | aes-ctr-hmac-*)
 		args=(-k "$(randhex 16)" -i "$(randhex 16)" --auth-key "$(randhex 32)"
-			--aad "$(randhex 24)") len_rule=blocks tag_len=12
-		[ "$1" = aes-cbc-hmac-sha256 ] && tag_len=16 ;;
+			--aad "$(randhex 24)")
+		case $1 in aes-cbc-*) len_rule=blocks ;; esac
+		case ${1##*-} in
+		sha1) tag_len=12 ;;
+		sha256) tag_len=16 ;;
+		sha384) tag_len=24 ;;
+		sha512) tag_len=32 ;;
+		esac ;;
 	null) args=() ;;
 	esac
 }

@@ -92,7 +92,10 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 BLOCKS = ("aes-cbc", "aes-ecb", "aes-cbc-null", "aes-cbc-hmac-sha1",
-          "aes-cbc-hmac-sha256")
+          "aes-cbc-hmac-sha256", "aes-cbc-hmac-sha384", "aes-cbc-hmac-sha512")
+# authenc: the HMAC's hash and the ICV bytes, by the name's last part
+ICVS = {"sha1": (hashlib.sha1, 12), "sha256": (hashlib.sha256, 16),
+        "sha384": (hashlib.sha384, 24), "sha512": (hashlib.sha512, 32)}
 
 def aes(mode, key, data):
     e = Cipher(algorithms.AES(key), mode).encryptor()
@@ -124,13 +127,13 @@ def case(alg, iv=None):
         out = aes(modes.ECB(), key, pt)
     elif alg == "aes-xts":
         out = aes(modes.XTS(iv), key, pt)
-    elif alg.startswith("aes-cbc-hmac-"):
-        sha1 = alg.endswith("sha1")
+    elif alg.startswith(("aes-cbc-hmac-", "aes-ctr-hmac-")):
+        h, icv = ICVS[alg.rsplit("-", 1)[1]]
         aad = os.urandom(random.randrange(0, 100))
         akey = os.urandom(random.randrange(1, 65))
-        ct = aes(modes.CBC(iv), key, pt)
-        mac = hmac.new(akey, aad + ct, hashlib.sha1 if sha1 else hashlib.sha256)
-        out = ct + mac.digest()[:12 if sha1 else 16]
+        mode = modes.CTR(iv) if alg.startswith("aes-ctr") else modes.CBC(iv)
+        ct = aes(mode, key, pt)
+        out = ct + hmac.new(akey, aad + ct, h).digest()[:icv]
     else:  # null
         key = iv = b""
         out = pt
