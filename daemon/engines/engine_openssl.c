@@ -115,7 +115,7 @@ struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
 	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
-	struct ossl_hmac *hmac;		     /* authenc; owned */
+	struct ossl_hmac *hmac; /* authenc; owned */
 };
 
 static int ossl_key_idx(unsigned alg, unsigned key_len)
@@ -165,7 +165,7 @@ static void ossl_worker_fini(void *wctx)
 		return;
 	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
 	ossl_auth_free(w->auth);
-	ossl_hmac_free(w->hmac);     /* and the HMAC states */
+	ossl_hmac_free(w->hmac); /* and the HMAC states */
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
 		for (unsigned i = 0; i < 4; i++)
 			EVP_CIPHER_free(w->cipher[a][i]);
@@ -179,9 +179,8 @@ static void *ossl_worker_init(const struct engine *e)
 		return NULL;
 	w->ctx = EVP_CIPHER_CTX_new();
 	w->auth = ossl_auth_new();
-	if (!w->ctx || !w->auth)
 	w->hmac = ossl_hmac_new();
-	if (!w->ctx || !w->hmac)
+	if (!w->ctx || !w->auth || !w->hmac)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);

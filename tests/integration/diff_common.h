@@ -159,10 +159,10 @@ void diff_dop_free(struct cc_queue *q, struct dop *o);
 /* ---- diff_run.c ---- */
 
 /* Start a daemon, run every algorithm of family f on every engine, print
- * the totals; the exit code. DIFF_MAC runs DIFF_MAC_QUEUES client
+ * the totals; the exit code. Every family runs DIFF_QUEUES client
  * processes at once, each with its own connection and queue and a share
  * of the algorithms, on a daemon with two workers. */
-#define DIFF_MAC_QUEUES 3
+#define DIFF_QUEUES 3
 int diff_main(enum diff_family f);
 
 #endif /* CRYPTOD_TEST_DIFF_COMMON_H */

@@ -97,9 +97,10 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 {
 	static const unsigned klens[] = { 0,  1,  8,  15, 16, 17, 23, 24, 25,
 					  31, 32, 33, 48, 63, 64, 65, 80 };
-	static const unsigned tlens[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,
-					  10, 11, 12, 13, 14, 15, 16, 17, 20,
-					  23, 24, 25, 31, 32, 33, 48, 49, 64, 65 };
+	static const unsigned tlens[] = { 1,  2,  3,  4,  5,  6,  7,
+					  8,  9,  10, 11, 12, 13, 14,
+					  15, 16, 17, 20, 23, 24, 25,
+					  31, 32, 33, 48, 49, 64, 65 };
 	uint8_t key[128];
 	char ctx[96], what[96];
 	struct mc_key k;
@@ -181,9 +182,7 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 	 * without a tag ("none") has no tag length to ask for. */
 	key_for(&k, s, good_key_len(s));
 	for (i = 0; i < sizeof(tlens) / sizeof(tlens[0]); i++) {
-	static const unsigned tlens[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,
-					  10, 11, 12, 13, 14, 15, 16, 17, 20,
-					  23, 24, 25, 31, 32, 33, 48, 49, 64, 65 };
+		if (tag_ok(s, tlens[i]))
 			continue;
 		k.tag_len = tlens[i];
 		r = mc_session(t->conn, &k, eng, &sid);
