@@ -14,6 +14,7 @@
 #include <openssl/evp.h>
 
 #include "engine.h"
+#include "session.h"
 
 /*
  * CCM through the job API: fill job (from IMB_GET_NEXT_JOB) for op, with
@@ -23,6 +24,20 @@
  */
 void aesni_ccm_fill(IMB_JOB *job, const struct engine_op *op, const void *enc,
 		    const void *dec, uint8_t *tag_scratch);
+
+/* What ipsec-mb 1.3's CCM takes (measured: longer ones, AES-192 and 47
+ * bytes of AAD complete with an error): AES-128/256 keys, AAD of at most
+ * 46 bytes, at most 65534 bytes of data. */
+enum { AESNI_CCM_AAD_MAX = 46, AESNI_CCM_LEN_MAX = 65534 };
+static inline int aesni_ccm_fits(const struct engine_op *op)
+{
+	return op->sess->key_len != 24 && op->aad_len <= AESNI_CCM_AAD_MAX &&
+	       op->len <= AESNI_CCM_LEN_MAX;
+}
+
+/* CCM beyond those limits: one op with EVP (ossl_ccm) on a context of
+ * its own; key is the raw AES key. Sets op->status. */
+void aesni_ccm_evp(struct engine_op *op, const uint8_t *key);
 
 /* ChaCha20-Poly1305 through the direct API; key is the raw 32 bytes. */
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key,

@@ -8,10 +8,11 @@
  *
  * CCM: ipsec-mb 1.3's job API takes AES-128 and AES-256 keys only, AAD
  * of at most 46 bytes and messages of at most 65534 bytes (measured:
- * longer ones, AES-192 and 47 bytes of AAD complete with an error). The
- * aesni capability row says exactly that, so those ops are refused with
- * a defined error (session -EINVAL, op CRD_ST_BAD_PARAM) and go to the
- * openssl engine, which takes all of CCM.
+ * longer ones, AES-192 and 47 bytes of AAD complete with an error). What
+ * protocols send (802.11 CCMP, ESP, TLS: AAD of 8..30 bytes, packets)
+ * runs there, multi-buffer; everything else CCM allows runs through EVP
+ * in the same worker (aesni_ccm_evp), as authenc's long messages take
+ * OpenSSL's HMAC, so a session on the default engine takes all of CCM.
  */
 #include "aead.h"
 #include "session.h"
@@ -46,6 +47,19 @@ void aesni_ccm_fill(IMB_JOB *job, const struct engine_op *op, const void *enc,
 	job->auth_tag_output = e ? op->tag : tag_scratch;
 	job->auth_tag_output_len_in_bytes = op->tag_len;
 	job->user_data = (void *)op;
+}
+
+void aesni_ccm_evp(struct engine_op *op, const uint8_t *key)
+{
+	static const char *const names[] = { "AES-128-CCM", "AES-192-CCM",
+					     "AES-256-CCM" };
+	EVP_CIPHER *c = EVP_CIPHER_fetch(
+		NULL, names[(op->sess->key_len - 16) / 8], NULL);
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+	op->status = c && ctx ? ossl_ccm(ctx, c, key, op) : CRD_ST_ENGINE;
+	EVP_CIPHER_CTX_free(ctx); /* cleanses the key schedule */
+	EVP_CIPHER_free(c);
 }
 
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op)

@@ -47,7 +47,9 @@ struct aesni_key {
 			 * that hash nothing. */
 			uint8_t empty_mac[64];
 			/* The raw HMAC key, for messages longer than an
-			 * ipsec-mb job can hash (aesni_authenc_big). */
+			 * ipsec-mb job can hash (aesni_authenc_big); CCM:
+			 * the raw AES key, for ops ipsec-mb cannot take
+			 * (aesni_ccm_evp). */
 			uint8_t auth_raw[64];
 			uint8_t auth_len;
 		} blk;
@@ -71,8 +73,9 @@ static const struct alg_cap aesni_caps[] = {
 	CAP_XCBC(12),
 	/* 3GPP: aesni_wireless.c */
 	AESNI_WIRELESS_CAPS,
-	/* ipsec-mb 1.3's CCM: AES-128/256, AAD <= 46, <= 65534 bytes */
-	CAP_AES_CCM(16, 46, 65534),
+	/* all of CCM: what ipsec-mb 1.3 cannot take (aesni_ccm_fits) runs
+	 * on EVP (aesni_aead.c) */
+	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN),
 	CAP_CHACHA20_POLY1305,
 };
 
@@ -158,6 +161,10 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 				 k->blk.empty_mac);
 		memcpy(k->blk.auth_raw, auth_key, auth_key_len);
 		k->blk.auth_len = auth_key_len;
+	}
+	if (s->alg == CRD_ALG_AES_CCM) { /* for aesni_ccm_evp() */
+		memcpy(k->blk.auth_raw, key, key_len);
+		k->blk.auth_len = key_len;
 	}
 	return 0;
 }
@@ -525,6 +532,10 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 			aesni_chacha_poly_one(m, k->chacha, op);
 			break;
 		case CRD_ALG_AES_CCM:
+			if (!aesni_ccm_fits(op)) {
+				aesni_ccm_evp(op, k->blk.auth_raw);
+				break;
+			}
 			aesni_ccm_fill(IMB_GET_NEXT_JOB(m), op, k->blk.enc,
 				       k->blk.dec, scratch.tag[i % 64]);
 			/* With ipsec-mb's checks: a last guard on lengths */
