@@ -60,6 +60,8 @@ struct bench_alg {
 	bool aad;	  /* takes AAD (GCM, authenc); others get none */
 	bool tag_only;	  /* GMAC, MACs, digests: the data is read, only the
 			   * tag written */
+	bool bits;	  /* 3GPP: the op's length counts bits */
+	uint32_t max_len; /* the longest op in bytes; 0: any */
 	/* Extra sizes measured when --sizes is not given (XTS: dm-crypt's
 	 * 4 KiB sector; 512 B is in the default list already). */
 	uint32_t extra_size;
@@ -71,7 +73,8 @@ const struct bench_alg *bench_alg_at(unsigned i);
 const struct bench_alg *bench_alg_find(const char *name);
 static inline bool bench_alg_len_ok(const struct bench_alg *a, uint32_t len)
 {
-	return len >= a->min_len && len % a->block == 0;
+	return len >= a->min_len && len % a->block == 0 &&
+	       (!a->max_len || len <= a->max_len);
 }
 /* CBC encryption proper, where OpenSSL's serial CBC is the second
  * reference (plain CBC and CBC with a null digest). */
@@ -187,6 +190,7 @@ struct bench_layout {
 	unsigned nslots;
 	bool oop;
 	bool tag_only; /* GMAC: nothing but the tag is written */
+	bool bits;     /* 3GPP: ops' lengths are len * 8 bits */
 	uint8_t *src;  /* nslots * stride; owned by whoever made the block */
 	uint8_t *dst;  /* nslots * dst_stride when oop, else == src */
 	uint8_t (*iv)[BENCH_IV_MAX]; /* nslots IVs, private memory */

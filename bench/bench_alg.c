@@ -117,6 +117,14 @@ static struct bench_alg algs[] = {
 	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA1, 32, 20),
 	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA256, 16, 32),
 	AUTHENC_CTR(CC_ALG_AES_CTR_HMAC_SHA256, 32, 32),
+	/* ZUC 128-EEA3 (3GPP): whole bytes of its 65504-bit maximum */
+	{ .alg = CC_ALG_ZUC_EEA3,
+	  .key_len = 16,
+	  .iv_len = 16,
+	  .block = 1,
+	  .min_len = 1,
+	  .bits = true,
+	  .max_len = 65504 / 8 },
 	CIPHER(CC_ALG_NULL, 0, 0, 1, 0),
 };
 static char names[sizeof(algs) / sizeof(algs[0])][40];

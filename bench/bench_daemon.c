@@ -255,7 +255,7 @@ void bench_daemon_bind(struct bench_daemon *d, struct bench_layout *l,
 		op->src = bench_slot_src(l, i);
 		/* GMAC writes nothing but the tag: no destination. */
 		op->dst = l->tag_only ? NULL : bench_slot_dst(l, i);
-		op->len = l->len;
+		op->len = l->bits ? l->len * 8 : l->len;
 		op->aad = l->aad_len ? bench_slot_aad(l, i) : NULL;
 		op->aad_len = l->aad_len;
 		op->tag = l->tag_len ? bench_slot_tag(l, i) : NULL;
@@ -386,7 +386,7 @@ int bench_daemon_run(struct bench_daemon *d, const struct bench_cfg *cfg,
 		     unsigned time_ms, struct bench_sample *out)
 {
 	const unsigned burst = cfg->burst, cap = d->nslots;
-	const uint32_t len = d->ops[0].len;
+	const uint32_t len = d->l.len; /* bytes (3GPP ops count bits) */
 	const uint64_t check = ops_per_check(burst, len);
 	const struct bench_layout *l = &d->l;
 	const bool touch = cfg->touch;
@@ -508,7 +508,7 @@ int bench_daemon_run_submit(struct bench_daemon *d, const struct bench_cfg *cfg,
 			    unsigned time_ms, struct bench_sample *out)
 {
 	const unsigned cap = d->nslots;
-	const uint32_t len = d->ops[0].len;
+	const uint32_t len = d->l.len; /* bytes (3GPP ops count bits) */
 	const uint64_t check = ops_per_check(cfg->burst, len);
 	struct submit_state st = { .cap = cap };
 	struct cc_queue *q = d->q;

@@ -58,6 +58,7 @@ void bench_layout_set(struct bench_layout *l, uint32_t len,
 	l->nslots = nslots;
 	/* GMAC writes no data: its destination is its source. */
 	l->tag_only = a->tag_only;
+	l->bits = a->bits;
 	l->oop = cfg->oop && !a->tag_only;
 }
 

@@ -36,7 +36,7 @@ struct imb_keys {
 	_Alignas(16) uint32_t xcbc_k1[4 * 11]; /* XCBC: K1 expanded, K2, K3 */
 	_Alignas(16) uint8_t xcbc_k2[16];
 	_Alignas(16) uint8_t xcbc_k3[16];
-	_Alignas(16) uint8_t raw[32]; /* ChaCha20-Poly1305's key */
+	_Alignas(16) uint8_t raw[32]; /* ChaCha20-Poly1305's, ZUC's key */
 };
 
 struct imb_ref {
@@ -44,6 +44,7 @@ struct imb_ref {
 	const struct bench_alg *a;
 	struct imb_keys *k; /* owned */
 	bool direct;	    /* GCM/GMAC: the direct API */
+	bool zuc;	    /* ZUC-EEA3: one IMB_ZUC_EEA3_1_BUFFER per op */
 	aes_gcm_enc_dec_t gcm_enc, gcm_dec;
 	aes_gmac_init_t gmac_init;
 	aes_gmac_update_t gmac_update;
@@ -265,6 +266,7 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 	case CC_ALG_AES_ECB:
 	case CC_ALG_CHACHA20_POLY1305:
 	case CC_ALG_AES_XCBC_MAC:
+	case CC_ALG_ZUC_EEA3:
 		break;
 	case CC_ALG_AES_CCM:
 	case CC_ALG_AES_CMAC:
@@ -322,12 +324,16 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 		m->mode = IMB_CIPHER_CHACHA20_POLY1305;
 		memcpy(m->k->raw, key, 32);
 		break;
+	case CC_ALG_ZUC_EEA3: /* as the engine: the direct call per op */
+		m->zuc = true;
+		memcpy(m->k->raw, key, 16);
+		break;
 	default:
 		m->mode = m->auth_only ? IMB_CIPHER_NULL : IMB_CIPHER_CBC;
 		break;
 	}
 	/* AES round keys: the ciphers, and CMAC (not XCBC: its own) */
-	if (!m->direct && a->alg != CC_ALG_CHACHA20_POLY1305 &&
+	if (!m->direct && !m->zuc && a->alg != CC_ALG_CHACHA20_POLY1305 &&
 	    (!m->auth_only || a->alg == CC_ALG_AES_CMAC))
 		keyexp(m, key);
 	if (imb_is_hmac(m->hash))
@@ -345,7 +351,8 @@ static int imb_create(const struct bench_alg *a, const uint8_t *key,
 				    m->k->xcbc_k3);
 	snprintf(desc, desc_len, "intel-ipsec-mb %s %s (%s)",
 		 imb_get_version_str(),
-		 !m->direct		     ? "job API, multi-buffer"
+		 m->zuc			     ? "direct ZUC-EEA3 API"
+		 : !m->direct		     ? "job API, multi-buffer"
 		 : a->alg == CC_ALG_AES_GMAC ? "direct GMAC API"
 					     : "direct GCM API",
 		 bench_imb_arch_name());
@@ -639,6 +646,14 @@ static int imb_burst(void *priv, const struct bench_layout *l, enum cc_dir dir,
 {
 	struct imb_ref *m = priv;
 
+	if (m->zuc) {
+		/* whole bytes: the bench's lengths are len * 8 bits */
+		for (unsigned i = first; i < first + n; i++)
+			IMB_ZUC_EEA3_1_BUFFER(m->mgr, m->k->raw, l->iv[i],
+					      bench_slot_src(l, i),
+					      bench_slot_dst(l, i), l->len);
+		return 0;
+	}
 	return m->direct ? direct_burst(m, l, dir, first, n)
 			 : job_burst(m, l, dir, first, n, checked);
 }
