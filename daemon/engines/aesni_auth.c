@@ -48,6 +48,7 @@ _Static_assert(sizeof(struct aesni_auth_key) <=
 /* Computed MACs of a burst's jobs, one per op (process takes at most
  * WORKER_BURST ops); not key material. */
 static _Thread_local DECLARE_ALIGNED(uint8_t aesni_auth_mac[64][64], 16);
+_Static_assert(WORKER_BURST <= 64, "a MAC slot per op of a burst");
 
 /* The whole digest of len bytes at p (IMB_SHAn: any length). */
 static void aesni_sha(IMB_MGR *m, int idx, const void *p, uint64_t len,

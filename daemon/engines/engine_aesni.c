@@ -238,6 +238,7 @@ static void aesni_gcm_one(IMB_MGR *m, struct engine_op *op)
 struct aesni_burst {
 	uint8_t tag[64][32];
 };
+_Static_assert(WORKER_BURST <= 64, "a tag slot per op of a burst");
 
 static void aesni_job_done(IMB_JOB *job)
 {
@@ -247,6 +248,9 @@ static void aesni_job_done(IMB_JOB *job)
 		return;
 	}
 	if (job->status != IMB_STATUS_COMPLETED) {
+		/* an authenticated decrypt that failed releases nothing */
+		if (op->op == CRD_OP_DECRYPT && job->hash_alg != IMB_AUTH_NULL)
+			memset(op->dst, 0, op->len);
 		op->status = CRD_ST_ENGINE;
 		return;
 	}
@@ -502,7 +506,7 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 {
 	IMB_MGR *m = wctx;
 	struct aesni_burst scratch;
-	int jobs = 0;
+	int jobs = 0, evp_used = 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
@@ -520,6 +524,8 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 			if (aesni_auth_op(m, op, i)) {
 				aesni_reap(m, IMB_SUBMIT_JOB(m));
 				jobs = 1;
+			} else {
+				evp_used = 1; /* maybe OpenSSL's MACs */
 			}
 			continue;
 		}
@@ -534,6 +540,7 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		case CRD_ALG_AES_CCM:
 			if (!aesni_ccm_fits(op)) {
 				aesni_ccm_evp(op, k->blk.auth_raw);
+				evp_used = 1;
 				break;
 			}
 			aesni_ccm_fill(IMB_GET_NEXT_JOB(m), op, k->blk.enc,
@@ -581,6 +588,10 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 	/* Jobs complete out of order; each sets its own op's status. */
 	if (jobs)
 		aesni_flush(m);
+	/* OpenSSL's key set-up may leave key bytes on this stack (see
+	 * openssl_authenc.c): the fallbacks' frames are gone now. */
+	if (evp_used)
+		engine_burn_stack();
 }
 
 const struct engine engine_aesni = {

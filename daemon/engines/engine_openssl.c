@@ -249,6 +249,18 @@ static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 	return CRD_ST_OK;
 }
 
+/* ossl_gcm, and a decrypt that failed for any reason releases nothing:
+ * the data update ran before the tag was set and checked. */
+static int ossl_gcm_checked(struct ossl_worker *w, EVP_CIPHER *c,
+			    const uint8_t *key, struct engine_op *op)
+{
+	int st = ossl_gcm(w, c, key, op);
+	if (st != CRD_ST_OK && op->op == CRD_OP_DECRYPT &&
+	    op->sess->alg != CRD_ALG_AES_GMAC && op->len)
+		memset(op->dst, 0, op->len);
+	return st;
+}
+
 /* CBC, CTR, ECB, XTS. Returns CRD_ST_*. */
 /* CBC, CTR, ECB, XTS. keyed: the context already holds this session's
  * key for this direction (the previous op of the burst), so only the IV
@@ -314,13 +326,14 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	 * the context is reset at its end. */
 	const struct session *keyed_sess = NULL;
 	uint8_t keyed_op = 0;
-	int hmac_used = 0;
+	int hmac_used = 0, auth_used = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
 		const struct session *s = op->sess;
 		const struct ossl_key *k = (const struct ossl_key *)s->key;
 		if (auth_alg(s->alg)) {
 			op->status = ossl_auth_run(w->auth, op);
+			auth_used = 1;
 			continue;
 		}
 		EVP_CIPHER *c =
@@ -333,7 +346,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		/* ChaCha20-Poly1305 streams as GCM does */
 		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC ||
 		    s->alg == CRD_ALG_CHACHA20_POLY1305) {
-			op->status = ossl_gcm(w, c, k->raw, op);
+			op->status = ossl_gcm_checked(w, c, k->raw, op);
 			keyed_sess = NULL;
 			continue;
 		}
@@ -345,7 +358,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			memcpy(nonce + 4, iv, 8);
 			op->iv = nonce;
 			op->iv_len = 12;
-			op->status = ossl_gcm(w, c, k->raw, op);
+			op->status = ossl_gcm_checked(w, c, k->raw, op);
 			op->iv = iv;
 			op->iv_len = 8;
 			keyed_sess = NULL;
@@ -368,6 +381,10 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	ossl_auth_burst_end(w->auth);
 	if (hmac_used)
 		ossl_hmac_wipe(w->hmac);
+	/* EVP_MAC_init's key set-up may leave key bytes below this frame,
+	 * as authenc's does (openssl_authenc.c). */
+	if (auth_used)
+		engine_burn_stack();
 }
 
 const struct engine engine_openssl = {

@@ -20,7 +20,7 @@ struct kcapi_handle;
 
 enum {
 	KERN_MAX_LEN = 65536,
-	KERN_TAG_MAX = 16,
+	KERN_TAG_MAX = CRD_TAG_MAX, /* authenc SHA-512: 32; not 16 */
 	/* AAD || data || tag, for input and output each */
 	KERN_SCRATCH = CRD_AAD_MAX + 1 + KERN_MAX_LEN + KERN_TAG_MAX,
 	KERN_WHY = 192,

@@ -270,7 +270,21 @@ int main(void)
 			     buf, buf, sizeof(buf), tag))
 			return FX_EXIT_FAIL;
 	}
-	/* MACs (aesni_auth.c, openssl_auth.c): keys kept raw, hashed,
+	/* Longer than an ipsec-mb job hashes: aesni MACs it with OpenSSL's
+	 * HMAC(), which leaves the key on the stack unless burnt. */
+	enum { BIG = 70000 };
+	int on = 0; /* aesni's SHA-512 session */
+	while (sp[on].alg != CC_ALG_AES_CBC_HMAC_SHA512 || !sp[on].engine ||
+	       strcmp(sp[on].engine, "aesni"))
+		on++;
+	uint8_t *big = calloc(1, BIG);
+	if (!big || cc_crypt(c, sid[on], CC_ENCRYPT, iv, 16, NULL, 0, big, big,
+			     BIG, tag))
+		return FX_EXIT_FAIL;
+	free(big);
+
+	/* MACs (aesni_auth.c, openssl_auth.c), after the big authenc op,
+	 * whose stack burn would hide what they leave: keys kept raw, hashed,
 	 * expanded or derived; a short message (a job, or EVP_MAC on a
 	 * worker's context) and one longer than an ipsec-mb job (OpenSSL's
 	 * one-shot MACs with the raw key). */
@@ -315,18 +329,6 @@ int main(void)
 	}
 	free(msg);
 
-	/* Longer than an ipsec-mb job hashes: aesni MACs it with OpenSSL's
-	 * HMAC(), which leaves the key on the stack unless burnt. */
-	enum { BIG = 70000 };
-	int on = 0; /* aesni's SHA-512 session */
-	while (sp[on].alg != CC_ALG_AES_CBC_HMAC_SHA512 || !sp[on].engine ||
-	       strcmp(sp[on].engine, "aesni"))
-		on++;
-	uint8_t *big = calloc(1, BIG);
-	if (!big || cc_crypt(c, sid[on], CC_ENCRYPT, iv, 16, NULL, 0, big, big,
-			     BIG, tag))
-		return FX_EXIT_FAIL;
-	free(big);
 	long live = scan_windows(d.pid, canary, sizeof(canary));
 	printf("canary found %ld times in the daemon while its sessions live\n",
 	       live);
