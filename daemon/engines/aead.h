@@ -38,6 +38,10 @@ static inline int aesni_ccm_fits(const struct engine_op *op)
 /* CCM beyond those limits: one op with EVP (ossl_ccm) on a context of
  * its own; key is the raw AES key. Sets op->status. */
 void aesni_ccm_evp(struct engine_op *op, const uint8_t *key);
+/* Fetch (probe) and free (fini) the CCM ciphers aesni_ccm_evp() uses,
+ * once for all workers. 0 or -ENODEV. */
+int aesni_aead_probe(void);
+void aesni_aead_fini(void);
 
 /* ChaCha20-Poly1305 through the direct API; key is the raw 32 bytes. */
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key,

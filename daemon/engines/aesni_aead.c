@@ -17,6 +17,7 @@
 #include "aead.h"
 #include "session.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <cryptod/ring_abi.h>
@@ -49,17 +50,41 @@ void aesni_ccm_fill(IMB_JOB *job, const struct engine_op *op, const void *enc,
 	job->user_data = (void *)op;
 }
 
-void aesni_ccm_evp(struct engine_op *op, const uint8_t *key)
+/* AES-128/192/256-CCM, fetched once (aesni_aead_probe): no op takes the
+ * provider store's lock. Read-only after the probe. */
+static EVP_CIPHER *aesni_ccm_ciphers[3];
+
+int aesni_aead_probe(void)
 {
 	static const char *const names[] = { "AES-128-CCM", "AES-192-CCM",
 					     "AES-256-CCM" };
-	EVP_CIPHER *c = EVP_CIPHER_fetch(
-		NULL, names[(op->sess->key_len - 16) / 8], NULL);
+	if (aesni_ccm_ciphers[0]) /* probed before */
+		return 0;
+	for (unsigned i = 0; i < 3; i++) {
+		aesni_ccm_ciphers[i] = EVP_CIPHER_fetch(NULL, names[i], NULL);
+		if (!aesni_ccm_ciphers[i]) {
+			aesni_aead_fini();
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+void aesni_aead_fini(void)
+{
+	for (unsigned i = 0; i < 3; i++) {
+		EVP_CIPHER_free(aesni_ccm_ciphers[i]);
+		aesni_ccm_ciphers[i] = NULL;
+	}
+}
+
+void aesni_ccm_evp(struct engine_op *op, const uint8_t *key)
+{
+	EVP_CIPHER *c = aesni_ccm_ciphers[(op->sess->key_len - 16) / 8];
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
 
 	op->status = c && ctx ? ossl_ccm(ctx, c, key, op) : CRD_ST_ENGINE;
 	EVP_CIPHER_CTX_free(ctx); /* cleanses the key schedule */
-	EVP_CIPHER_free(c);
 }
 
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op)

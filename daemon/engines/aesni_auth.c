@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <intel-ipsec-mb.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
@@ -153,6 +154,75 @@ int aesni_auth_session_init(struct session *s, void *mgr, const uint8_t *key,
 	return 0;
 }
 
+/*
+ * OpenSSL's side of the fallback, fetched once (aesni_auth_probe) so that
+ * no op takes the provider store's lock: MAC contexts with their digest
+ * or cipher set (and an all-zero key), duplicated per op (the duplicate
+ * gets the session's key and is freed, which cleanses it), and
+ * AES-128-CBC for XCBC. Read-only
+ * after the probe; workers only duplicate them.
+ */
+static struct {
+	EVP_MAC_CTX *hmac[5]; /* SHA-1 .. SHA-512, by auth_sha_idx() */
+	EVP_MAC_CTX *cmac[2]; /* AES-128, AES-256 */
+	EVP_CIPHER *cbc128;
+} aesni_evp;
+
+int aesni_auth_probe(void)
+{
+	static const char *const cbc[] = { "AES-128-CBC", "AES-256-CBC" };
+	static const unsigned hmacs[] = {
+		CRD_ALG_HMAC_SHA1, CRD_ALG_HMAC_SHA224, CRD_ALG_HMAC_SHA256,
+		CRD_ALG_HMAC_SHA384, CRD_ALG_HMAC_SHA512
+	};
+	if (aesni_evp.cbc128) /* probed before */
+		return 0;
+	/* OpenSSL 3.0 duplicates only a keyed MAC context: the templates
+	 * are keyed with zeros, and each duplicate is keyed afresh. */
+	static const uint8_t zero[32];
+	EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC *cmac = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	int ok = hmac && cmac;
+
+	for (unsigned i = 0; ok && i < 5; i++) {
+		OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string(
+					   OSSL_MAC_PARAM_DIGEST,
+					   (char *)auth_md_name(hmacs[i]), 0),
+				   OSSL_PARAM_construct_end() };
+		aesni_evp.hmac[i] = EVP_MAC_CTX_new(hmac);
+		ok = aesni_evp.hmac[i] &&
+		     EVP_MAC_init(aesni_evp.hmac[i], zero, 32, p);
+	}
+	for (unsigned i = 0; ok && i < 2; i++) {
+		OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string(
+					   OSSL_MAC_PARAM_CIPHER,
+					   (char *)cbc[i], 0),
+				   OSSL_PARAM_construct_end() };
+		aesni_evp.cmac[i] = EVP_MAC_CTX_new(cmac);
+		ok = aesni_evp.cmac[i] &&
+		     EVP_MAC_init(aesni_evp.cmac[i], zero, 16 + 16 * i, p);
+	}
+	aesni_evp.cbc128 =
+		ok ? EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL) : NULL;
+	EVP_MAC_free(hmac); /* the contexts hold their own references */
+	EVP_MAC_free(cmac);
+	if (!aesni_evp.cbc128) {
+		aesni_auth_fini();
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void aesni_auth_fini(void)
+{
+	for (unsigned i = 0; i < 5; i++)
+		EVP_MAC_CTX_free(aesni_evp.hmac[i]);
+	for (unsigned i = 0; i < 2; i++)
+		EVP_MAC_CTX_free(aesni_evp.cmac[i]);
+	EVP_CIPHER_free(aesni_evp.cbc128);
+	memset(&aesni_evp, 0, sizeof(aesni_evp));
+}
+
 /* The MAC of a message no job takes, with OpenSSL. 0 or -EIO. */
 static int aesni_auth_fallback(const struct engine_op *op, uint8_t *mac)
 {
@@ -165,25 +235,21 @@ static int aesni_auth_fallback(const struct engine_op *op, uint8_t *mac)
 		uint8_t kx[48];
 		int r = ctx ? auth_xcbc_derive(ctx, k->raw, kx) : -EIO;
 		if (!r)
-			r = auth_xcbc_mac(ctx, EVP_aes_128_cbc(), kx, op->src,
+			r = auth_xcbc_mac(ctx, aesni_evp.cbc128, kx, op->src,
 					  op->len, mac);
 		EVP_CIPHER_CTX_free(ctx); /* cleanses the key schedule */
 		explicit_bzero(kx, sizeof(kx));
 		return r;
 	}
-	if (op->sess->alg == CRD_ALG_AES_CMAC)
-		return EVP_Q_mac(NULL, "CMAC", NULL,
-				 k->raw_len == 16 ? "AES-128-CBC"
-						  : "AES-256-CBC",
-				 NULL, k->raw, k->raw_len, op->src, op->len,
-				 mac, 16, &n)
-			       ? 0
-			       : -EIO;
-	return EVP_Q_mac(NULL, "HMAC", NULL, auth_md_name(op->sess->alg), NULL,
-			 k->raw, k->raw_len, op->src, op->len, mac,
-			 EVP_MAX_MD_SIZE, &n)
-		       ? 0
-		       : -EIO;
+	EVP_MAC_CTX *ctx = EVP_MAC_CTX_dup(
+		op->sess->alg == CRD_ALG_AES_CMAC
+			? aesni_evp.cmac[k->raw_len == 16 ? 0 : 1]
+			: aesni_evp.hmac[auth_sha_idx(op->sess->alg)]);
+	int ok = ctx && EVP_MAC_init(ctx, k->raw, k->raw_len, NULL) &&
+		 EVP_MAC_update(ctx, op->src, op->len) &&
+		 EVP_MAC_final(ctx, mac, &n, 64);
+	EVP_MAC_CTX_free(ctx); /* cleanses the key */
+	return ok ? 0 : -EIO;
 }
 
 /* Fill the next job for op (1..AESNI_AUTH_JOB_MAX bytes). */

@@ -107,6 +107,10 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 
 int aesni_auth_session_init(struct session *s, void *mgr, const uint8_t *key,
 			    size_t key_len);
+/* Fetch (probe) and free (fini) the OpenSSL objects of the fallback for
+ * messages no job takes, once for all workers. 0 or -ENODEV. */
+int aesni_auth_probe(void);
+void aesni_auth_fini(void);
 /* Run or submit op; 1 when a job was submitted (flush before returning
  * from process), 0 when op is done. slot: the op's index in its burst
  * (< WORKER_BURST), which names its scratch for the computed MAC. */

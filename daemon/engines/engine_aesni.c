@@ -105,12 +105,20 @@ static int aesni_probe(const struct engine *e, char *why, size_t len)
 			 "intel-ipsec-mb found no AES-NI on this CPU");
 		return -ENODEV;
 	}
+	/* OpenSSL's part of the fallbacks, fetched once for all workers */
+	if (aesni_aead_probe() || aesni_auth_probe()) {
+		aesni_aead_fini();
+		snprintf(why, len, "OpenSSL lacks CCM, HMAC or CMAC");
+		return -ENODEV;
+	}
 	snprintf(why, len, "intel-ipsec-mb %s", imb_get_version_str());
 	return 0;
 }
 
 static void aesni_fini(void)
 {
+	aesni_aead_fini();
+	aesni_auth_fini();
 	if (ctl_mgr)
 		free_mb_mgr(ctl_mgr);
 	ctl_mgr = NULL;
