@@ -150,3 +150,72 @@ void aesni_wireless_one(IMB_MGR *m, struct engine_op *op)
 	else
 		wl_cipher(m, op);
 }
+
+/*
+ * A run of ZUC ops (all EEA3 or all EIA3) through the N-buffer calls,
+ * which fill the vector lanes with several messages at once (the
+ * single-buffer call leaves all but one idle); each op keeps its own
+ * key, IV and length. EEA3 runs whole bytes and patches the last byte
+ * as wl_cipher() does; EIA3 takes bit lengths.
+ */
+enum { WL_BATCH = 64 };
+_Static_assert((int)WORKER_BURST <= (int)WL_BATCH,
+	       "a burst's ZUC ops fit a batch");
+
+static void wl_zuc_n(IMB_MGR *m, struct engine_op *ops, unsigned n)
+{
+	const void *key[WL_BATCH], *iv[WL_BATCH], *src[WL_BATCH];
+	void *dst[WL_BATCH];
+	uint32_t len[WL_BATCH], mac[WL_BATCH], *macp[WL_BATCH];
+	uint8_t last[WL_BATCH];
+	const int mac_op = ops[0].sess->alg == CRD_ALG_ZUC_EIA3;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct aesni_wl_key *k = (const void *)ops[i].sess->key;
+		key[i] = k->zuc;
+		iv[i] = ops[i].iv;
+		src[i] = ops[i].src;
+		dst[i] = ops[i].dst;
+		len[i] = mac_op ? ops[i].bits : ops[i].len;
+		macp[i] = &mac[i];
+		if (!mac_op) /* before in place writes */
+			last[i] = ops[i].src[ops[i].len - 1];
+	}
+	if (mac_op)
+		IMB_ZUC_EIA3_N_BUFFER(m, key, iv, src, len, macp, n);
+	else
+		IMB_ZUC_EEA3_N_BUFFER(m, key, iv, src, dst, len, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct engine_op *op = &ops[i];
+		unsigned tail = op->bits % 8;
+
+		op->status = CRD_ST_OK;
+		if (mac_op && op->op == CRD_OP_ENCRYPT)
+			memcpy(op->tag, &mac[i], WL_MAC);
+		else if (mac_op)
+			op->status = engine_ct_memcmp(&mac[i], op->tag, WL_MAC)
+					     ? CRD_ST_AUTH_FAILED
+					     : CRD_ST_OK;
+		else if (tail) {
+			uint8_t keep = 0xff >> tail;
+			op->dst[op->len - 1] =
+				(uint8_t)((op->dst[op->len - 1] & ~keep) |
+					  (last[i] & keep));
+		}
+	}
+	explicit_bzero(mac, sizeof(mac));
+}
+
+unsigned aesni_wireless_run(IMB_MGR *m, struct engine_op *ops, unsigned n)
+{
+	unsigned alg = ops[0].sess->alg, k = 1;
+
+	if (alg == CRD_ALG_ZUC_EEA3 || alg == CRD_ALG_ZUC_EIA3)
+		while (k < n && k < WL_BATCH && ops[k].sess->alg == alg)
+			k++;
+	if (k == 1)
+		aesni_wireless_one(m, ops);
+	else
+		wl_zuc_n(m, ops, k);
+	return k;
+}

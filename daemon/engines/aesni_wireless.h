@@ -41,6 +41,9 @@ int aesni_wireless_init(IMB_MGR *m, struct session *s, const uint8_t *key,
 			size_t key_len);
 
 /* Run one op of a crd_alg_bit_len algorithm; sets op->status. */
+/* Run ops[0] and, for ZUC, the ops of the same algorithm after it (up to
+ * n in all) together; returns how many ops it ran (>= 1). */
+unsigned aesni_wireless_run(IMB_MGR *m, struct engine_op *ops, unsigned n);
 void aesni_wireless_one(IMB_MGR *m, struct engine_op *op);
 
 #endif

@@ -525,7 +525,8 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 		if (i + 1 < n)
 			aesni_prefetch(&ops[i + 1]);
 		if (crd_alg_bit_len(op->sess->alg)) { /* aesni_wireless.c */
-			aesni_wireless_one(m, op);
+			/* a run of ZUC ops together */
+			i += aesni_wireless_run(m, op, n - i) - 1;
 			continue;
 		}
 		if (auth_alg(op->sess->alg)) { /* aesni_auth.c */
