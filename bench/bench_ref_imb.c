@@ -16,6 +16,8 @@
 
 #include <intel-ipsec-mb.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "bench.h"
 
 enum {
@@ -157,33 +159,21 @@ static void hmac_precompute(struct imb_ref *m, const uint8_t *auth_key,
  * an auth-only op, digests, CMAC, XCBC), else IMB_AUTH_NULL. */
 static IMB_HASH_ALG imb_hash_of(const struct bench_alg *a)
 {
+	/* by crd_alg_sha_idx() */
+	static const IMB_HASH_ALG hmac[CRD_SHA_N] = {
+		IMB_AUTH_HMAC_SHA_1,   IMB_AUTH_HMAC_SHA_224,
+		IMB_AUTH_HMAC_SHA_256, IMB_AUTH_HMAC_SHA_384,
+		IMB_AUTH_HMAC_SHA_512,
+	};
+	static const IMB_HASH_ALG sha[CRD_SHA_N] = {
+		IMB_AUTH_SHA_1,	  IMB_AUTH_SHA_224, IMB_AUTH_SHA_256,
+		IMB_AUTH_SHA_384, IMB_AUTH_SHA_512,
+	};
+	int i = crd_alg_sha_idx(a->alg);
+
+	if (i >= 0)
+		return cc_alg_kind(a->alg) == CC_KIND_HASH ? sha[i] : hmac[i];
 	switch (a->alg) {
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CTR_HMAC_SHA1:
-	case CC_ALG_HMAC_SHA1:
-		return IMB_AUTH_HMAC_SHA_1;
-	case CC_ALG_HMAC_SHA224:
-		return IMB_AUTH_HMAC_SHA_224;
-	case CC_ALG_AES_CBC_HMAC_SHA256:
-	case CC_ALG_AES_CTR_HMAC_SHA256:
-	case CC_ALG_HMAC_SHA256:
-		return IMB_AUTH_HMAC_SHA_256;
-	case CC_ALG_AES_CBC_HMAC_SHA384:
-	case CC_ALG_HMAC_SHA384:
-		return IMB_AUTH_HMAC_SHA_384;
-	case CC_ALG_AES_CBC_HMAC_SHA512:
-	case CC_ALG_HMAC_SHA512:
-		return IMB_AUTH_HMAC_SHA_512;
-	case CC_ALG_SHA1:
-		return IMB_AUTH_SHA_1;
-	case CC_ALG_SHA224:
-		return IMB_AUTH_SHA_224;
-	case CC_ALG_SHA256:
-		return IMB_AUTH_SHA_256;
-	case CC_ALG_SHA384:
-		return IMB_AUTH_SHA_384;
-	case CC_ALG_SHA512:
-		return IMB_AUTH_SHA_512;
 	case CC_ALG_AES_CMAC:
 		return a->key_len == 16 ? IMB_AUTH_AES_CMAC
 					: IMB_AUTH_AES_CMAC_256;

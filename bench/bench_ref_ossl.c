@@ -22,6 +22,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "bench.h"
 
 struct ossl_ref {
@@ -108,31 +110,11 @@ static const char *cipher_name(const struct bench_alg *a, char *buf, size_t len)
 /* The digest of HMAC, a hash or authenc ("SHA256"), else NULL. */
 static const char *digest_name(enum cc_alg alg)
 {
-	switch (alg) {
-	case CC_ALG_HMAC_SHA1:
-	case CC_ALG_SHA1:
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CTR_HMAC_SHA1:
-		return "SHA1";
-	case CC_ALG_HMAC_SHA224:
-	case CC_ALG_SHA224:
-		return "SHA224";
-	case CC_ALG_HMAC_SHA256:
-	case CC_ALG_SHA256:
-	case CC_ALG_AES_CBC_HMAC_SHA256:
-	case CC_ALG_AES_CTR_HMAC_SHA256:
-		return "SHA256";
-	case CC_ALG_HMAC_SHA384:
-	case CC_ALG_SHA384:
-	case CC_ALG_AES_CBC_HMAC_SHA384:
-		return "SHA384";
-	case CC_ALG_HMAC_SHA512:
-	case CC_ALG_SHA512:
-	case CC_ALG_AES_CBC_HMAC_SHA512:
-		return "SHA512";
-	default:
-		return NULL;
-	}
+	static const char *const names[CRD_SHA_N] = { "SHA1", "SHA224",
+						      "SHA256", "SHA384",
+						      "SHA512" };
+	int i = crd_alg_sha_idx(alg);
+	return i < 0 ? NULL : names[i];
 }
 
 /* MACs and digests: a keyed EVP_MAC context or a fetched digest. */

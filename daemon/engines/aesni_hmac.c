@@ -13,26 +13,16 @@
 
 const struct aesni_sha *aesni_sha_of(unsigned alg)
 {
-	static const struct aesni_sha sha[] = {
+	/* by crd_alg_sha_idx(); no authenc row has SHA-224 */
+	static const struct aesni_sha sha[CRD_SHA_N] = {
 		{ IMB_AUTH_HMAC_SHA_1, 64, 20, EVP_sha1 },
+		{ IMB_AUTH_HMAC_SHA_224, 64, 28, EVP_sha224 },
 		{ IMB_AUTH_HMAC_SHA_256, 64, 32, EVP_sha256 },
 		{ IMB_AUTH_HMAC_SHA_384, 128, 48, EVP_sha384 },
 		{ IMB_AUTH_HMAC_SHA_512, 128, 64, EVP_sha512 },
 	};
-	switch (alg) {
-	case CRD_ALG_AES_CBC_HMAC_SHA1:
-	case CRD_ALG_AES_CTR_HMAC_SHA1:
-		return &sha[0];
-	case CRD_ALG_AES_CBC_HMAC_SHA256:
-	case CRD_ALG_AES_CTR_HMAC_SHA256:
-		return &sha[1];
-	case CRD_ALG_AES_CBC_HMAC_SHA384:
-		return &sha[2];
-	case CRD_ALG_AES_CBC_HMAC_SHA512:
-		return &sha[3];
-	default:
-		return NULL;
-	}
+	int i = crd_alg_sha_idx(alg);
+	return crd_alg_kind(alg) == CRD_KIND_AUTHENC && i >= 0 ? &sha[i] : NULL;
 }
 
 /* One compression of a block (the HMAC pads): out gets the whole state. */

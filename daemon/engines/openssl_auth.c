@@ -42,11 +42,7 @@ static const struct {
 
 int auth_sha_idx(unsigned alg)
 {
-	if (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512)
-		return alg - CRD_ALG_HMAC_SHA1;
-	if (alg >= CRD_ALG_SHA1 && alg <= CRD_ALG_SHA512)
-		return alg - CRD_ALG_SHA1;
-	return -1;
+	return crd_alg_auth_only(alg) ? crd_alg_sha_idx(alg) : -1;
 }
 
 const char *auth_md_name(unsigned alg)

@@ -43,20 +43,13 @@ struct ossl_hmac {
 /* The digest of an authenc algorithm, or -1. */
 static int ossl_hmac_idx(unsigned alg)
 {
-	switch (alg) {
-	case CRD_ALG_AES_CBC_HMAC_SHA1:
-	case CRD_ALG_AES_CTR_HMAC_SHA1:
-		return OSSL_HMAC_SHA1;
-	case CRD_ALG_AES_CBC_HMAC_SHA256:
-	case CRD_ALG_AES_CTR_HMAC_SHA256:
-		return OSSL_HMAC_SHA256;
-	case CRD_ALG_AES_CBC_HMAC_SHA384:
-		return OSSL_HMAC_SHA384;
-	case CRD_ALG_AES_CBC_HMAC_SHA512:
-		return OSSL_HMAC_SHA512;
-	default:
-		return -1;
-	}
+	/* crd_alg_sha_idx() to ours: no authenc row has SHA-224 */
+	static const int8_t ours[CRD_SHA_N] = { OSSL_HMAC_SHA1, -1,
+						OSSL_HMAC_SHA256,
+						OSSL_HMAC_SHA384,
+						OSSL_HMAC_SHA512 };
+	int i = crd_alg_sha_idx(alg);
+	return crd_alg_kind(alg) == CRD_KIND_AUTHENC && i >= 0 ? ours[i] : -1;
 }
 
 void ossl_hmac_free(struct ossl_hmac *h)

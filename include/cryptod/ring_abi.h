@@ -87,6 +87,37 @@ static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
 	return CRD_KIND_NONE;
 }
 
+/*
+ * The SHA of an algorithm that has one: 0 SHA-1, 1 SHA-224, 2 SHA-256,
+ * 3 SHA-384, 4 SHA-512 (the order of the HMAC and SHA rows), for HMAC-n,
+ * SHA-n and the authenc rows' HMAC; -1 for every other algorithm. Each
+ * layer maps the index to its own names (OpenSSL's, ipsec-mb's).
+ */
+enum { CRD_SHA_N = 5 };
+_Static_assert(CRD_ALG_HMAC_SHA512 - CRD_ALG_HMAC_SHA1 == CRD_SHA_N - 1 &&
+		       CRD_ALG_SHA512 - CRD_ALG_SHA1 == CRD_SHA_N - 1,
+	       "the HMAC and SHA rows run SHA-1 .. SHA-512");
+static inline int crd_alg_sha_idx(unsigned alg)
+{
+	switch (alg) {
+	case CRD_ALG_AES_CBC_HMAC_SHA1:
+	case CRD_ALG_AES_CTR_HMAC_SHA1:
+		return 0;
+	case CRD_ALG_AES_CBC_HMAC_SHA256:
+	case CRD_ALG_AES_CTR_HMAC_SHA256:
+		return 2;
+	case CRD_ALG_AES_CBC_HMAC_SHA384:
+		return 3;
+	case CRD_ALG_AES_CBC_HMAC_SHA512:
+		return 4;
+	}
+	if (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512)
+		return (int)(alg - CRD_ALG_HMAC_SHA1);
+	if (alg >= CRD_ALG_SHA1 && alg <= CRD_ALG_SHA512)
+		return (int)(alg - CRD_ALG_SHA1);
+	return -1;
+}
+
 /* Authentication only (MAC, HASH): a tag over the source, no destination;
  * encrypt generates the tag, decrypt verifies it. */
 static inline int crd_alg_auth_only(unsigned alg)

@@ -44,29 +44,6 @@ const struct mc_spec mc_mac_specs[] = {
 };
 const unsigned mc_n_mac_specs = sizeof(mc_mac_specs) / sizeof(mc_mac_specs[0]);
 
-static const char *mc_md_name(enum cc_alg alg)
-{
-	switch (alg) {
-	case CC_ALG_HMAC_SHA1:
-	case CC_ALG_SHA1:
-		return "SHA1";
-	case CC_ALG_HMAC_SHA224:
-	case CC_ALG_SHA224:
-		return "SHA224";
-	case CC_ALG_HMAC_SHA256:
-	case CC_ALG_SHA256:
-		return "SHA256";
-	case CC_ALG_HMAC_SHA384:
-	case CC_ALG_SHA384:
-		return "SHA384";
-	case CC_ALG_HMAC_SHA512:
-	case CC_ALG_SHA512:
-		return "SHA512";
-	default:
-		return NULL;
-	}
-}
-
 /* One AES-128 block: out = E(key, in). */
 static int mc_aes_block(EVP_CIPHER_CTX *x, const uint8_t *key,
 			const uint8_t *in, uint8_t *out)
@@ -120,7 +97,7 @@ int mc_ref_mac(const struct mc_key *k, const uint8_t *in, uint32_t len,
 {
 	static const char *const cbc[3] = { "AES-128-CBC", "AES-192-CBC",
 					    "AES-256-CBC" };
-	const char *name = mc_md_name(k->alg);
+	const char *name = mc_hmac_digest(k->alg);
 	static const uint8_t none;
 	unsigned n = 0;
 	size_t outl = 0;

@@ -277,20 +277,11 @@ static int mc_ref_plain(const struct mc_key *k, const uint8_t *iv,
 
 const char *mc_hmac_digest(enum cc_alg alg)
 {
-	switch (alg) {
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CTR_HMAC_SHA1:
-		return "SHA1";
-	case CC_ALG_AES_CBC_HMAC_SHA256:
-	case CC_ALG_AES_CTR_HMAC_SHA256:
-		return "SHA256";
-	case CC_ALG_AES_CBC_HMAC_SHA384:
-		return "SHA384";
-	case CC_ALG_AES_CBC_HMAC_SHA512:
-		return "SHA512";
-	default:
-		return NULL;
-	}
+	static const char *const names[CRD_SHA_N] = { "SHA1", "SHA224",
+						      "SHA256", "SHA384",
+						      "SHA512" };
+	int i = crd_alg_sha_idx(alg);
+	return i < 0 ? NULL : names[i];
 }
 
 int mc_hmac2(const char *digest, const uint8_t *key, unsigned key_len,

@@ -118,8 +118,9 @@ int mc_ref_mac(const struct mc_key *k, const uint8_t *in, uint32_t len,
 int mc_engine_takes(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 		    unsigned key_len, unsigned tag_len);
 
-/* The HMAC digest of an authenc algorithm as OpenSSL names it ("SHA1",
- * "SHA256", ...), or NULL. */
+/* The SHA of an algorithm (an authenc row's HMAC, HMAC-n, SHA-n;
+ * crd_alg_sha_idx()) as OpenSSL names it ("SHA1", "SHA256", ...), or
+ * NULL for one without. */
 const char *mc_hmac_digest(enum cc_alg alg);
 
 /* HMAC(key, a || b) with digest (OpenSSL's name) into md (up to 64
