@@ -133,16 +133,6 @@ int mc_ref_mac(const struct mc_key *k, const uint8_t *in, uint32_t len,
 	}
 }
 
-static int mc_in_ranges(const struct cc_range *r, unsigned n, uint32_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (v >= r[i].min && v <= r[i].max &&
-		    (v == r[i].min ||
-		     (r[i].increment && (v - r[i].min) % r[i].increment == 0)))
-			return 1;
-	return 0;
-}
-
 int mc_engine_takes(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 		    unsigned key_len, unsigned tag_len)
 {
@@ -157,9 +147,9 @@ int mc_engine_takes(struct cc_conn *conn, enum cc_alg alg, const char *engine,
 			continue;
 		if (!tag_len)
 			tag_len = cc_alg_tag_len(alg);
-		return mc_in_ranges(caps[i].key_sizes, caps[i].n_key_sizes,
+		return fx_range_has(caps[i].key_sizes, caps[i].n_key_sizes,
 				    key_len) &&
-		       mc_in_ranges(caps[i].tag_sizes, caps[i].n_tag_sizes,
+		       fx_range_has(caps[i].tag_sizes, caps[i].n_tag_sizes,
 				    tag_len);
 	}
 	return 0;
