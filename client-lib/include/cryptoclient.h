@@ -151,7 +151,23 @@ struct cc_op {
 	unsigned dst_nseg;
 	/* Session-less (optional): session must be 0. */
 	const struct cc_sessionless *sessionless;
+	/*
+	 * A piece of a stream (optional; cc_stream_handle_get()): 0 = not a
+	 * stream op. stream_flags: CC_STREAM_FIRST on the first piece (the
+	 * only one with an IV and AAD), CC_STREAM_LAST on the last (the only
+	 * one with a tag), both for a stream of one piece, 0 for a middle
+	 * one. stream_param, on a FIRST that is not LAST: AES-CCM's message
+	 * length (the pieces must add up to it), AES-XTS's data-unit bytes;
+	 * else 0.
+	 */
+	uint32_t stream;
+	unsigned stream_flags;
+	uint32_t stream_param;
 };
+
+/* cc_op.stream_flags */
+#define CC_STREAM_FIRST 1u
+#define CC_STREAM_LAST 2u
 
 struct cc_completion {
 	uint64_t user_data;
@@ -414,6 +430,79 @@ unsigned cc_in_flight(const struct cc_queue *q);
 int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
 	     const void *in, void *out, size_t len, void *tag);
+
+/*
+ * ---- Streams: messages of any length, many ops each ----
+ *
+ * A stream is a message that spans many ops of one queue; the daemon
+ * keeps its running state (GHASH, Poly1305, CBC-MAC, hash states, the
+ * chaining or counter block) between them and runs its pieces in
+ * submission order, and the tag comes with the last piece. Algorithms
+ * that stream: AES-GCM, ChaCha20-Poly1305, AES-CCM (its message length
+ * given up front), AES-CBC, AES-CTR, AES-ECB, AES-XTS (per data unit: the
+ * tweak of unit k is the IV plus k, as a 128-bit little-endian number),
+ * HMAC-SHA-1/2, SHA-1/2 and AES-CMAC. Others fail with -EOPNOTSUPP.
+ *
+ * Zero-copy: take a handle for q with cc_stream_handle_get() and set it
+ * in cc_op.stream of each piece, with cc_op.stream_flags. Pieces may have
+ * any length, except CBC and ECB (whole 16-byte blocks) and XTS (whole
+ * data units but the last). Each piece completes with the bytes it wrote
+ * (as many as it read; none for MACs and digests). Any failed piece ends
+ * the stream (later pieces: CC_ERR_NO_STREAM); a bad tag on LAST zeroes
+ * that piece's output only, earlier pieces' output was released already.
+ * Give the handle back with cc_stream_handle_put() once the LAST piece or
+ * a failed one has completed. At most 32 streams per queue are open at
+ * once, and the daemon bounds a client's total (CC_ERR_STREAM_LIMIT).
+ */
+int cc_stream_handle_get(struct cc_queue *q, uint32_t *handle);
+void cc_stream_handle_put(struct cc_queue *q, uint32_t handle);
+
+/* Copying streams: no arena handling by the caller. They run on a queue
+ * of their own that the connection opens on first use, shared by the
+ * connection's streams (serialised: one call at a time). */
+struct cc_stream;
+
+struct cc_stream_params {
+	uint32_t session;
+	enum cc_dir dir;
+	const void *iv; /* copied */
+	unsigned iv_len;
+	const void *aad; /* copied; at most 65535 bytes */
+	size_t aad_len;
+	/* AES-CCM: the message's length in bytes (required: CCM's first
+	 * block encodes it); else 0. */
+	uint64_t msg_len;
+	/* AES-XTS: the data-unit length (16 bytes .. 16 MiB); 0 = 4096. */
+	uint32_t data_unit;
+};
+
+/* 0 or -errno (-EOPNOTSUPP: the session's algorithm does not stream). */
+int cc_stream_open(struct cc_conn *conn, const struct cc_stream_params *p,
+		   struct cc_stream **out);
+/* The most bytes cc_stream_update(s, .., len, ..) or cc_stream_final()
+ * (len 0) may write: the library holds back a partial block of CBC and
+ * ECB, and a partial data unit of XTS, until more input or the end. */
+size_t cc_stream_out_max(const struct cc_stream *s, size_t len);
+/*
+ * Process len bytes of in (any length, any number of calls); writes
+ * *out_len bytes to out (room for cc_stream_out_max(s, len); NULL when
+ * the algorithm writes nothing: MACs, digests). in and out may be the
+ * same buffer. 0, or a negative status or -errno, after which the stream
+ * is dead (cc_stream_free is all that is left).
+ */
+int cc_stream_update(struct cc_stream *s, const void *in, size_t len, void *out,
+		     size_t *out_len);
+/*
+ * End the message: process what was held back (written to out, *out_len
+ * bytes, room for cc_stream_out_max(s, 0)), then the tag of the session's
+ * tag length: encrypt writes it to tag, decrypt verifies it
+ * (CC_ERR_AUTH_FAILED: the bytes this call wrote are zeroed; what earlier
+ * calls wrote is unverified, so hold it back until this returns 0, as
+ * cryptoctl decrypt does). 0 or a negative status.
+ */
+int cc_stream_final(struct cc_stream *s, void *out, size_t *out_len, void *tag);
+/* Free s; a stream still open is abandoned (the daemon wipes its state). */
+void cc_stream_free(struct cc_stream *s);
 
 /* ---- Errors ---- */
 

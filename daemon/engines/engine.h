@@ -37,8 +37,20 @@ struct engine_op {
 	uint8_t op;	 /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
 	uint8_t sgl;	 /* worker: needs gather/scatter */
 	uint8_t sg_slot; /* worker, with sgl: its lists are stage.sg[sg_slot] */
-	int32_t status;	 /* out: CRD_ST_OK or an error */
+	/* A stream piece (engine->stream only): ENGINE_FIRST / ENGINE_LAST
+	 * bits (neither: a middle piece), and a FIRST's parameter (CCM's
+	 * message length, XTS's data-unit bytes; ring_abi.h). */
+	uint8_t pos;
+	uint32_t param;
+	int32_t status; /* out: CRD_ST_OK or an error */
 };
+
+/* engine_op.pos */
+enum { ENGINE_FIRST = 1, ENGINE_LAST = 2 };
+
+/* Bytes of engine state a stream keeps between pieces (64-byte aligned,
+ * in the daemon's locked memory). */
+enum { STREAM_STATE_SIZE = 448 };
 
 /* {min, max, increment} as DPDK users know it; inc 0 means min only. */
 struct range {
@@ -97,6 +109,16 @@ struct engine {
 	const char *(*alg_unavailable)(const struct engine *e, unsigned alg);
 	/* Session-less ops are refused (setting a key costs a socket). */
 	int no_sessionless;
+	/*
+	 * Streams (optional; NULL: none). stream_alg: does this engine
+	 * stream alg? stream: run one piece (op->pos) with the stream's
+	 * state (STREAM_STATE_SIZE bytes, zeroed before FIRST); sets
+	 * op->status. The caller runs a stream's pieces one at a time, in
+	 * order, and wipes the state after LAST or any error. The contract
+	 * in full is daemon/engines/stream.h.
+	 */
+	int (*stream_alg)(unsigned alg);
+	void (*stream)(void *wctx, struct engine_op *op, void *state);
 };
 
 extern const struct engine engine_aesni;

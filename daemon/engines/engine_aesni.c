@@ -18,6 +18,8 @@
 #include "aesni_wireless.h"
 #include "aead.h"
 #include "aesni_hmac.h"
+#include "aesni.h"
+#include "stream.h"
 #include "engine.h"
 #include "session.h"
 
@@ -31,32 +33,7 @@
 
 #include <cryptod/ring_abi.h>
 
-/* Session key material, in the session's locked slot. */
-struct aesni_key {
-	union {
-		struct gcm_key_data gcm; /* expanded keys + GHASH tables */
-		uint8_t chacha[32];	 /* ChaCha20-Poly1305: the raw key */
-		struct {
-			DECLARE_ALIGNED(uint8_t enc[16 * 15], 16);
-			DECLARE_ALIGNED(uint8_t dec[16 * 15], 16);
-			/* HMAC states: SHA-384 and SHA-512 keep all eight
-			 * 64-bit words */
-			DECLARE_ALIGNED(uint8_t ipad[64], 16);
-			DECLARE_ALIGNED(uint8_t opad[64], 16);
-			/* HMAC of the empty message: ipsec-mb refuses jobs
-			 * that hash nothing. */
-			uint8_t empty_mac[64];
-			/* The raw HMAC key, for messages longer than an
-			 * ipsec-mb job can hash (aesni_authenc_big); CCM:
-			 * the raw AES key, for ops ipsec-mb cannot take
-			 * (aesni_ccm_evp). */
-			uint8_t auth_raw[64];
-			uint8_t auth_len;
-		} blk;
-	};
-};
-_Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
-	       "expanded key fits the session");
+/* Session key material: struct aesni_key (aesni.h). */
 
 static const struct alg_cap aesni_caps[] = {
 	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_MAX, CRD_AAD_MAX),
@@ -613,4 +590,6 @@ const struct engine engine_aesni = {
 	.worker_fini = aesni_worker_fini,
 	.process = aesni_process,
 	.fini = aesni_fini,
+	.stream_alg = aesni_stream_alg,
+	.stream = aesni_stream,
 };

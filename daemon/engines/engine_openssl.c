@@ -12,6 +12,7 @@
 #include "auth.h"
 #include "aead.h"
 #include "engine.h"
+#include "stream.h"
 #include "openssl_authenc.h"
 #include "session.h"
 
@@ -396,4 +397,6 @@ const struct engine engine_openssl = {
 	.worker_init = ossl_worker_init,
 	.worker_fini = ossl_worker_fini,
 	.process = ossl_process,
+	.stream_alg = ossl_stream_alg,
+	.stream = ossl_stream,
 };

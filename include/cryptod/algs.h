@@ -130,6 +130,14 @@
 	X(POLICY, -1007, "refused by cryptod's key policy")                     \
 	/* not a completion status: the code of the Error a peer that the     \
 	 * daemon's access policy refuses gets instead of a HelloReply */ \
-	X(ACCESS, -1008, "not allowed by cryptod's access policy")
+	X(ACCESS, -1008, "not allowed by cryptod's access policy")              \
+	/* a stream piece whose handle names no open stream: a middle or last \
+	 * piece without a first, after the last, or after an error */ \
+	X(NO_STREAM, -1009, "no such open stream")                              \
+	/* a first piece on a stream slot that is still open */                 \
+	X(STREAM_BUSY, -1010, "stream slot already open")                       \
+	/* a slot past the queue's table, or the client's open streams at     \
+	 * their limit */ \
+	X(STREAM_LIMIT, -1011, "too many open streams")
 
 #endif

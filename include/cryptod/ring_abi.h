@@ -152,8 +152,52 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 #define CRD_SQE_F_SRC_SGL 1u	 /* src_off: a struct crd_seg[src_nseg] */
 #define CRD_SQE_F_DST_SGL 2u	 /* dst_off: a struct crd_seg[dst_nseg] */
 #define CRD_SQE_F_SESSIONLESS 4u /* sl_off: a struct crd_sessionless */
+#define CRD_SQE_F_STREAM 8u	 /* a piece of a stream; sl_off: its handle */
+#define CRD_SQE_F_FIRST 16u	 /* with STREAM: opens the stream */
+#define CRD_SQE_F_LAST 32u	 /* with STREAM: ends it; the tag is its */
 #define CRD_SQE_FLAGS_KNOWN                                                    \
-	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS)
+	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS |       \
+	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST)
+
+/*
+ * Streams: a message that spans many ops of one queue. Each piece is an
+ * op with CRD_SQE_F_STREAM, FIRST on the first, LAST on the last (both on
+ * a stream of one piece, neither on a middle one), all of one session and
+ * one direction. The daemon keeps the running state (GHASH, Poly1305,
+ * CBC-MAC, hash states, chaining and counter blocks) in its locked memory
+ * between pieces and runs a queue's pieces in submission order, one at a
+ * time, whichever workers claimed them; each piece completes in its own
+ * slot with the bytes it wrote (a piece's output is as long as its input;
+ * MACs and digests write nothing but the tag).
+ *
+ * Fields of a piece:
+ *   sl_off    the handle: bits 0..7 a slot of the queue's stream table
+ *             (< CRD_STREAMS_PER_QUEUE), bits 8..31 a tag of the client's
+ *             choosing that every piece must repeat (catches a handle of
+ *             another stream, queue or lap).
+ *   iv, aad   on FIRST only (iv_len and aad_len 0 on the others).
+ *   tag       on LAST only (tag_len 0 on the others).
+ *   tag_off   on a FIRST that is not LAST: the stream's parameter, 0 if
+ *             the algorithm takes none: CCM's message length in bytes
+ *             (the pieces must add up to it), XTS's data-unit length
+ *             (each unit's tweak is the IV plus the unit's index as a
+ *             128-bit little-endian number; pieces other than the last
+ *             hold whole units, the last a remainder of 0 or >= 16
+ *             bytes). With FIRST and LAST both, the op's own length.
+ *
+ * Any error in a piece of an open stream (bad tag included) ends that
+ * stream and wipes its state; later pieces fail with NO_STREAM. A FIRST
+ * on an open slot fails with STREAM_BUSY and leaves that stream alone.
+ * Scatter-gather and session-less pieces are refused (BAD_DESC).
+ */
+enum {
+	CRD_STREAMS_PER_QUEUE = 32,
+	CRD_STREAM_SLOT_MASK = 0xff,
+};
+static inline unsigned crd_stream_slot(uint32_t handle)
+{
+	return handle & CRD_STREAM_SLOT_MASK;
+}
 
 enum {
 	CRD_SEG_MAX = 64, /* segments per list */
@@ -221,10 +265,11 @@ struct crd_sqe {
 	uint32_t dst_off;   /* data, or its crd_seg list (CRD_SQE_F_DST_SGL) */
 	uint32_t aad_off;
 	uint32_t aad_len;
-	uint32_t tag_off;
+	uint32_t tag_off;  /* a stream's FIRST piece: its parameter */
 	uint16_t src_nseg; /* segments, with CRD_SQE_F_SRC_SGL; else 0 */
 	uint16_t dst_nseg; /* segments, with CRD_SQE_F_DST_SGL; else 0 */
-	uint32_t sl_off;   /* struct crd_sessionless, with the flag; else 0 */
+	uint32_t sl_off;   /* struct crd_sessionless, with the flag; a
+			    * stream piece's handle; else 0 */
 	uint8_t iv[CRD_IV_MAX];
 };
 _Static_assert(sizeof(struct crd_sqe) == 64, "sqe is one cache line");
