@@ -198,6 +198,7 @@ int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
 	}
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->sync_lock, NULL);
+	pthread_mutex_init(&c->stream_lock, NULL);
 	int err;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
@@ -226,6 +227,7 @@ err_free:
 	free(c->rx);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
+	pthread_mutex_destroy(&c->stream_lock);
 	free(c);
 	return err;
 }
@@ -236,6 +238,8 @@ void cc_disconnect(struct cc_conn *c)
 		return;
 	cc_queue_close(c->sync_q);
 	c->sync_q = NULL;
+	cc_queue_close(c->stream_q);
+	c->stream_q = NULL;
 	close(c->fd); /* the daemon drops our sessions and queues */
 	/* Queues the caller left open go with the connection. */
 	while (c->queues) {
@@ -248,6 +252,7 @@ void cc_disconnect(struct cc_conn *c)
 	free(c->rx);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
+	pthread_mutex_destroy(&c->stream_lock);
 	free(c);
 }
 

@@ -67,6 +67,10 @@ struct cc_queue {
 	 * head (a lower bound: slots only get freed), so that single ops
 	 * do not read the shared head line one by one. */
 	uint32_t sq_free_hint;
+	/* Stream slots not taken (bit per slot; cc_stream_handle_get) and
+	 * the counter that gives each stream its handle's tag. */
+	uint32_t stream_free;
+	uint32_t stream_seq;
 	cc_completion_fn *cb; /* cc_poll() callback */
 	void *cb_arg;
 
@@ -92,6 +96,14 @@ struct cc_conn {
 	pthread_mutex_t sync_lock;
 	struct cc_queue *sync_q; /* owned */
 	uint64_t sync_seq;	 /* user_data of the last one-shot op */
+
+	/* Copying streams (stream.c): one queue for all of them, opened on
+	 * first use; stream_gen counts its openings, so a stream opened on
+	 * a queue since closed knows its daemon state is gone. */
+	pthread_mutex_t stream_lock;
+	struct cc_queue *stream_q; /* owned */
+	uint64_t stream_gen;
+	uint64_t stream_seq; /* user_data of the last piece */
 };
 
 /*

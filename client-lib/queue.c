@@ -95,6 +95,8 @@ int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
 	wire_free(rep);
 
 	submit_init(q, p);
+	_Static_assert(CRD_STREAMS_PER_QUEUE == 32, "stream_free is a u32");
+	q->stream_free = 0xffffffffu;
 	pthread_mutex_lock(&c->lock);
 	q->next = c->queues;
 	if (q->next)
@@ -298,7 +300,29 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		flags |= CRD_SQE_F_SESSIONLESS;
 	}
 	int64_t aad = queue_off(q, op->aad, op->aad_len);
-	int64_t tag = queue_off(q, op->tag, tag_len);
+	int64_t tag;
+	if (op->stream) {
+		/* A piece (ring_abi.h): sl_off is the handle; the tag is
+		 * LAST's, and a FIRST that is not LAST carries its parameter
+		 * in tag_off. */
+		if (op->sessionless || op->src_sgl || op->dst_sgl ||
+		    (op->stream_flags & ~(CC_STREAM_FIRST | CC_STREAM_LAST)))
+			return -EINVAL;
+		flags |= CRD_SQE_F_STREAM;
+		if (op->stream_flags & CC_STREAM_FIRST)
+			flags |= CRD_SQE_F_FIRST;
+		if (op->stream_flags & CC_STREAM_LAST)
+			flags |= CRD_SQE_F_LAST;
+		sl = op->stream;
+		if (op->stream_flags & CC_STREAM_LAST)
+			tag = queue_off(q, op->tag, tag_len);
+		else
+			tag = op->stream_flags & CC_STREAM_FIRST
+				      ? op->stream_param
+				      : 0;
+	} else {
+		tag = queue_off(q, op->tag, tag_len);
+	}
 	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0)
 		return -EFAULT;
 	if (op->iv_len > CRD_IV_MAX || (op->iv_len && !op->iv))
@@ -341,6 +365,27 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 				     (uint32_t)sl) },
 		  (sqe_words){ iv[0], iv[1] });
 	return 0;
+}
+
+int cc_stream_handle_get(struct cc_queue *q, uint32_t *handle)
+{
+	if (!q->stream_free)
+		return CC_ERR_STREAM_LIMIT;
+	unsigned slot = (unsigned)__builtin_ctz(q->stream_free);
+	q->stream_free &= ~(1u << slot);
+	/* The tag bits: a different value for every stream of this queue
+	 * (and, mixed with its id, unlikely to be another queue's), so a
+	 * stale or foreign handle is refused by the daemon. */
+	uint32_t tag = (++q->stream_seq * 0x9e3779b1u ^ q->id) & 0xffffff;
+	*handle = (tag ? tag : 1) << 8 | slot;
+	return 0;
+}
+
+void cc_stream_handle_put(struct cc_queue *q, uint32_t handle)
+{
+	unsigned slot = crd_stream_slot(handle);
+	if (slot < CRD_STREAMS_PER_QUEUE)
+		q->stream_free |= 1u << slot;
 }
 
 int cc_sgl_set(struct cc_queue *q, struct cc_sgl_entry *sgl, unsigned i,

@@ -62,6 +62,38 @@ static int sync_run(struct cc_conn *c, struct cc_op *op)
 	}
 }
 
+/* A message longer than one op: the pieces of a stream (stream.c).
+ * XTS is not among them: its one-shot op is one data unit. */
+static int sync_stream(struct cc_conn *c, uint32_t session, enum cc_dir dir,
+		       const void *iv, unsigned iv_len, const void *aad,
+		       size_t aad_len, const void *in, void *out, size_t len,
+		       void *tag)
+{
+	if (c->sess_alg[session] == CC_ALG_AES_XTS)
+		return -E2BIG;
+	struct cc_stream_params p = { .session = session,
+				      .dir = dir,
+				      .iv = iv,
+				      .iv_len = iv_len,
+				      .aad = aad,
+				      .aad_len = aad_len,
+				      .msg_len = len };
+	struct cc_stream *s;
+	int err = cc_stream_open(c, &p, &s);
+	if (err)
+		return err;
+	int writes = !crd_alg_auth_only(c->sess_alg[session]);
+	size_t n1 = 0, n2 = 0;
+	err = cc_stream_update(s, in, len, out, &n1);
+	if (!err)
+		err = cc_stream_final(s, writes ? (uint8_t *)out + n1 : NULL,
+				      &n2, tag);
+	if (err && writes)
+		memset(out, 0, len); /* forged or failed: release nothing */
+	cc_stream_free(s);
+	return err;
+}
+
 int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
 	     const void *in, void *out, size_t len, void *tag)
@@ -74,8 +106,16 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	int writes = !crd_alg_auth_only(c->sess_alg[session]);
 	/* The 3GPP algorithms count len in bits: in and out hold
 	 * ceil(len / 8) bytes, which are copied whole. */
-	if (len > (uint64_t)CRD_OP_MAX_LEN * 8 || aad_len > CRD_AAD_MAX ||
-	    iv_len > CRD_IV_MAX)
+	if (aad_len > CRD_AAD_MAX || iv_len > CRD_IV_MAX)
+		return -EINVAL;
+	if (len > CRD_OP_MAX_LEN && !crd_alg_bit_len(c->sess_alg[session])) {
+		if ((!in || (writes && !out)) || (aad_len && !aad) ||
+		    (tag_len && !tag))
+			return -EINVAL;
+		return sync_stream(c, session, dir, iv, iv_len, aad, aad_len,
+				   in, out, len, tag);
+	}
+	if (len > (uint64_t)CRD_OP_MAX_LEN * 8)
 		return -EINVAL;
 	size_t bytes = crd_len_bytes(c->sess_alg[session], (uint32_t)len);
 	if (bytes > CRD_OP_MAX_LEN)

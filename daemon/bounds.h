@@ -11,6 +11,9 @@ enum daemon_limits {
 	MAX_QUEUES_PER_CLIENT = 16,
 	MAX_QUEUES = 1024, /* all clients */
 	MAX_SESSIONS_PER_CLIENT = 1024,
+	/* Streams open at once over a client's queues (each queue has
+	 * CRD_STREAMS_PER_QUEUE slots). */
+	MAX_STREAMS_PER_CLIENT = 128,
 	MAX_SESSIONS = 8192, /* key store capacity */
 	MAX_WORKERS = 64,
 	MAX_ARENA_PER_CLIENT_MIB = 2048, /* arena memory a client may hold */

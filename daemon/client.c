@@ -147,6 +147,11 @@ int client_session_destroy(struct client *c, uint32_t id)
 	/* An op already resolved against s may still be running. */
 	worker_synchronize();
 	session_destroy(s);
+	/* Streams on s are wiped by the next poster of each queue. */
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
+		if (c->queues[i])
+			stream_sweep_request(&c->queues[i]->streams);
+	worker_kick();
 	c->n_sessions--;
 	n_sessions_total--;
 	return 0;
@@ -187,6 +192,7 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 	q->sessions = &c->sessions;
 	q->owner_id = c->id;
 	q->owner_uid = c->uid;
+	q->streams.client_open = &c->streams_open;
 	err = worker_attach(q);
 	if (err) {
 		queue_destroy(q);

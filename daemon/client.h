@@ -39,6 +39,9 @@ struct client {
 	unsigned n_queues;
 	uint64_t arena_bytes;  /* sum over its queues */
 	uint64_t inflight_max; /* sum of its queues' completion ring sizes */
+	/* Streams open over all its queues: added to by the posters
+	 * (streams.c), bounded by MAX_STREAMS_PER_CLIENT. */
+	_Atomic unsigned streams_open;
 
 	struct client *next; /* registry list */
 };

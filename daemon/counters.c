@@ -11,6 +11,7 @@
 
 #include "queue.h"
 #include "session.h"
+#include "streams.h"
 
 /* One session's share of a run, added when the run moves on to another
  * session (bursts usually share one: one add per run). */
@@ -63,7 +64,7 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 	/* The usual run: one session, every op done. One compare per op,
 	 * then one add per counter. */
 	const struct session *s0 = n ? ops[0].sess : NULL;
-	unsigned i = 0;
+	unsigned i = 0, deferred = 0;
 	if (s0 && s0->id) {
 		for (; i < n && ops[i].sess == s0 && ops[i].status == CRD_ST_OK;
 		     i++)
@@ -76,6 +77,10 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 	}
 	for (; i < n; i++) {
 		const struct engine_op *op = &ops[i];
+		if (op->status == STREAM_DEFERRED) {
+			deferred++; /* counted when the poster runs it */
+			continue;
+		}
 		sess_count(&sa, op->sess, op->status, op->len);
 		if (op->status == CRD_ST_OK) {
 			bytes += op->len;
@@ -102,6 +107,9 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 		stat_add(&wc->est[e].auth_failures, eauth[e]);
 	}
 	sess_flush(&sa);
+	n -= deferred;
+	if (!n)
+		return;
 	stat_add(&qs->ops, n);
 	stat_add(&qs->bytes, bytes);
 	stat_add(&qs->errors, errors);

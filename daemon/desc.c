@@ -38,6 +38,30 @@ static int desc_hits(uint32_t off, uint32_t len, const struct crd_seg *l,
 	return 0;
 }
 
+/* A stream piece: the IV and AAD on FIRST only, the tag on LAST only (a
+ * FIRST's tag_off is its parameter), and any length up to an op's; the
+ * engine checks what the whole message and its algorithm allow. */
+static int desc_stream_fields(const struct crd_sqe *e, const struct session *s,
+			      unsigned *tag_len, uint32_t *len)
+{
+	const int first = e->flags & CRD_SQE_F_FIRST;
+	const int last = e->flags & CRD_SQE_F_LAST;
+	const struct alg_cap *cap = s->cap;
+	unsigned t = e->tag_len ? e->tag_len : s->tag_len;
+	if ((last && t != s->tag_len) || (!last && e->tag_len))
+		return CRD_ST_BAD_PARAM;
+	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
+	    crd_alg_bit_len(s->alg))
+		return CRD_ST_BAD_PARAM;
+	if (first ? !(s->iv_ok >> e->iv_len & 1) || e->aad_len < cap->aad.min ||
+			    e->aad_len > cap->aad.max
+		  : e->iv_len || e->aad_len)
+		return CRD_ST_BAD_PARAM;
+	*tag_len = last ? t : 0;
+	*len = e->len;
+	return CRD_ST_OK;
+}
+
 /* Checks the op's length in its own unit (bits for crd_alg_bit_len
  * algorithms, whose capability lengths are bits too) and stores the bytes
  * it covers in *len: everything after this works on bytes. */
@@ -48,14 +72,22 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_DESC;
 	if (e->flags & ~CRD_SQE_FLAGS_KNOWN)
 		return CRD_ST_BAD_DESC;
-	/* Fields a flag does not enable must be zero. */
+	const int stream = e->flags & CRD_SQE_F_STREAM;
+	/* Fields a flag does not enable must be zero. A stream piece's
+	 * sl_off is its handle; a piece is neither scatter-gather nor
+	 * session-less. */
 	if ((!(e->flags & CRD_SQE_F_SRC_SGL) && e->src_nseg) ||
 	    (!(e->flags & CRD_SQE_F_DST_SGL) && e->dst_nseg) ||
-	    (!(e->flags & CRD_SQE_F_SESSIONLESS) && e->sl_off) ||
-	    ((e->flags & CRD_SQE_F_SESSIONLESS) && e->session))
+	    (!(e->flags & CRD_SQE_F_SESSIONLESS) && !stream && e->sl_off) ||
+	    ((e->flags & CRD_SQE_F_SESSIONLESS) && e->session) ||
+	    (!stream && (e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_LAST))) ||
+	    (stream && (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL |
+				    CRD_SQE_F_SESSIONLESS))))
 		return CRD_ST_BAD_DESC;
 	if (!s)
 		return CRD_ST_NO_SESSION;
+	if (stream)
+		return desc_stream_fields(e, s, tag_len, len);
 
 	/* tag_len 0 means "the session's"; anything else must match it. */
 	unsigned t = e->tag_len ? e->tag_len : s->tag_len;
@@ -132,6 +164,13 @@ static int desc_lists(const struct crd_sqe *e, const uint8_t *arena,
 	return CRD_ST_OK;
 }
 
+/* Where the tag is: a stream piece without one (not LAST) carries its
+ * parameter in tag_off, which is then no offset at all. */
+static inline uint32_t desc_tag_off(const struct crd_sqe *e, unsigned tag_len)
+{
+	return (e->flags & CRD_SQE_F_STREAM) && !tag_len ? 0 : e->tag_off;
+}
+
 /* Fill the fields every valid op has. */
 static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
 		      const struct session *s, unsigned tag_len, uint32_t len,
@@ -139,7 +178,7 @@ static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
 {
 	op->sess = s;
 	op->aad = arena + e->aad_off;
-	op->tag = arena + e->tag_off;
+	op->tag = arena + desc_tag_off(e, tag_len);
 	op->iv = e->iv;
 	op->len = len;
 	op->bits = crd_alg_bit_len(s->alg) ? e->len : 0;
@@ -164,6 +203,7 @@ static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 	const int gmac = crd_alg_auth_only(s->alg); /* no destination */
 	const int in_place = e->dst_off == e->src_off;
 	const uint32_t src = e->src_off, dst = e->dst_off;
+	const uint32_t tag_off = desc_tag_off(e, tag_len);
 
 	if (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL))
 		return 1;
@@ -177,10 +217,10 @@ static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 	     (!desc_range_ok(dst, len, arena_size) ||
 	      desc_overlap(dst, len, src, len))) ||
 	    !desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
-	    !desc_range_ok(e->tag_off, tag_len, arena_size) ||
-	    desc_overlap(e->tag_off, tag_len, src, len) ||
-	    desc_overlap(e->aad_off, e->aad_len, e->tag_off, tag_len) ||
-	    (!gmac && (desc_overlap(e->tag_off, tag_len, dst, len) ||
+	    !desc_range_ok(tag_off, tag_len, arena_size) ||
+	    desc_overlap(tag_off, tag_len, src, len) ||
+	    desc_overlap(e->aad_off, e->aad_len, tag_off, tag_len) ||
+	    (!gmac && (desc_overlap(tag_off, tag_len, dst, len) ||
 		       desc_overlap(e->aad_off, e->aad_len, dst, len))))
 		return op->status = CRD_ST_BAD_RANGE;
 	op->status = CRD_ST_OK;
@@ -204,21 +244,22 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 		if (flat != 1)
 			return flat;
 	}
+	const uint32_t tag_off = desc_tag_off(e, tag_len);
 	if (st == CRD_ST_OK)
 		st = desc_lists(e, arena, arena_size, crd_alg_auth_only(s->alg),
 				len, sg);
 	if (st == CRD_ST_OK &&
 	    (!desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
-	     !desc_range_ok(e->tag_off, tag_len, arena_size)))
+	     !desc_range_ok(tag_off, tag_len, arena_size)))
 		st = CRD_ST_BAD_RANGE;
 	/* What the daemon writes (destination; the tag on encrypt) must not
 	 * overlap what it reads besides, or the result would depend on
 	 * engine internals. */
 	if (st == CRD_ST_OK &&
-	    (desc_hits(e->tag_off, tag_len, sg->dst, sg->ndst) ||
-	     desc_hits(e->tag_off, tag_len, sg->src, sg->nsrc) ||
+	    (desc_hits(tag_off, tag_len, sg->dst, sg->ndst) ||
+	     desc_hits(tag_off, tag_len, sg->src, sg->nsrc) ||
 	     desc_hits(e->aad_off, e->aad_len, sg->dst, sg->ndst) ||
-	     desc_overlap(e->aad_off, e->aad_len, e->tag_off, tag_len)))
+	     desc_overlap(e->aad_off, e->aad_len, tag_off, tag_len)))
 		st = CRD_ST_BAD_RANGE;
 	op->status = st;
 	if (st != CRD_ST_OK)

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-enum { KS_SLOT_SIZE = 1280 }; /* a session with the largest expanded key */
+enum { KS_SLOT_SIZE = 1408 }; /* a session with the largest expanded key */
 
 CRD_MUST_CHECK int ks_init(unsigned nslots);
 void ks_fini(void);

@@ -10,6 +10,8 @@ int order_init(struct order *o, uint32_t sq_entries, uint32_t cq_entries)
 	atomic_init(&o->lock, 0);
 	atomic_init(&o->sq_head, 0);
 	atomic_init(&o->cq_tail, 0);
+	o->ser_next = 0;
+	o->ser_partial = 0;
 	o->sq_mask = sq_entries - 1;
 	o->cq_mask = cq_entries - 1;
 	o->copied = calloc(sq_entries, sizeof(*o->copied));
@@ -100,14 +102,58 @@ static uint32_t order_advance(_Atomic uint32_t *marks, uint32_t mask,
 	return n;
 }
 
-uint32_t order_post(struct order *o, struct crd_region_hdr *h)
+/*
+ * order_advance for the done marks, running serial runs' pieces first.
+ * Stops inside a serial run when the budget runs out (its mark stays;
+ * ser_next says where to go on). Returns how many completions it passed.
+ */
+static uint32_t order_advance_done(struct order *o,
+				   const struct order_serial *ser,
+				   unsigned *budget)
+{
+	uint32_t i = atomic_load_explicit(&o->cq_tail, memory_order_relaxed);
+	uint32_t n = 0;
+	for (;;) {
+		/* Pairs with order_done's release store. */
+		uint32_t mark = atomic_load_explicit(
+			&o->done[(i + n) & o->cq_mask], memory_order_acquire);
+		if (!mark)
+			break;
+		uint32_t len = mark & ~ORDER_SERIAL;
+		if (mark & ORDER_SERIAL) {
+			uint32_t from = o->ser_partial ? o->ser_next : i + n;
+			uint32_t end = i + n + len;
+			uint32_t stop =
+				ser ? ser->run(ser->arg, from, end, budget)
+				    : end;
+			if (stop != end) {
+				o->ser_next = stop;
+				o->ser_partial = 1;
+				break;
+			}
+			o->ser_partial = 0;
+		}
+		atomic_store_explicit(&o->done[(i + n) & o->cq_mask], 0,
+				      memory_order_relaxed);
+		n += len;
+	}
+	if (n)
+		atomic_store_explicit(&o->cq_tail, i + n, memory_order_release);
+	return n;
+}
+
+uint32_t order_post(struct order *o, struct crd_region_hdr *h,
+		    const struct order_serial *ser)
 {
 	uint32_t posted = 0;
+	unsigned budget = ser ? ser->budget : 0;
 	for (;;) {
 		uint32_t unlocked = 0;
 		/* Whoever holds the lock drains for everyone. */
 		if (!atomic_compare_exchange_strong(&o->lock, &unlocked, 1))
 			return posted;
+		if (ser && ser->locked)
+			ser->locked(ser->arg);
 		if (order_advance(o->copied, o->sq_mask, &o->sq_head))
 			/* Slots the client may refill. Pairs with its
 			 * acquire load of ksq_head. */
@@ -115,7 +161,7 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h)
 				&h->ksq_head.k,
 				atomic_load_explicit(&o->sq_head,
 						     memory_order_relaxed));
-		uint32_t n = order_advance(o->done, o->cq_mask, &o->cq_tail);
+		uint32_t n = order_advance_done(o, ser, &budget);
 		if (n)
 			/* Completions and the data they describe. Pairs
 			 * with the client's acquire load; seq_cst as the
@@ -125,7 +171,12 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h)
 				atomic_load_explicit(&o->cq_tail,
 						     memory_order_relaxed));
 		posted += n;
+		int partial = o->ser_partial;
 		atomic_store(&o->lock, 0); /* seq_cst: pairs with the loads */
+		/* Out of budget inside a serial run: its mark stays at the
+		 * head for the next visit (order_pending). */
+		if (partial)
+			return posted;
 
 		/* A worker that marked a run while we held the lock failed
 		 * to take it and left; if its mark is at our heads, go

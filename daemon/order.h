@@ -40,6 +40,28 @@ struct order {
 	 */
 	_Atomic uint32_t *copied; /* owned [sq_entries] */
 	_Atomic uint32_t *done;	  /* owned [cq_entries] */
+	/* The poster's place in a serial run it stopped inside (its budget
+	 * ran out): valid while ser_partial. Under lock. */
+	uint32_t ser_next;
+	int ser_partial;
+};
+
+/* A done mark's flag: the run holds stream pieces, which the poster runs
+ * (in order) before it posts past them (streams.h). */
+#define ORDER_SERIAL 0x80000000u
+
+/* The poster's serial step, for queues whose runs may hold stream
+ * pieces. Both hooks run under the poster lock. */
+struct order_serial {
+	/* Run the pieces among [seq, end), in order, at most *budget of
+	 * them (each one taken off it); return where it stopped: end once
+	 * every piece ran. */
+	uint32_t (*run)(void *arg, uint32_t seq, uint32_t end,
+			unsigned *budget);
+	/* Called once per lock acquisition (NULL: nothing). */
+	void (*locked)(void *arg);
+	void *arg;
+	unsigned budget; /* pieces per order_post call */
 };
 
 CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,
@@ -68,6 +90,7 @@ static inline void order_copied(struct order *o, uint32_t start, uint32_t n)
 			      memory_order_release);
 }
 
+/* n | ORDER_SERIAL when the run holds stream pieces. */
 static inline void order_done(struct order *o, uint32_t start, uint32_t n)
 {
 	atomic_store_explicit(&o->done[start & o->cq_mask], n,
@@ -88,10 +111,14 @@ static inline int order_pending(struct order *o)
 
 /*
  * Publish what is contiguous: ksq_head over copied entries, kcq_tail over
- * written completions. If another worker holds the poster lock, it posts
- * for us (it re-checks after unlocking). Returns how many completions
- * this call posted; the caller then does the need-wakeup check.
+ * written completions, running the stream pieces of serial runs on the
+ * way with ser (NULL: none can be marked). If another worker holds the
+ * poster lock, it posts for us (it re-checks after unlocking), unless
+ * ser's budget ran out: a mark then stays at the head (order_pending).
+ * Returns how many completions this call posted; the caller then does
+ * the need-wakeup check.
  */
-uint32_t order_post(struct order *o, struct crd_region_hdr *h);
+uint32_t order_post(struct order *o, struct crd_region_hdr *h,
+		    const struct order_serial *ser);
 
 #endif

@@ -85,6 +85,9 @@ int queue_create(uint32_t id, uint32_t sq_entries, uint32_t cq_entries,
 	err = order_init(&q->ord, sq_entries, cq_entries);
 	if (err)
 		goto err_doorbells;
+	err = stream_table_init(&q->streams, cq_entries);
+	if (err)
+		goto err_order;
 
 	q->hdr = (struct crd_region_hdr *)q->base;
 	q->sq = (const struct crd_sqe *)(q->base + sq_off);
@@ -102,6 +105,8 @@ int queue_create(uint32_t id, uint32_t sq_entries, uint32_t cq_entries,
 	*out = q;
 	return 0;
 
+err_order:
+	order_fini(&q->ord);
 err_doorbells:
 	doorbell_close(&q->sq_efd, &q->cq_sock, &q->cq_peer);
 err_unmap:
@@ -125,6 +130,7 @@ void queue_destroy(struct queue *q)
 	close(q->memfd);
 	doorbell_close(&q->sq_efd, &q->cq_sock, &q->cq_peer);
 	order_fini(&q->ord);
+	stream_table_fini(&q->streams); /* wipes every stream's state */
 	free(q);
 }
 

@@ -18,6 +18,7 @@
 #include "bounds.h"
 #include "lathist.h"
 #include "order.h"
+#include "streams.h"
 
 struct session_table;
 struct worker;
@@ -67,6 +68,8 @@ struct queue {
 	/* Ordering state shared by the workers that serve the queue. */
 	struct order ord;
 	_Atomic int broken; /* the client lied about an index: not served */
+	/* Its open streams and the pieces on their way to the poster. */
+	struct stream_table streams;
 
 	struct queue_stats st;
 };

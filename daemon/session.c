@@ -112,6 +112,8 @@ int session_create(const struct session_params *p, struct session **out)
 		ks_free(s); /* session_init cleans up after itself on failure */
 		return err;
 	}
+	static uint64_t serial; /* control thread only */
+	s->serial = ++serial;
 	*out = s;
 	return 0;
 }

@@ -20,6 +20,9 @@
 
 struct session {
 	uint32_t id;
+	/* Unique over the daemon's life (ids and slots are reused): what a
+	 * stream checks its session by. Set by session_create. */
+	uint64_t serial;
 	uint8_t alg;	  /* enum crd_alg */
 	uint8_t tag_len;  /* bytes; 0 when the algorithm has no tag */
 	uint16_t key_len; /* bytes of the raw key (HMAC: up to 256) */
@@ -33,7 +36,7 @@ struct session {
 	_Atomic uint64_t ops, bytes, errors, auth_failures;
 	/* Engine-private key material (expanded keys, GHASH tables, HMAC
 	 * pads, or the raw key for OpenSSL). Wiped with the slot. */
-	_Alignas(64) uint8_t key[KS_SLOT_SIZE - 64];
+	_Alignas(64) uint8_t key[KS_SLOT_SIZE - 128];
 };
 _Static_assert(sizeof(struct session) <= KS_SLOT_SIZE, "session fits a slot");
 

@@ -41,6 +41,7 @@
 #include "queue.h"
 #include "session.h"
 #include "stage.h"
+#include "streams.h"
 
 /* A completion as two 64-bit words, as struct crd_cqe lays them out on a
  * little-endian machine. */
@@ -180,6 +181,12 @@ static void worker_resolve(struct worker *w, struct queue *q,
 	unsigned slot = 0; /* <= i: in range, never more than one per op */
 	for (uint32_t i = 0; i < n; i++) {
 		const struct session *os;
+		if (sqe[i].flags & CRD_SQE_F_STREAM) {
+			/* The poster runs it, in order (streams.h). */
+			ops[i].status = STREAM_DEFERRED;
+			ops[i].sess = NULL;
+			continue;
+		}
 		if (sqe[i].flags & CRD_SQE_F_SESSIONLESS) {
 			int st = stage_sessionless(&w->stage, q->arena,
 						   q->arena_size, &sqe[i],
@@ -205,11 +212,60 @@ static void worker_resolve(struct worker *w, struct queue *q,
 	}
 }
 
-/* Post what is contiguous; wake a client that sleeps on completions. */
-static void worker_post(struct queue *q)
+/* The poster's serial step for q (order.h): the stream pieces of a run,
+ * in submission order. */
+struct worker_serial_ctx {
+	struct worker *w;
+	struct queue *q;
+};
+
+static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
+				  unsigned *budget)
 {
-	if (!order_post(&q->ord, q->hdr))
-		return;
+	struct worker *w = ((struct worker_serial_ctx *)arg)->w;
+	struct queue *q = ((struct worker_serial_ctx *)arg)->q;
+	struct stream_table *t = &q->streams;
+	for (; seq != end; seq++) {
+		const struct crd_sqe *e = &t->pend[seq & t->pend_mask];
+		if (!(e->flags & CRD_SQE_F_STREAM))
+			continue; /* a worker completed it in the run */
+		if (!*budget)
+			return seq;
+		(*budget)--;
+		uint64_t t0 = crd_now_ns();
+		struct engine_op op;
+		/* No stage slot is in use while this worker posts (it posts
+		 * before resolving a run and after running it). */
+		(void)stream_piece(t, q->sessions, q->arena, q->arena_size, e,
+				   &op, w->eng_ctx, &w->stage.sg[0]);
+		uint32_t len = op.status == CRD_ST_OK ? op.len : 0;
+		cqe_words v = { e->user_data,
+				(uint32_t)op.status | (uint64_t)len << 32 };
+		memcpy(&q->cq[seq & (q->cq_entries - 1)], &v, sizeof(v));
+		counters_account(&w->wc, &q->st, &op, 1, crd_now_ns() - t0);
+	}
+	return end;
+}
+
+static void worker_serial_locked(void *arg)
+{
+	struct queue *q = ((struct worker_serial_ctx *)arg)->q;
+	if (stream_sweep_pending(&q->streams))
+		stream_sweep(&q->streams, q->sessions);
+}
+
+/* Post what is contiguous, running stream pieces on the way; wake a
+ * client that sleeps on completions. Returns how many were posted. */
+static uint32_t worker_post(struct worker *w, struct queue *q)
+{
+	struct worker_serial_ctx ctx = { w, q };
+	const struct order_serial ser = { .run = worker_serial_run,
+					  .locked = worker_serial_locked,
+					  .arg = &ctx,
+					  .budget = WORKER_BURST };
+	uint32_t posted = order_post(&q->ord, q->hdr, &ser);
+	if (!posted)
+		return 0;
 	/* Need-wakeup handshake, our half: order_post stored the tail
 	 * (seq_cst); now read the client's flag. The client sets its flag,
 	 * then re-reads our tail (client-lib/queue.c cc_wait). */
@@ -217,6 +273,7 @@ static void worker_post(struct queue *q)
 		(void)doorbell_ring_client(q->cq_sock);
 		stat_add(&q->st.wakeups, 1);
 	}
+	return posted;
 }
 
 /*
@@ -250,9 +307,10 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	if (got == 0) {
 		if (!left)
 			stat_add(&q->st.empty_polls, 1);
-		/* A sibling's flag may wait at the heads (see order_post). */
-		if (order_pending(&q->ord))
-			worker_post(q);
+		/* A sibling's flag may wait at the heads (see order_post),
+		 * stream pieces for the poster, or a sweep. */
+		if (order_pending(&q->ord) || stream_sweep_pending(&q->streams))
+			return worker_post(w, q);
 		return 0;
 	}
 	uint32_t n = (uint32_t)got;
@@ -273,12 +331,15 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 		__builtin_prefetch(&q->sq[(start + i) & sq_mask], 0);
 	/* Copy first, validate the copy: the client may rewrite the shared
 	 * entry at any moment and nothing below reads it again. */
-	for (uint32_t i = 0; i < n; i++)
+	uint8_t any_flags = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		memcpy(&sqe[i], &q->sq[(start + i) & sq_mask], sizeof(sqe[i]));
+		any_flags |= sqe[i].flags;
+	}
 	order_copied(&q->ord, start, n);
 	/* The entries are ours now: hand the slots back before running the
 	 * engines, so the client can refill the ring meanwhile. */
-	worker_post(q);
+	worker_post(w, q);
 	/* A backlog remains and siblings sleep: ring for them. */
 	if (left &&
 	    atomic_load_explicit(&pool.awake, memory_order_relaxed) < pool.n)
@@ -288,20 +349,36 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	 * writing now, while the engines run, not one by one after. */
 	for (uint32_t i = 0; i < n; i += CRD_CACHELINE / sizeof(struct crd_cqe))
 		__builtin_prefetch(&q->cq[(start + i) & cq_mask], 1);
+	/* Stream pieces go to the poster as private copies, by sequence
+	 * number; the run's other entries say they are none of them. */
+	const int serial = any_flags & CRD_SQE_F_STREAM;
+	if (serial) {
+		struct stream_table *t = &q->streams;
+		for (uint32_t i = 0; i < n; i++) {
+			struct crd_sqe *p =
+				&t->pend[(start + i) & t->pend_mask];
+			if (sqe[i].flags & CRD_SQE_F_STREAM)
+				*p = sqe[i];
+			else
+				p->flags = 0;
+		}
+	}
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
 
 	/* One 16-byte store per completion, not three: while a line's
 	 * transfer is pending its stores wait in the store buffer. */
 	for (uint32_t i = 0; i < n; i++) {
+		if (ops[i].status == STREAM_DEFERRED)
+			continue; /* the poster writes its completion */
 		/* Bytes (a bit-length op's byte extent: ops[i].len). */
 		uint32_t len = ops[i].status == CRD_ST_OK ? ops[i].len : 0;
 		cqe_words v = { sqe[i].user_data,
 				(uint32_t)ops[i].status | (uint64_t)len << 32 };
 		memcpy(&q->cq[(start + i) & cq_mask], &v, sizeof(v));
 	}
-	order_done(&q->ord, start, n);
-	worker_post(q);
+	order_done(&q->ord, start, serial ? n | ORDER_SERIAL : n);
+	worker_post(w, q);
 
 	w->t_last = crd_now_ns();
 	w->t_valid = 1;
@@ -335,9 +412,11 @@ static int worker_has_work(struct worker *w)
 {
 	for (unsigned i = 0; i < w->nlocal; i++) {
 		struct queue *q = w->local[i];
-		if (!atomic_load(&q->broken) &&
-		    crd_load_seq_cst(&q->hdr->ksq_tail.k) !=
-			    atomic_load(&q->ord.claim))
+		if (atomic_load(&q->broken))
+			continue;
+		if (crd_load_seq_cst(&q->hdr->ksq_tail.k) !=
+			    atomic_load(&q->ord.claim) ||
+		    order_pending(&q->ord) || stream_sweep_pending(&q->streams))
 			return 1;
 	}
 	return 0;
@@ -378,7 +457,7 @@ static int worker_park(struct worker *w)
 {
 	/* Nothing posted may wait for a worker that is going to sleep. */
 	for (unsigned i = 0; i < w->nlocal; i++)
-		worker_post(w->local[i]);
+		worker_post(w, w->local[i]);
 
 	/* The last worker to sleep asks clients to ring. Need-wakeup
 	 * handshake, our half: flag, then re-check. Pairs with the client's
@@ -417,7 +496,7 @@ static void worker_drain(struct worker *w)
 				break;
 			budget = n > budget ? 0 : budget - n;
 		}
-		worker_post(q);
+		worker_post(w, q);
 	}
 }
 
@@ -623,6 +702,12 @@ void worker_detach(struct queue *q)
 	pthread_mutex_unlock(&pool.lock);
 	epoll_ctl(pool.epfd, EPOLL_CTL_DEL, q->sq_efd, NULL);
 	worker_synchronize();
+}
+
+void worker_kick(void)
+{
+	if (pool.efd >= 0)
+		eventfd_write(pool.efd, 1);
 }
 
 void worker_synchronize(void)

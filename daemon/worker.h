@@ -45,6 +45,9 @@ CRD_MUST_CHECK int worker_attach(struct queue *q);
 /* Detach q and wait until no worker can touch it. */
 void worker_detach(struct queue *q);
 
+/* Wake a sleeping worker to look at the queues (a stream sweep). */
+void worker_kick(void);
+
 /* Grace period: returns once every worker has passed a quiescent state. */
 void worker_synchronize(void);
 

@@ -426,6 +426,9 @@ unsigned cc_in_flight(const struct cc_queue *q);
  * zeroed) or another negative status / -errno. For GMAC, in is the data
  * to authenticate and out is not written (may be NULL). For the 3GPP
  * algorithms len counts bits and in/out hold ceil(len / 8) bytes.
+ * A message longer than 16 MiB runs as a stream (cc_stream_open) for the
+ * algorithms that stream (-EOPNOTSUPP for the others, -E2BIG for XTS,
+ * whose one-shot op is one data unit).
  */
 int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
@@ -472,11 +475,12 @@ struct cc_stream_params {
 	/* AES-CCM: the message's length in bytes (required: CCM's first
 	 * block encodes it); else 0. */
 	uint64_t msg_len;
-	/* AES-XTS: the data-unit length (16 bytes .. 16 MiB); 0 = 4096. */
+	/* AES-XTS: the data-unit length (16 bytes .. 1 MiB); 0 = 4096. */
 	uint32_t data_unit;
 };
 
-/* 0 or -errno (-EOPNOTSUPP: the session's algorithm does not stream). */
+/* 0 or -errno. A session whose algorithm (or engine) does not stream
+ * fails with -EOPNOTSUPP at its first piece: the first update or final. */
 int cc_stream_open(struct cc_conn *conn, const struct cc_stream_params *p,
 		   struct cc_stream **out);
 /* The most bytes cc_stream_update(s, .., len, ..) or cc_stream_final()

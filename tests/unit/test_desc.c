@@ -262,7 +262,7 @@ struct bad_case {
 BAD(op_zero, e->op = 0)
 BAD(op_three, e->op = 3)
 BAD(op_ff, e->op = 0xff)
-BAD(flags_low, e->flags = 8) /* first bit no flag defines */
+BAD(flags_low, e->flags = 0x40) /* first bit no flag defines */
 BAD(flags_high, e->flags = 0x80)
 BAD(nseg_no_flag, e->src_nseg = 1)
 BAD(sl_off_no_flag, e->sl_off = 0x80000000u)
@@ -400,13 +400,82 @@ static void test_rejections_null(void **state)
 	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_RANGE);
 	e = base_desc();
 	e.tag_len = 0;
-	e.flags = 8; /* no such flag */
+	e.flags = 0x40; /* no such flag */
 	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_DESC);
 	/* A destination list flagged with no segments. */
 	e = base_desc();
 	e.tag_len = 0;
 	e.flags = CRD_SQE_F_DST_SGL;
 	assert_int_equal(resolve(&e, t.null_s, &op), CRD_ST_BAD_PARAM);
+}
+
+/* Stream pieces (ring_abi.h): what each position may carry. */
+static void test_stream_pieces(void **state)
+{
+	const struct session *s = need_gcm();
+	struct engine_op op;
+	struct crd_sqe e;
+	const uint8_t S = CRD_SQE_F_STREAM, F = CRD_SQE_F_FIRST,
+		      L = CRD_SQE_F_LAST;
+
+	/* A FIRST: IV and AAD, no tag; its tag_off is a parameter, not an
+	 * arena offset. */
+	e = base_desc();
+	e.flags = S | F;
+	e.sl_off = 1 << 8 | 3;
+	e.tag_len = 0;
+	e.tag_off = 0xfffffff0u;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_OK);
+	assert_int_equal(op.tag_len, 0);
+	assert_int_equal(op.len, 1024);
+	/* ...with a tag length: only LAST has a tag. */
+	e.tag_len = 16;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_PARAM);
+
+	/* A middle piece: nothing but data. */
+	e = base_desc();
+	e.flags = S;
+	e.sl_off = 1 << 8;
+	e.iv_len = 0;
+	e.aad_len = 0;
+	e.tag_len = 0;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_OK);
+	e.iv_len = 12;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_PARAM);
+	e.iv_len = 0;
+	e.aad_len = 16;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_PARAM);
+	e.aad_len = 0;
+	e.tag_len = 16;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_PARAM);
+
+	/* A LAST: the session's tag, in range. */
+	e = base_desc();
+	e.flags = S | L;
+	e.iv_len = 0;
+	e.aad_len = 0;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_OK);
+	assert_int_equal(op.tag_len, 16);
+	e.tag_off = 0xfffffff0u;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_RANGE);
+
+	/* FIRST/LAST without STREAM; a piece that is scatter-gather or
+	 * session-less. */
+	e = base_desc();
+	e.flags = F;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_DESC);
+	e.flags = L;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_DESC);
+	e = base_desc();
+	e.flags = S | F | CRD_SQE_F_SRC_SGL;
+	e.src_nseg = 1;
+	e.tag_len = 0;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_DESC);
+	e = base_desc();
+	e.flags = S | F | CRD_SQE_F_SESSIONLESS;
+	e.session = 0;
+	e.tag_len = 0;
+	assert_int_equal(resolve(&e, s, &op), CRD_ST_BAD_DESC);
 }
 
 static void test_no_session(void **state)
@@ -504,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_valid_null_session),
 		cmocka_unit_test(test_rejections_gcm),
 		cmocka_unit_test(test_rejections_null),
+		cmocka_unit_test(test_stream_pieces),
 		cmocka_unit_test(test_no_session),
 		cmocka_unit_test(test_tiny_arena),
 		cmocka_unit_test(test_range_ok),

@@ -617,7 +617,7 @@ static int daemon_serve(struct sim *s, uint32_t max)
 		order_done(&q->ord, start, n);
 	}
 	/* Publishes both indices; each pairs with the client's acquire. */
-	order_post(&q->ord, q->hdr);
+	order_post(&q->ord, q->hdr, NULL);
 	return (int)n;
 }
 

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#include "streams.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bounds.h"
+#include "log.h"
+#include "session.h"
+
+int stream_table_init(struct stream_table *t, uint32_t cq_entries)
+{
+	memset(t, 0, sizeof(*t));
+	/* Stream state is key-derived (GHASH and HMAC states, CBC-MAC):
+	 * locked, out of core dumps, wiped, as the key store is. */
+	t->map_size = crd_align_up(
+		CRD_STREAMS_PER_QUEUE * sizeof(struct stream_slot), 4096);
+	void *p = mmap(NULL, t->map_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	(void)madvise(p, t->map_size, MADV_DONTDUMP);
+	if (mlock(p, t->map_size) < 0) {
+		static int warned; /* control thread only */
+		if (!warned++)
+			log_warn("streams: mlock failed (%s): stream state may "
+				 "be swapped out; raise LimitMEMLOCK",
+				 strerror(errno));
+	}
+	t->slot = p;
+	t->pend = calloc(cq_entries, sizeof(*t->pend));
+	if (!t->pend) {
+		stream_table_fini(t);
+		return -ENOMEM;
+	}
+	t->pend_mask = cq_entries - 1;
+	return 0;
+}
+
+static void stream_close(struct stream_table *t, struct stream_slot *ss)
+{
+	explicit_bzero(ss, sizeof(*ss)); /* state, handle, open */
+	t->nopen--;
+	if (t->client_open)
+		atomic_fetch_sub_explicit(t->client_open, 1,
+					  memory_order_relaxed);
+}
+
+void stream_table_fini(struct stream_table *t)
+{
+	if (t->slot) {
+		for (unsigned i = 0; i < CRD_STREAMS_PER_QUEUE; i++)
+			if (t->slot[i].open)
+				stream_close(t, &t->slot[i]);
+		explicit_bzero(t->slot, t->map_size);
+		munmap(t->slot, t->map_size);
+		t->slot = NULL;
+	}
+	free(t->pend);
+	t->pend = NULL;
+}
+
+void stream_sweep_request(struct stream_table *t)
+{
+	atomic_store_explicit(&t->sweep, 1, memory_order_release);
+}
+
+void stream_sweep(struct stream_table *t, const struct session_table *st)
+{
+	if (!atomic_exchange_explicit(&t->sweep, 0, memory_order_acquire))
+		return;
+	for (unsigned i = 0; i < CRD_STREAMS_PER_QUEUE && t->nopen; i++) {
+		struct stream_slot *ss = &t->slot[i];
+		if (!ss->open)
+			continue;
+		const struct session *s = session_table_get(st, ss->session_id);
+		if (!s || s->serial != ss->session_serial)
+			stream_close(t, ss);
+	}
+}
+
+/* FIRST: take the slot, within the owner's bound. */
+static int stream_open(struct stream_table *t, struct stream_slot *ss,
+		       const struct crd_sqe *e, const struct session *s)
+{
+	if (!s->eng->stream || !s->eng->stream_alg(s->alg))
+		return -EOPNOTSUPP;
+	if (t->client_open && atomic_fetch_add_explicit(t->client_open, 1,
+							memory_order_relaxed) >=
+				      MAX_STREAMS_PER_CLIENT) {
+		atomic_fetch_sub_explicit(t->client_open, 1,
+					  memory_order_relaxed);
+		return CRD_ST_STREAM_LIMIT;
+	}
+	memset(ss->state, 0, sizeof(ss->state));
+	ss->handle = e->sl_off;
+	ss->session_id = e->session;
+	ss->session_serial = s->serial;
+	ss->dir = e->op;
+	ss->open = 1;
+	t->nopen++;
+	return CRD_ST_OK;
+}
+
+int stream_piece(struct stream_table *t, const struct session_table *sessions,
+		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
+		 struct engine_op *op, void *const *eng_ctx,
+		 struct desc_sgl *sg)
+{
+	uint32_t handle = e->sl_off;
+	unsigned slot = crd_stream_slot(handle);
+	int first = e->flags & CRD_SQE_F_FIRST,
+	    last = e->flags & CRD_SQE_F_LAST;
+
+	memset(op, 0, sizeof(*op));
+	if (slot >= CRD_STREAMS_PER_QUEUE)
+		return op->status = CRD_ST_STREAM_LIMIT;
+	struct stream_slot *ss = &t->slot[slot];
+	if (first && ss->open)
+		return op->status = CRD_ST_STREAM_BUSY; /* that one goes on */
+	if (!first && (!ss->open || ss->handle != handle))
+		return op->status = CRD_ST_NO_STREAM;
+
+	const struct session *s = session_table_get(sessions, e->session);
+	int st = desc_resolve(e, arena, arena_size, s, op, sg);
+	if (st == CRD_ST_OK && op->sgl)
+		st = CRD_ST_BAD_DESC; /* never flat: not a stream's shape */
+	if (st == CRD_ST_OK && !first &&
+	    (s->serial != ss->session_serial || e->op != ss->dir))
+		st = s->serial != ss->session_serial ? CRD_ST_NO_SESSION
+						     : CRD_ST_BAD_PARAM;
+	if (st == CRD_ST_OK && first)
+		st = stream_open(t, ss, e, s);
+	if (st != CRD_ST_OK) {
+		op->status = st;
+		op->len = 0;
+		/* A FIRST that failed opened nothing; any other failure ends
+		 * the stream it named (open, with this handle: checked). */
+		if (!first)
+			stream_close(t, ss);
+		return st;
+	}
+
+	op->pos = (uint8_t)((first ? ENGINE_FIRST : 0) |
+			    (last ? ENGINE_LAST : 0));
+	op->param = first ? (last ? op->len : e->tag_off) : 0;
+	s->eng->stream(eng_ctx[s->eng_idx], op, ss->state);
+	if (op->status != CRD_ST_OK || last)
+		stream_close(t, ss);
+	return op->status;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streams (ring_abi.h): a queue's table of open streams, and the serial
+ * step that runs their pieces.
+ *
+ * Pieces of one stream depend on each other's state, so they must run in
+ * order, not only complete in order. Workers never run a piece where they
+ * claimed it: worker_resolve keeps a private copy of it in the queue's
+ * pending array (by sequence number) and marks its run "serial"; the
+ * poster (order.c), which already walks a queue's completed runs in
+ * submission order under the queue's poster lock, runs the pieces it
+ * meets there before it posts past them. So a queue's pieces run one at
+ * a time, in submission order, on whichever worker holds that queue's
+ * poster lock, while the queue's other ops, and every other queue, still
+ * run in parallel; no thread ever waits for another.
+ *
+ * All of a table but the sweep flag is touched only under the queue's
+ * poster lock (or after the queue is detached from the workers).
+ */
+#ifndef CRYPTOD_STREAMS_H
+#define CRYPTOD_STREAMS_H
+
+#include <cryptod/compiler.h>
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "desc.h"
+#include "engine.h"
+
+struct session_table;
+
+/* engine_op.status of a piece the claiming worker leaves to the poster:
+ * not a status any completion carries. */
+enum { STREAM_DEFERRED = 1 };
+
+struct stream_slot {
+	uint32_t handle; /* the client's, while open */
+	uint32_t session_id;
+	uint64_t session_serial; /* session.serial at FIRST */
+	uint8_t open;
+	uint8_t dir; /* CRD_OP_* of FIRST: every piece must repeat it */
+	_Alignas(64) uint8_t state[STREAM_STATE_SIZE]; /* the engine's */
+};
+
+struct stream_table {
+	struct stream_slot
+		*slot; /* owned locked mapping [CRD_STREAMS_PER_QUEUE] */
+	size_t map_size;
+	unsigned nopen;
+	/* The owner's count of open streams over all its queues (not owned;
+	 * NULL until client_queue_open sets it). */
+	_Atomic unsigned *client_open;
+	/* Set by the control thread when a session of the owner is gone:
+	 * the next poster closes the streams that used it. */
+	_Atomic int sweep;
+	/* Owned, [cq_entries]: private copies of pieces, by sequence number,
+	 * from the claiming worker to the poster. A run with pieces has every
+	 * entry written (flags 0 for ops that are not pieces). */
+	struct crd_sqe *pend;
+	uint32_t pend_mask;
+};
+
+CRD_MUST_CHECK int stream_table_init(struct stream_table *t,
+				     uint32_t cq_entries);
+/* Wipe every stream and free; the queue is detached from the workers. */
+void stream_table_fini(struct stream_table *t);
+
+/* Is a sweep asked for? (A hint read without the lock.) */
+static inline int stream_sweep_pending(struct stream_table *t)
+{
+	return atomic_load_explicit(&t->sweep, memory_order_relaxed);
+}
+
+/* Control thread: a session of the owner was destroyed. */
+void stream_sweep_request(struct stream_table *t);
+
+/* Under the poster lock: close the streams whose session is gone. */
+void stream_sweep(struct stream_table *t, const struct session_table *st);
+
+/*
+ * Under the poster lock: run the piece e (a private copy) of this queue,
+ * in submission order. Fills op (for the completion and the counters)
+ * and returns its status. eng_ctx: the calling worker's engine contexts;
+ * sg: a stage slot for desc_resolve. Any error in a piece of an open
+ * stream closes it; LAST closes it too.
+ */
+int stream_piece(struct stream_table *t, const struct session_table *sessions,
+		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
+		 struct engine_op *op, void *const *eng_ctx,
+		 struct desc_sgl *sg);
+
+#endif
