@@ -32,8 +32,8 @@ static const char usage_engines[] =
 	"  -j, --json         every row as JSON: {\"algorithms\": [{alg, id,\n"
 	"                     kind (aead, cipher, authenc, mac, hash or\n"
 	"                     none), engine, default, available, reason,\n"
-	"                     sgl,\n"
-	"                     sessionless, key_sizes, auth_key_sizes,\n"
+	"                     sgl, sessionless, stream, key_sizes,\n"
+	"                     auth_key_sizes,\n"
 	"                     iv_sizes, tag_sizes (lists of {min, max,\n"
 	"                     increment}), aad_sizes ({min, max,\n"
 	"                     increment}), min_len, max_len, block_size}]}\n"
@@ -217,8 +217,9 @@ static void print_json(const struct cc_alg_caps *caps, unsigned n)
 		printf(", \"default\": %s, \"available\": %s, \"reason\": ",
 		       json_bool(c->default_engine), json_bool(c->available));
 		json_str(c->reason);
-		printf(", \"sgl\": %s, \"sessionless\": %s", json_bool(c->sgl),
-		       json_bool(c->sessionless));
+		printf(", \"sgl\": %s, \"sessionless\": %s, \"stream\": %s",
+		       json_bool(c->sgl), json_bool(c->sessionless),
+		       json_bool(c->stream));
 		json_ranges("key_sizes", c->key_sizes, c->n_key_sizes, 4);
 		json_ranges("auth_key_sizes", c->auth_key_sizes,
 			    c->n_auth_key_sizes, 2);

@@ -25,7 +25,7 @@ static const char usage_clients[] =
 	"\n"
 	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, name,\n"
 	"                     connected_ms, queues, sessions, ops, bytes,\n"
-	"                     in_flight, arena_bytes}]}\n"
+	"                     in_flight, arena_bytes, streams}]}\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
@@ -70,9 +70,9 @@ static void clients_json(const struct cc_client_info *v, unsigned n)
 		printf(", \"connected_ms\": %" PRIu64 ", \"queues\": %u, "
 		       "\"sessions\": %u, \"ops\": %" PRIu64
 		       ", \"bytes\": %" PRIu64 ", \"in_flight\": %u, "
-		       "\"arena_bytes\": %" PRIu64 "}",
+		       "\"arena_bytes\": %" PRIu64 ", \"streams\": %u}",
 		       c->connected_ms, c->queues, c->sessions, c->ops,
-		       c->bytes, c->in_flight, c->arena_bytes);
+		       c->bytes, c->in_flight, c->arena_bytes, c->streams);
 	}
 	printf("%s]}\n", n ? "\n" : "");
 }

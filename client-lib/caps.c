@@ -134,6 +134,7 @@ int cc_capabilities_get(struct cc_conn *c, struct cc_alg_caps **out,
 		d->routed = s->routed;
 		d->sgl = s->sgl;
 		d->sessionless = s->sessionless;
+		d->stream = s->stream;
 		d->n_key_sizes = caps_ranges(d->key_sizes, 4, s->key_sizes,
 					     s->n_key_sizes);
 		d->n_auth_key_sizes =

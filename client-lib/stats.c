@@ -180,6 +180,7 @@ int cc_clients_get(struct cc_conn *c, struct cc_client_info **out, unsigned *n)
 		d->ops = s->ops;
 		d->bytes = s->bytes;
 		d->arena_bytes = s->arena_bytes;
+		d->streams = s->streams;
 	}
 	*n = (unsigned)r->n_clients;
 	*out = v;

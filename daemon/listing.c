@@ -57,6 +57,8 @@ int clients_reply(struct client *c, uint32_t seq)
 		m->queues = k->n_queues;
 		m->sessions = k->n_sessions;
 		m->arena_bytes = k->arena_bytes;
+		m->streams = atomic_load_explicit(&k->streams_open,
+						  memory_order_relaxed);
 		for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
 			struct queue *q = k->queues[i];
 			if (!q)

@@ -229,6 +229,7 @@ struct cc_client_info {
 	uint32_t client_id, pid, uid, gid, queues, sessions, in_flight;
 	char name[65];
 	uint64_t connected_ms, ops, bytes, arena_bytes;
+	uint32_t streams; /* open now, over its queues */
 };
 
 /* One session (cc_sessions_get): never any key material. */
@@ -252,6 +253,7 @@ struct cc_alg_caps {
 	char reason[128];   /* why not, when !available */
 	int default_engine; /* chosen when a session names no engine */
 	int sgl, sessionless;
+	int stream; /* messages may span many ops (cc_stream_open) */
 	struct cc_range key_sizes[4];
 	unsigned n_key_sizes;
 	struct cc_range auth_key_sizes[2];
