@@ -94,6 +94,8 @@ void bp_dmcrypt_setup(struct bench_cfg *cfg, bool burst_set, bool depth_set,
  * all three), bench/pool/'s sections, with their own options. argv[0] is
  * the mode. Returns a CLI_EXIT_* status. */
 int bp_pool(const char *mode, int argc, char **argv);
+/* bench_stream.c: the stream mode. */
+int bp_stream(int argc, char **argv);
 
 /* bench_out.c */
 /* The seed-format table of one algorithm, its paths side by side. */

@@ -51,6 +51,9 @@ const char bp_usage[] =
 	"              mode, the client polling or asleep in cc_wait(),\n"
 	"              warm and cold\n"
 	"  pool        scale, pcrypt and latency in turn\n"
+	"  stream      AES-GCM: one message as a stream of pieces against\n"
+	"              one-shot ops of the piece size (its own options:\n"
+	"              cryptoctl bench stream --help)\n"
 	"\n"
 	"Options of every mode:\n"
 	"      --spawn-daemon BIN\n"
@@ -264,10 +267,12 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 	bench_prog = "cryptoctl: bench";
 	if (mode && bp_is_pool_mode(mode))
 		return bp_pool(mode, argc - 1, argv + 1);
+	if (mode && !strcmp(mode, "stream"))
+		return bp_stream(argc - 1, argv + 1);
 	if (mode && strcmp(mode, "throughput") && strcmp(mode, "dmcrypt")) {
 		cli_usage_err("bench",
 			      "unknown mode '%s' (throughput, dmcrypt, scale, "
-			      "pcrypt, latency or pool)",
+			      "pcrypt, latency, pool or stream)",
 			      mode);
 		return CLI_EXIT_USAGE;
 	}
