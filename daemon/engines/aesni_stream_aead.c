@@ -176,9 +176,9 @@ static const uint8_t ccm_zero[BLK];
 
 /*
  * Run one AES job (mode, src -> dst, n bytes, iv: a 16-byte block or
- * NULL) to completion. The manager holds no other job here: the worker
- * flushes it at the end of every burst, and stream pieces run outside
- * bursts. 0, or -1 if ipsec-mb refused it.
+ * NULL) to completion. The manager holds no other job (stream_ccm made
+ * sure), so the one that completes is this one. 0, or -1 if ipsec-mb
+ * refused it.
  */
 static int ccm_job(IMB_MGR *m, const struct session *s, IMB_CIPHER_MODE mode,
 		   const uint8_t *src, uint8_t *dst, uint64_t n,
@@ -420,6 +420,13 @@ static void stream_ccm(IMB_MGR *m, struct engine_op *op, struct aead_stream *st)
 	/* CBC-MAC values: key-derived, wiped before the frame goes */
 	uint8_t scratch[CCM_CHUNK];
 
+	/* Jobs of a burst still in the manager would complete in place of
+	 * ours and be lost: the worker flushes at the end of every burst, so
+	 * this is a caller's bug, refused before anything is touched. */
+	if (IMB_QUEUE_SIZE(m)) {
+		op->status = CRD_ST_ENGINE;
+		return;
+	}
 	op->status = ccm_piece(m, op, st, scratch);
 	explicit_bzero(scratch, sizeof(scratch));
 	if (op->status == CRD_ST_OK && op->op == CRD_OP_DECRYPT &&
