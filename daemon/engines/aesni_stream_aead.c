@@ -122,7 +122,7 @@ static void stream_gcm(IMB_MGR *m, struct engine_op *op, struct aead_stream *st)
 			init_var(&k->gcm, ctx, op->iv, op->iv_len, op->aad,
 				 op->aad_len);
 	}
-	if (op->len) /* ipsec-mb's checks refuse empty updates */
+	if (op->len) /* an empty piece may come with NULL src and dst */
 		update(&k->gcm, ctx, op->dst, op->src, op->len);
 	st->done += op->len;
 	op->status = CRD_ST_OK;
