@@ -6,9 +6,10 @@
  * GCM and ChaCha20-Poly1305: ipsec-mb's direct API already streams (init,
  * update, finalize), carrying partial blocks and keystream in its
  * context, which lives in the stream's state. ipsec-mb 1.3's ChaCha20-
- * Poly1305 updates take any length (checked on its SSE, AVX, AVX2 and
- * AVX-512 code against OpenSSL with 1-byte and odd pieces:
- * tests/unit/test_stream_aead.c), so nothing is carried here.
+ * Poly1305 updates take any length too (checked against OpenSSL with
+ * 1-byte and odd pieces on its SSE, AVX, AVX2 and AVX-512 code; the unit
+ * test, tests/unit/test_stream_aead.c, checks the host's), so nothing is
+ * carried here.
  *
  * CCM: ipsec-mb has no streaming CCM, so it is built here from its AES
  * jobs (SP 800-38C): CBC-MAC over B0 || encoded AAD || message with CBC
@@ -16,6 +17,9 @@
  * counter jobs from A1, and A0's keystream for the tag. The message runs
  * in chunks of CCM_CHUNK bytes so the second pass over a chunk (CTR after
  * the MAC on encrypt, the MAC after CTR on decrypt) finds it in cache.
+ * CBC-MAC is serial, one AES block's latency per block: measured, a
+ * stream of 64 KiB AES-128 pieces runs at ~0.7 GB/s, EVP's one-shot
+ * (which interleaves CTR with the MAC) at ~1.1 GB/s.
  */
 #include "aesni.h"
 #include "stream.h"
