@@ -191,7 +191,7 @@ enum cut {
 	CUT_RANDOM, /* empty, 1-byte, odd, up to 1 MiB pieces */
 	CUT_MIB,    /* about 1 MiB each */
 	CUT_ONE,    /* one FIRST|LAST piece */
-	CUT_ZEROS,  /* random, with several empty pieces between any two */
+	CUT_ZEROS,  /* random, and about every other piece empty */
 };
 
 static uint32_t cut_len(enum cut how, uint64_t left)
@@ -231,11 +231,10 @@ static uint32_t cut_len(enum cut how, uint64_t left)
 }
 
 struct run {
-	int status;	    /* of the last piece run */
-	uint64_t last_off;  /* where that piece started */
-	uint32_t last_len;  /* and its length */
-	unsigned pieces;    /* run */
-	uint32_t ccm_param; /* CCM: declared length (else ignored) */
+	int status;	   /* of the last piece run */
+	uint64_t last_off; /* where that piece started */
+	uint32_t last_len; /* and its length */
+	unsigned pieces;   /* run */
 };
 
 /* Run one piece; the state is wiped as the daemon wipes it. */
@@ -255,7 +254,7 @@ static struct run stream(const struct session *s, struct msg *m, uint8_t dir,
 			 const uint8_t *src, uint8_t *dst, uint64_t len,
 			 enum cut how)
 {
-	struct run r = { .status = CRD_ST_OK, .ccm_param = (uint32_t)len };
+	struct run r = { .status = CRD_ST_OK };
 	uint64_t off = 0;
 
 	memset(t.state, 0, STREAM_STATE_SIZE);
@@ -277,8 +276,8 @@ static struct run stream(const struct session *s, struct msg *m, uint8_t dir,
 			op.iv_len = (uint8_t)m->iv_len;
 			op.aad = m->aad_len ? m->aad : NULL;
 			op.aad_len = (uint32_t)m->aad_len;
-			if (m->alg == CRD_ALG_AES_CCM)
-				op.param = last ? n : r.ccm_param;
+			if (m->alg == CRD_ALG_AES_CCM) /* the whole length */
+				op.param = (uint32_t)len;
 		}
 		if (last) {
 			op.tag = m->tag;
