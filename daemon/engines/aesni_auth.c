@@ -29,19 +29,9 @@
 
 /* The longest message one HMAC job hashes (measured: 65535 is refused);
  * used for CMAC and XCBC jobs as well. */
-enum { AESNI_AUTH_JOB_MAX = 65534, AESNI_AUTH_RAW = 128 };
+enum { AESNI_AUTH_JOB_MAX = 65534 };
 
-struct aesni_auth_key {
-	DECLARE_ALIGNED(uint8_t ipad[64], 16); /* HMAC inner state */
-	DECLARE_ALIGNED(uint8_t opad[64], 16);
-	DECLARE_ALIGNED(uint8_t enc[16 * 15], 16); /* CMAC; XCBC: K1's */
-	DECLARE_ALIGNED(uint8_t sk1[16], 16);	   /* CMAC K1; XCBC K2 */
-	DECLARE_ALIGNED(uint8_t sk2[16], 16);	   /* CMAC K2; XCBC K3 */
-	/* For OpenSSL: the HMAC key (hashed when longer than a block),
-	 * the CMAC or XCBC key. */
-	uint8_t raw[AESNI_AUTH_RAW];
-	uint16_t raw_len;
-};
+/* Session key material: struct aesni_auth_key (auth.h). */
 _Static_assert(sizeof(struct aesni_auth_key) <=
 		       sizeof(((struct session *)0)->key),
 	       "auth key fits the session");

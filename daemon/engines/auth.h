@@ -105,6 +105,22 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 
 /* ---- aesni (aesni_auth.c); mgr is the caller's IMB_MGR ---- */
 
+enum { AESNI_AUTH_RAW = 128 };
+
+/* A MAC session's key material on aesni, in the session's locked slot;
+ * stream_mac.c reads it too. */
+struct aesni_auth_key {
+	_Alignas(16) uint8_t ipad[64]; /* HMAC inner state (ipsec-mb's) */
+	_Alignas(16) uint8_t opad[64];
+	_Alignas(16) uint8_t enc[16 * 15]; /* CMAC; XCBC: K1's */
+	_Alignas(16) uint8_t sk1[16];	   /* CMAC K1; XCBC K2 */
+	_Alignas(16) uint8_t sk2[16];	   /* CMAC K2; XCBC K3 */
+	/* For OpenSSL: the HMAC key (hashed when longer than a block),
+	 * the CMAC or XCBC key. */
+	uint8_t raw[AESNI_AUTH_RAW];
+	uint16_t raw_len;
+};
+
 int aesni_auth_session_init(struct session *s, void *mgr, const uint8_t *key,
 			    size_t key_len);
 /* Fetch (probe) and free (fini) the OpenSSL objects of the fallback for

@@ -13,6 +13,7 @@
 #include "aead.h"
 #include "engine.h"
 #include "stream.h"
+#include "openssl.h"
 #include "openssl_authenc.h"
 #include "session.h"
 
@@ -105,28 +106,7 @@ static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
 	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
 }
 
-struct ossl_key {
-	uint8_t raw[CRD_KEY_MAX];	/* the raw key: EVP expands it per op */
-	uint8_t auth[CRD_AUTH_KEY_MAX]; /* authenc: the raw HMAC key */
-	uint8_t auth_len;
-};
-
-/* Per-worker state. */
-struct ossl_worker {
-	EVP_CIPHER_CTX *ctx;
-	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
-	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
-	struct ossl_hmac *hmac; /* authenc; owned */
-};
-
-static int ossl_key_idx(unsigned alg, unsigned key_len)
-{
-	if (alg == CRD_ALG_AES_XTS)
-		return key_len == 32 ? 0 : 1;
-	if (alg == CRD_ALG_AES_GCM_RFC4106)
-		key_len -= 4; /* the salt */
-	return key_len == 16 ? 0 : key_len == 24 ? 1 : 2;
-}
+/* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
 
 static int ossl_probe(const struct engine *e, char *why, size_t len)
 {

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* The openssl engine's session key material and per-worker state, shared
+ * by engine_openssl.c and the file that serves its streams
+ * (openssl_stream.c). */
+#ifndef CRYPTOD_ENGINE_OPENSSL_H
+#define CRYPTOD_ENGINE_OPENSSL_H
+
+#include <stdint.h>
+
+#include <openssl/evp.h>
+
+#include <cryptod/ring_abi.h>
+
+struct ossl_auth;
+struct ossl_hmac;
+
+/* Session key material, in the session's locked slot. */
+struct ossl_key {
+	uint8_t raw[CRD_KEY_MAX];	/* the raw key: EVP expands it per op */
+	uint8_t auth[CRD_AUTH_KEY_MAX]; /* authenc: the raw HMAC key */
+	uint8_t auth_len;
+};
+
+/* Per-worker state (the engine's wctx). */
+struct ossl_worker {
+	EVP_CIPHER_CTX *ctx;
+	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
+	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
+	struct ossl_hmac *hmac; /* authenc; owned */
+};
+
+/* The index of a key size in ossl_worker.cipher[alg]. */
+static inline int ossl_key_idx(unsigned alg, unsigned key_len)
+{
+	if (alg == CRD_ALG_AES_XTS)
+		return key_len == 32 ? 0 : 1;
+	if (alg == CRD_ALG_AES_GCM_RFC4106)
+		key_len -= 4; /* the salt */
+	return key_len == 16 ? 0 : key_len == 24 ? 1 : 2;
+}
+
+#endif
