@@ -101,6 +101,8 @@ const struct sc_var sc_vars[] = {
 	V_MAC(CC_ALG_AES_CMAC, "aes-cmac-128", 16, 0, 0, 16),
 	V_MAC(CC_ALG_AES_CMAC, "aes-cmac-192", 24, 0, 0, 16),
 	V_MAC(CC_ALG_AES_CMAC, "aes-cmac-256", 32, 0, 0, 16),
+	/* the null engine's copy: the stream machinery alone */
+	V_CIPH(CC_ALG_NULL, "null", 0, 0, 1, 0),
 };
 const unsigned sc_n_vars = sizeof(sc_vars) / sizeof(sc_vars[0]);
 
@@ -265,9 +267,15 @@ static void sc_tweak(const uint8_t *iv, uint64_t k, uint8_t *out)
 static int sc_ref_cipher(struct sc_msg *m)
 {
 	const EVP_CIPHER *c = sc_evp(m->v, m->key_len);
-	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
-	int ok = x != NULL;
+	EVP_CIPHER_CTX *x;
+	int ok;
 
+	if (m->v->alg == CC_ALG_NULL) {
+		memcpy(m->ct, m->pt, m->len);
+		return 0;
+	}
+	x = EVP_CIPHER_CTX_new();
+	ok = x != NULL;
 	if (ok && m->v->xts) {
 		uint8_t tw[16];
 		size_t off = 0;

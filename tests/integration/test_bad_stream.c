@@ -1069,12 +1069,12 @@ static void after_desc_refusal(struct t *t, struct cs *c, const char *w)
 	it[0].acc[1] = CC_ERR_NO_STREAM;
 	run_items(t, t->q, w, it, n);
 	if (it[0].status == CC_ERR_NO_STREAM) {
-		printf("  %s: BAD_DESC, and the stream ended\n", w);
+		printf("  %s: refused, and the stream ended\n", w);
 		return;
 	}
 	if (it[0].status != CC_OK)
 		return;
-	printf("  %s: BAD_DESC, and the stream went on\n", w);
+	printf("  %s: refused, and the stream went on\n", w);
 	n = 0;
 	cs_next(c, it, &n, "LAST");
 	run_items(t, t->q, w, it, n);
@@ -1505,6 +1505,7 @@ static void case_disconnect(struct t *t, const struct fx_daemon *d)
 		if (cyc == 2) {
 			cs_next(&c, it, &n, "MIDDLE (ours)");
 			run_items(t, t->q, ctx, it, n);
+			c.s.failed |= it[0].status != CC_OK;
 		}
 	}
 	usleep(300000); /* the daemon reaps the connections */
@@ -1518,17 +1519,16 @@ static void case_disconnect(struct t *t, const struct fx_daemon *d)
 		       "the daemon's locked memory grew from %ld to %ld kB "
 		       "over 5 clients that left streams open",
 		       lck0, lck1);
-	/* a new client still opens them all, and closes them */
+	/* a new client still opens them all */
 	r = run_leaver(t, d, want, 0);
 	expect(t, r == 0, ctx,
 	       "after the others left, a new client could not open %u "
 	       "streams (exit %d)",
 	       want, r);
 	n = 0;
-	cs_next(&c, it, &n, "MIDDLE (ours)");
 	cs_next(&c, it, &n, "LAST (ours)");
 	run_items(t, t->q, ctx, it, n);
-	if (c.s.next == 3 && it[0].status == CC_OK && it[1].status == CC_OK)
+	if (c.s.next == 3 && it[0].status == CC_OK && !c.s.failed)
 		cs_check(t, &c, ctx);
 	cs_free(t, &c);
 }
@@ -1547,7 +1547,7 @@ int main(void)
 	};
 	static const char *const mains[] = { "aes-gcm-128", "aes-ctr-128",
 					     "aes-cbc-128", "hmac-sha256",
-					     "sha256" };
+					     "sha256",	    "null" };
 	struct t t = { 0 };
 	struct fx_daemon d;
 	uint64_t seed = sc_seed(SC_SEED_DEFAULT ^ 0xbad), t0 = fx_now_ms();
