@@ -457,36 +457,39 @@ void sc_msg_desc(const struct sc_msg *m, char *buf, size_t n)
 
 /* ---- Pieces ---- */
 
-static uint32_t sc_rnd_piece(void)
+/* A piece length: each stream has a scale (its largest piece), from 16
+ * bytes to SC_PIECE_MAX, so that some streams come in many tiny pieces
+ * and others in a few large ones; now and then a tiny one anyway. */
+static uint32_t sc_rnd_piece(uint32_t scale)
 {
-	uint32_t r = mc_below(100);
-
-	if (r < 20)
+	if (mc_below(10) == 0)
 		return 1 + mc_below(16);
-	if (r < 55)
-		return 1 + mc_below(4096);
-	if (r < 75)
-		return 1 + mc_below(65536);
-	return 1 + mc_below(SC_PIECE_MAX);
+	return 1 + mc_below(scale);
 }
 
 int sc_cut(const struct sc_msg *m, uint32_t *cuts, unsigned max)
 {
+	static const uint32_t scales[] = { 16, 256, 4096, 65536, SC_PIECE_MAX };
+	uint32_t scale = scales[mc_below(5)];
 	size_t rem = m->len;
 	unsigned n = 0;
 
 	if (!max)
 		return -E2BIG;
+	/* about max / 4 pieces at most, on average */
+	while (scale < SC_PIECE_MAX && m->len / (scale / 2 + 1) > max / 4)
+		scale *= 2;
 	if (!rem)
 		cuts[n++] = 0;
 	while (rem) {
-		uint32_t p = sc_rnd_piece();
+		uint32_t p = sc_rnd_piece(scale);
 
 		if (m->v->block > 1)
 			p = p < m->v->block ? m->v->block : p - p % m->v->block;
 		if (m->v->xts)
 			p = p < m->unit ? m->unit : p - p % m->unit;
-		if (p >= rem)
+		/* the last pieces the array holds take what is left */
+		if (p >= rem || (n + 2 >= max && rem <= SC_PIECE_MAX))
 			p = (uint32_t)rem;
 		if (n == max)
 			return -E2BIG;
