@@ -94,6 +94,8 @@ static void expect(struct t *t, int ok, const char *ctx, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+static long listed_streams(struct t *t, const char *name, unsigned *nc);
+
 /* ---- Items: an op and what it may complete with ---- */
 
 enum { ANY_ERROR = 1 }; /* in acc[]: any status but OK */
@@ -875,6 +877,16 @@ static void case_client_limit(struct t *t, const struct fx_daemon *d)
 		printf("  %s (round %d): %u opened on %u queues, then %u "
 		       "refused with STREAM_LIMIT\n",
 		       ctx, round, n_ok, nq, n_lim);
+		{
+			unsigned nc;
+			long listed =
+				listed_streams(t, "test_bad_stream limit", &nc);
+
+			expect(t, nc == 1 && listed == (long)n_ok, ctx,
+			       "cc_clients_get lists %ld open streams (%u "
+			       "clients), %u are open",
+			       listed, nc, n_ok);
+		}
 		expect(t, n_lim > 0, ctx,
 		       "%u streams opened on %u queues and no STREAM_LIMIT: "
 		       "a client's open streams are not bounded below "
@@ -1355,6 +1367,231 @@ out:
 	cs_free(t, &b);
 }
 
+/* ---- What the daemon lists ---- */
+
+/* The open streams cc_clients_get() lists for clients named name (-1:
+ * none such), and how many such clients there are in *n. */
+static long listed_streams(struct t *t, const char *name, unsigned *nc)
+{
+	struct cc_client_info *ci;
+	unsigned n, i;
+	long sum = -1;
+	int r = cc_clients_get(t->conn, &ci, &n);
+
+	*nc = 0;
+	if (r) {
+		expect(t, 0, "listing", "cc_clients_get: %s", cc_strerror(r));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(ci[i].name, name)) {
+			sum = (sum < 0 ? 0 : sum) + ci[i].streams;
+			(*nc)++;
+		}
+	free(ci);
+	return sum;
+}
+
+/* The capability table's stream flag (the default engine's row) agrees
+ * with what the probes found. */
+static void case_caps(struct t *t)
+{
+	struct cc_alg_caps *caps;
+	unsigned n, i, v;
+	int r = cc_capabilities_get(t->conn, &caps, &n);
+
+	if (r) {
+		expect(t, 0, "capabilities", "%s", cc_strerror(r));
+		return;
+	}
+	for (v = 0; v < sc_n_vars; v++) {
+		int row = -1;
+
+		if (v && sc_vars[v].alg == sc_vars[v - 1].alg)
+			continue; /* one row per algorithm */
+		for (i = 0; i < n; i++)
+			if (caps[i].alg == sc_vars[v].alg &&
+			    caps[i].default_engine && caps[i].available)
+				row = (int)i;
+		expect(t, row >= 0, "capabilities", "%s: no default engine",
+		       sc_vars[v].name);
+		if (row < 0)
+			continue;
+		expect(t, !caps[row].stream == !!t->missing[v], "capabilities",
+		       "%s on %s: stream %d, but its FIRST %s", sc_vars[v].name,
+		       caps[row].engine, caps[row].stream,
+		       t->missing[v] ? "failed with -EOPNOTSUPP" : "worked");
+	}
+	/* an algorithm that does not stream says so */
+	for (i = 0; i < n; i++)
+		if (caps[i].alg == CC_ALG_AES_GMAC ||
+		    caps[i].alg == CC_ALG_AES_CBC_HMAC_SHA1 ||
+		    caps[i].alg == CC_ALG_SNOW3G_UEA2)
+			expect(t, !caps[i].stream, "capabilities",
+			       "%s on %s claims to stream", caps[i].alg_name,
+			       caps[i].engine);
+	cc_capabilities_free(caps);
+}
+
+/* Algorithms that do not stream: -EOPNOTSUPP at FIRST (cryptoclient.h:
+ * "Others fail with -EOPNOTSUPP"), whatever the layout, and the slot is
+ * free after it. */
+static void case_not_streaming(struct t *t)
+{
+	static const struct {
+		enum cc_alg alg;
+		const char *what;
+		unsigned key_len, auth_key_len, iv_len, len;
+		int inplace, auth_only;
+	} algs[] = {
+		{ CC_ALG_AES_CBC_HMAC_SHA256, "aes-cbc-hmac-sha256 in place",
+		  16, 32, 16, 32, 1, 0 },
+		{ CC_ALG_AES_CBC_HMAC_SHA256,
+		  "aes-cbc-hmac-sha256 out of place", 16, 32, 16, 32, 0, 0 },
+		{ CC_ALG_AES_GMAC, "aes-gmac", 16, 0, 12, 32, 1, 1 },
+		{ CC_ALG_CHACHA20, "chacha20", 32, 0, 16, 32, 0, 0 },
+		{ CC_ALG_SNOW3G_UEA2, "snow3g-uea2 (256 bits)", 16, 0, 16, 256,
+		  0, 0 },
+	};
+	static const uint8_t key[64] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
+	for (unsigned a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+		char ctx[128];
+		struct cc_session_params sp = {
+			.alg = algs[a].alg,
+			.key = key,
+			.key_len = algs[a].key_len,
+			.auth_key = algs[a].auth_key_len ? key : NULL,
+			.auth_key_len = algs[a].auth_key_len,
+		};
+		struct item it[4];
+		unsigned n = 0;
+		struct cs c;
+		uint32_t sid;
+		struct item *x;
+		int r = cc_session_create(t->conn, &sp, &sid);
+
+		snprintf(ctx, sizeof(ctx), "%s, which does not stream",
+			 algs[a].what);
+		if (r) {
+			expect(t, 0, ctx, "session: %s", cc_strerror(r));
+			continue;
+		}
+		if (!cs_make(t, &c, t->main_v, t->q, CC_ENCRYPT, 2, 32)) {
+			x = cs_piece(&c, it, &n, "FIRST", CC_STREAM_FIRST, 32,
+				     1, -EOPNOTSUPP, 0);
+			x->op.session = sid;
+			x->op.iv = c.m.iv;
+			x->op.iv_len = algs[a].iv_len;
+			x->op.aad = NULL;
+			x->op.aad_len = 0;
+			x->op.len = algs[a].len;
+			x->op.stream_param = 0;
+			if (algs[a].inplace)
+				x->op.dst = NULL;
+			if (algs[a].auth_only)
+				x->op.dst = NULL;
+			cs_piece(&c, it, &n, "MIDDLE after it", 0, 32, 1,
+				 CC_ERR_NO_STREAM, 0);
+			cs_next(&c, it, &n,
+				"FIRST of a real stream on the "
+				"slot");
+			cs_next(&c, it, &n, "LAST");
+			run_items(t, t->q, ctx, it, n);
+			if (it[0].status != -EOPNOTSUPP)
+				printf("  %s: FIRST gave %d (%s), not "
+				       "-EOPNOTSUPP: the status depends on the "
+				       "algorithm's descriptor rules (daemon "
+				       "bug, see the report)\n",
+				       ctx, it[0].status,
+				       cc_strerror(it[0].status));
+			if (it[2].status == CC_OK && it[3].status == CC_OK)
+				cs_check(t, &c, ctx);
+		}
+		cs_free(t, &c);
+		cc_session_destroy(t->conn, sid);
+	}
+}
+
+/* Queues closed with streams open give them back to the client. */
+static void case_queue_close(struct t *t, const struct fx_daemon *d)
+{
+	const char *ctx = "queues closed with streams open";
+	struct cc_queue_params qp = { .sq_entries = 64,
+				      .arena_size = 1u << 20 };
+	unsigned want = t->stream_limit ? t->stream_limit : 64;
+	unsigned nq =
+		(want + CRD_STREAMS_PER_QUEUE - 1) / CRD_STREAMS_PER_QUEUE;
+	struct cc_conn *lc = NULL;
+	struct sc_msg m;
+	uint32_t sid;
+	unsigned cyc, k, i, nc;
+	long listed;
+	int r;
+
+	if (nq > LIMIT_QUEUES)
+		nq = LIMIT_QUEUES;
+	r = sc_msg_make_iv(&m, t->main_v, 16, t->main_v->ccm ? 12 : 0);
+	if (!r)
+		r = cc_connect(d->sock, "test_bad_stream closer", &lc);
+	if (!r)
+		r = sc_session(lc, &m, &sid);
+	if (r) {
+		expect(t, 0, ctx, "set-up: %d (%s)", r, cc_strerror(r));
+		goto out;
+	}
+	for (cyc = 0; cyc < 3 && !t->fatal; cyc++) {
+		struct cc_queue *qs[LIMIT_QUEUES];
+		unsigned opened = 0;
+
+		for (k = 0; k < nq; k++) {
+			struct item it[CRD_STREAMS_PER_QUEUE];
+			unsigned n = 0;
+			uint8_t *buf;
+
+			r = cc_queue_open(lc, &qp, &qs[k]);
+			if (r) {
+				expect(t, 0, ctx, "queue: %s", cc_strerror(r));
+				nq = k;
+				break;
+			}
+			buf = cc_buf_alloc(qs[k], 4096);
+			for (i = 0; i < CRD_STREAMS_PER_QUEUE &&
+				    k * CRD_STREAMS_PER_QUEUE + i < want;
+			     i++) {
+				uint32_t h;
+				struct cc_op op;
+
+				if (cc_stream_handle_get(qs[k], &h))
+					break;
+				op = lim_op(sid, &m, buf + 64 * i, NULL, h,
+					    CC_STREAM_FIRST);
+				item_add(it, &n, "FIRST", &op, 16, 0, 1, CC_OK);
+			}
+			run_items(t, qs[k], ctx, it, n);
+			for (i = 0; i < n; i++)
+				opened += it[i].status == CC_OK;
+		}
+		listed = listed_streams(t, "test_bad_stream closer", &nc);
+		expect(t, opened == want && listed == (long)want, ctx,
+		       "cycle %u: %u of %u opened, %ld listed", cyc, opened,
+		       want, listed);
+		for (k = 0; k < nq; k++)
+			cc_queue_close(qs[k]);
+		listed = listed_streams(t, "test_bad_stream closer", &nc);
+		expect(t, listed == 0, ctx,
+		       "cycle %u: %ld streams listed after closing the queues",
+		       cyc, listed);
+	}
+	printf("  %s: %u streams opened and given back by closing their "
+	       "queues, 3 times\n",
+	       ctx, want);
+out:
+	if (lc)
+		cc_disconnect(lc);
+	sc_msg_free(&m);
+}
+
 /* ---- Clients that leave streams open ---- */
 
 static long daemon_status_kb(pid_t pid, const char *field)
@@ -1509,6 +1746,14 @@ static void case_disconnect(struct t *t, const struct fx_daemon *d)
 		}
 	}
 	usleep(300000); /* the daemon reaps the connections */
+	{
+		unsigned nc;
+		long listed = listed_streams(t, "test_bad_stream leaver", &nc);
+
+		expect(t, nc == 0, ctx,
+		       "%u clients that exited still listed (%ld streams)", nc,
+		       listed);
+	}
 	lck1 = daemon_status_kb(d->pid, "VmLck:");
 	rss1 = daemon_status_kb(d->pid, "VmRSS:");
 	printf("  %s: the daemon's VmLck %ld -> %ld kB, VmRSS %ld -> %ld kB "
@@ -1599,7 +1844,10 @@ int main(void)
 	RUN(case_bad_tag, &t);
 	RUN(case_piece_rules, &t);
 	RUN(case_session_destroyed, &t);
+	RUN(case_caps, &t);
+	RUN(case_not_streaming, &t);
 	RUN(case_client_limit, &t, &d);
+	RUN(case_queue_close, &t, &d);
 	RUN(case_disconnect, &t, &d);
 	if (!t.fatal)
 		bg_finish(&t);
