@@ -491,13 +491,27 @@ int sc_cut(const struct sc_msg *m, uint32_t *cuts, unsigned max)
 		/* the last pieces the array holds take what is left */
 		if (p >= rem || (n + 2 >= max && rem <= SC_PIECE_MAX))
 			p = (uint32_t)rem;
+		/* XTS: a stream of one piece is one data unit (its param
+		 * is its length): cut a longer message in two, whole units
+		 * first (a LAST of no data when nothing is left over) */
+		if (m->v->xts && n == 0 && p == rem && rem > m->unit) {
+			p = (uint32_t)(rem - rem % m->unit);
+			if (p == rem) {
+				cuts[n++] = p;
+				cuts[n++] = 0;
+				return (int)n;
+			}
+		}
 		if (n == max)
 			return -E2BIG;
 		cuts[n++] = p;
 		rem -= p;
 	}
-	if (n < max && mc_below(10) == 0)
-		cuts[n++] = 0; /* a LAST with no data */
+	/* a LAST with no data (XTS: only after whole units, since the
+	 * pieces before the last hold whole units) */
+	if (n < max && mc_below(10) == 0 &&
+	    (!m->v->xts || cuts[n - 1] % m->unit == 0))
+		cuts[n++] = 0;
 	return (int)n;
 }
 
