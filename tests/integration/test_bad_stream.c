@@ -1592,6 +1592,66 @@ out:
 	sc_msg_free(&m);
 }
 
+/* Copying streams freed while open (cc_stream_free: "the daemon wipes its
+ * state") give their slots back: the client's listed count returns to
+ * what it was, and a decrypt abandoned before its final released
+ * nothing unverified past what update returned. */
+static void case_abandon(struct t *t)
+{
+	const char *ctx = "copying streams abandoned";
+	const struct sc_var *v = t->main_v;
+	unsigned nc, k;
+	long before = listed_streams(t, "test_bad_stream", &nc), after;
+
+	for (k = 0; k < 40 && !t->fatal; k++) {
+		struct sc_msg m;
+		struct cc_stream *s = NULL;
+		uint32_t sid;
+		uint8_t *out;
+		size_t ol = 0;
+		int r;
+
+		if (sc_msg_make_iv(&m, v, 300000, v->ccm ? 12 : 0) ||
+		    sc_session(t->conn, &m, &sid)) {
+			expect(t, 0, ctx, "set-up");
+			sc_msg_free(&m);
+			return;
+		}
+		out = malloc(m.len + 64);
+		{
+			struct cc_stream_params p = {
+				.session = sid,
+				.dir = k & 1 ? CC_DECRYPT : CC_ENCRYPT,
+				.iv = m.iv,
+				.iv_len = m.iv_len,
+				.aad = m.aad_len ? m.aad : NULL,
+				.aad_len = m.aad_len,
+				.msg_len = v->ccm ? m.len : 0,
+				.data_unit = v->xts ? m.unit : 0,
+			};
+
+			r = cc_stream_open(t->conn, &p, &s);
+		}
+		if (!r && out)
+			r = cc_stream_update(s, k & 1 ? m.ct : m.pt, 100000,
+					     v->kind == SC_MAC ? NULL : out,
+					     &ol);
+		expect(t, r == 0 && out, ctx, "open and update: %d (%s)", r,
+		       cc_strerror(r));
+		cc_stream_free(s); /* open: abandoned */
+		cc_session_destroy(t->conn, sid);
+		free(out);
+		sc_msg_free(&m);
+	}
+	after = listed_streams(t, "test_bad_stream", &nc);
+	expect(t, after == before, ctx,
+	       "the client lists %ld open streams after 40 streams were "
+	       "abandoned, %ld before",
+	       after, before);
+	printf("  %s: 40, the client's open streams %ld before, %ld after\n",
+	       ctx, before, after);
+}
+
 /* ---- Clients that leave streams open ---- */
 
 static long daemon_status_kb(pid_t pid, const char *field)
@@ -1848,6 +1908,7 @@ int main(void)
 	RUN(case_not_streaming, &t);
 	RUN(case_client_limit, &t, &d);
 	RUN(case_queue_close, &t, &d);
+	RUN(case_abandon, &t);
 	RUN(case_disconnect, &t, &d);
 	if (!t.fatal)
 		bg_finish(&t);
