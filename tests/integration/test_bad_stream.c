@@ -664,6 +664,7 @@ struct edit {
 	uint32_t aad_off, aad_len, tag_off;
 	uint32_t src_off; /* with SRC_SGL: a list */
 	uint16_t src_nseg;
+	uint32_t len; /* if not 0 */
 };
 
 static void do_edit(struct crd_sqe *e, void *arg)
@@ -689,6 +690,8 @@ static void do_edit(struct crd_sqe *e, void *arg)
 		e->src_off = x->src_off;
 		e->src_nseg = x->src_nseg;
 	}
+	if (x->len)
+		e->len = x->len;
 }
 
 /* The arena offset of p (an arena buffer of q). */
@@ -1321,6 +1324,49 @@ static void case_piece_rules(struct t *t)
 	}
 	cs_free(t, &c);
 	cs_free(t, &d);
+	/* XTS: data units it does not take (16 B .. 1 MiB) */
+	if (usable(t, xts) && !cs_make(t, &c, xts, t->q, CC_ENCRYPT, 3, 512)) {
+		static const uint32_t units[3] = { 8, (1u << 20) + 16, 0 };
+
+		n = 0;
+		for (unsigned u = 0; u < 3; u++) {
+			x = cs_piece(&c, it, &n,
+				     u == 0 ? "FIRST with a unit of 8 bytes"
+				     : u == 1
+					     ? "FIRST with a unit of 1 MiB + 16"
+					     : "FIRST with no unit (0)",
+				     CC_STREAM_FIRST, 512, 1, ANY_ERROR, 0);
+			x->op.stream_param = units[u];
+			cs_piece(&c, it, &n, "MIDDLE after it", 0, 512, 1,
+				 CC_ERR_NO_STREAM, 0);
+		}
+		run_items(t, t->q, "aes-xts data units out of range", it, n);
+	}
+	cs_free(t, &c);
+	/* a piece longer than an op may be (edited: the library checks
+	 * the arena) */
+	if (!cs_make(t, &c, t->main_v, t->q, CC_ENCRYPT, 3, 64)) {
+		struct edit e = { 0 };
+		struct cc_op op;
+		int st;
+
+		n = 0;
+		cs_next(&c, it, &n, "FIRST");
+		run_items(t, t->q, "a piece past 16 MiB", it, n);
+		sc_piece_op(&c.s, &op, 0, 64, 64, 0);
+		e.len = (16u << 20) + 1;
+		st = edited(t, "a piece past 16 MiB", &op, &e);
+		expect(t, st == CC_ERR_BAD_PARAM || st == CC_ERR_BAD_RANGE,
+		       "a piece past 16 MiB",
+		       "MIDDLE of 16 MiB + 1: %d (%s), want BAD_PARAM or "
+		       "BAD_RANGE",
+		       st, cc_strerror(st));
+		n = 0;
+		cs_piece(&c, it, &n, "MIDDLE after it", 0, 64, 1,
+			 CC_ERR_NO_STREAM, 0);
+		run_items(t, t->q, "a piece past 16 MiB", it, n);
+	}
+	cs_free(t, &c);
 	/* XTS: a MIDDLE of part of a unit */
 	if (usable(t, xts) && !cs_make(t, &c, xts, t->q, CC_ENCRYPT, 3, 512)) {
 		n = 0;
