@@ -66,6 +66,7 @@ struct client {
 	unsigned shown;
 	int missing[64]; /* by sc_vars index */
 	unsigned len_said[64];
+	unsigned long len_bad; /* pieces OK with a wrong length */
 	int fatal;
 };
 
@@ -278,6 +279,7 @@ static void round_judge(struct client *c, struct round *r)
 			/* counted, said once per algorithm; the stream's
 			 * output and tag are still checked */
 			c->failed++;
+			c->len_bad++;
 			if (!c->len_said[var_index(s->m->v)]++)
 				fprintf(stderr,
 					"FAIL client %u: %s: piece %u of %u "
@@ -776,7 +778,7 @@ static int run_client(const struct fx_daemon *d, unsigned id)
 	for (vi = 0; vi < sc_n_vars && !c.fatal; vi++)
 		if (mine(&c, vi))
 			probe(&c, &sc_vars[vi]);
-	run_rounds(&c, sanitized ? 12 : 32);
+	run_rounds(&c, sanitized ? 12 : 48);
 	printf("client %u: rounds: %lu streams, %lu pieces (%llu ms)\n", id,
 	       c.streams, c.pieces, (unsigned long long)(fx_now_ms() - t0));
 	if (!c.fatal)
@@ -790,10 +792,12 @@ static int run_client(const struct fx_daemon *d, unsigned id)
 	cc_disconnect(c.conn);
 	for (vi = 0; vi < sc_n_vars; vi++)
 		missing += c.missing[vi];
-	printf("client %u: %lu checks, %lu failed%s, %u algorithms skipped "
+	printf("client %u: %lu checks, %lu failed (%lu of them pieces that "
+	       "completed OK with a wrong length)%s, %u algorithms skipped "
 	       "(%llu ms)\n",
-	       id, c.checked, c.failed, c.fatal ? " (stopped early)" : "",
-	       missing, (unsigned long long)(fx_now_ms() - t0));
+	       id, c.checked, c.failed, c.len_bad,
+	       c.fatal ? " (stopped early)" : "", missing,
+	       (unsigned long long)(fx_now_ms() - t0));
 	if (c.failed || c.fatal || (!c.checked && !missing))
 		return FX_EXIT_FAIL;
 	if (missing && !allow_missing)
