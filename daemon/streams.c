@@ -85,8 +85,6 @@ void stream_sweep(struct stream_table *t, const struct session_table *st)
 static int stream_open(struct stream_table *t, struct stream_slot *ss,
 		       const struct crd_sqe *e, const struct session *s)
 {
-	if (!s->eng->stream || !s->eng->stream_alg(s->alg))
-		return -EOPNOTSUPP;
 	if (t->client_open && atomic_fetch_add_explicit(t->client_open, 1,
 							memory_order_relaxed) >=
 				      MAX_STREAMS_PER_CLIENT) {
@@ -124,6 +122,10 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 		return op->status = CRD_ST_NO_STREAM;
 
 	const struct session *s = session_table_get(sessions, e->session);
+	/* An algorithm that does not stream says so, whatever else is
+	 * wrong with its first piece. */
+	if (first && s && (!s->eng->stream || !s->eng->stream_alg(s->alg)))
+		return op->status = -EOPNOTSUPP;
 	int st = desc_resolve(e, arena, arena_size, s, op, sg);
 	if (st == CRD_ST_OK && op->sgl)
 		st = CRD_ST_BAD_DESC; /* never flat: not a stream's shape */

@@ -451,8 +451,9 @@ int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
  * Zero-copy: take a handle for q with cc_stream_handle_get() and set it
  * in cc_op.stream of each piece, with cc_op.stream_flags. Pieces may have
  * any length, except CBC and ECB (whole 16-byte blocks) and XTS (whole
- * data units but the last). Each piece completes with the bytes it wrote
- * (as many as it read; none for MACs and digests). Any failed piece ends
+ * data units but the last). Each piece completes with its length, as a
+ * one-shot op does (a cipher's output is as long as its input; MACs and
+ * digests write nothing but the tag). Any failed piece ends
  * the stream (later pieces: CC_ERR_NO_STREAM); a bad tag on LAST zeroes
  * that piece's output only, earlier pieces' output was released already.
  * Give the handle back with cc_stream_handle_put() once the LAST piece or

@@ -42,6 +42,9 @@ unsigned auth_digest_len(unsigned alg);
 /* The hash's block size (64, or 128 for SHA-384/512), else 0. */
 unsigned auth_block_len(unsigned alg);
 
+/* The openssl engine's key of a MAC session (CMAC: the AES key). */
+const uint8_t *ossl_auth_key_raw(const struct session *s, unsigned *len);
+
 /* The last step of every op: write the tag (generate) or compare the
  * computed mac with it in constant time (verify). Returns CRD_ST_*. */
 int auth_finish(struct engine_op *op, const uint8_t *mac);

@@ -128,6 +128,13 @@ int auth_xcbc_mac(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *aes128cbc,
 
 /* ---- Sessions ---- */
 
+const uint8_t *ossl_auth_key_raw(const struct session *s, unsigned *len)
+{
+	const struct ossl_auth_key *k = (const struct ossl_auth_key *)s->key;
+	*len = k->len;
+	return k->key;
+}
+
 int ossl_auth_session_init(struct session *s, const uint8_t *key,
 			   size_t key_len)
 {

@@ -167,8 +167,8 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
  * CBC-MAC, hash states, chaining and counter blocks) in its locked memory
  * between pieces and runs a queue's pieces in submission order, one at a
  * time, whichever workers claimed them; each piece completes in its own
- * slot with the bytes it wrote (a piece's output is as long as its input;
- * MACs and digests write nothing but the tag).
+ * slot with its length, as a one-shot op does (a piece's output is as
+ * long as its input; MACs and digests write nothing but the tag).
  *
  * Fields of a piece:
  *   sl_off    the handle: bits 0..7 a slot of the queue's stream table

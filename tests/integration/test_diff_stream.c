@@ -244,7 +244,8 @@ static void round_judge(struct client *c, struct round *r)
 		struct sc_stream *s = &r->st[r->owner[j]];
 		unsigned p = r->piece[j];
 		const struct cc_completion *cp = &r->comps[j];
-		uint32_t want_len = s->m->v->kind == SC_MAC ? 0 : s->cuts[p];
+		/* As a one-shot op: its length, MACs and digests too. */
+		uint32_t want_len = s->cuts[p];
 
 		c->pieces++;
 		if (s->missing) {
@@ -287,9 +288,7 @@ static void round_judge(struct client *c, struct round *r)
 					"want %u (%s)\n",
 					c->id, s->m->v->name, p, s->n,
 					s->cuts[p], cp->len, want_len,
-					want_len ? "the bytes it wrote"
-						 : "a MAC or digest writes "
-						   "nothing but the tag");
+					"the piece's length");
 		}
 	}
 	for (i = 0; i < r->ns; i++) {
