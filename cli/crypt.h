@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl encrypt / decrypt, shared between its three files:
- * cmd_crypt.c (options, input, output), crypt_alg.c (what each algorithm
- * accepts) and crypt_op.c (the operation in the daemon).
+ * cryptoctl encrypt / decrypt / digest / mac, shared between their files:
+ * cmd_crypt.c (encrypt and decrypt: options, help), cmd_digest.c (digest
+ * and mac), crypt_args.c (the options they share: keys, files), crypt_alg.c
+ * (what each algorithm accepts), crypt_io.c (input, output, temporary
+ * files), crypt_op.c (the session and the one-shot operation) and
+ * crypt_stream.c (a message of any length as a stream of updates).
  */
 #ifndef CRYPTOCTL_CRYPT_H
 #define CRYPTOCTL_CRYPT_H
@@ -21,6 +24,14 @@ enum crypt_tag {
 	CRYPT_TAG_GCM,	 /* 4, 8 or 12..16 bytes */
 	CRYPT_TAG_FIXED, /* cc_alg_tag_len() bytes only */
 	CRYPT_TAG_CCM,	 /* 4..16 bytes, even */
+	CRYPT_TAG_MAC,	 /* MACs and digests: 4..tag_max, truncated */
+};
+
+/* The command an algorithm belongs to. */
+enum crypt_cmd {
+	CRYPT_CMD_CRYPT, /* encrypt and decrypt */
+	CRYPT_CMD_DIGEST,
+	CRYPT_CMD_MAC,
 };
 
 enum crypt_len {
@@ -46,19 +57,30 @@ struct crypt_rules {
 	unsigned auth_key : 1; /* needs --auth-key (authenc with HMAC) */
 	unsigned mac_only : 1; /* GMAC: the output is the tag alone */
 	unsigned any_iv : 1;   /* null: an IV is accepted and ignored */
+	unsigned stream : 1;   /* cc_stream_*: messages of any length */
+	unsigned tag_max;      /* CRYPT_TAG_MAC: the longest tag */
 };
 
 struct crypt_args {
-	const char *cmd; /* "encrypt" or "decrypt", for messages */
+	const char *cmd; /* "encrypt", "decrypt", "digest", "mac" */
+	enum crypt_cmd what;
+	/* digest and mac: CC_ENCRYPT computes, CC_DECRYPT (--verify)
+	 * verifies */
 	enum cc_dir dir;
 	const struct crypt_rules *r;
 	char alg_name[40]; /* as given with -a, lower case, for messages */
 	unsigned key_need; /* aes-N-...: the key length it demands; 0 = any */
 	int have_key, have_auth_key, have_iv, have_tag, tag_len_set;
 	int tag_out_set, tag_hex, sessionless;
+	int release_unverified;		 /* decrypt: no spool before the tag */
+	int binary;			 /* digest, mac: raw bytes, not hex */
+	int stdin_closed, stdout_closed; /* when the command started */
 	unsigned key_len, auth_key_len, iv_len, aad_len, tag_len, tag_given;
+	unsigned key_max;   /* the longest -k this command takes */
+	unsigned data_unit; /* aes-xts --data-unit; 0: the message is one */
 	const char *engine;
-	uint8_t key[CLI_KEY_MAX];	    /* wiped by crypt_args_wipe() */
+	const char *in_path, *out_path; /* --in, --out; NULL: stdin, stdout */
+	uint8_t key[CLI_MAC_KEY_MAX];	/* wiped by crypt_args_wipe() */
 	uint8_t auth_key[CLI_AUTH_KEY_MAX]; /* likewise */
 	uint8_t iv[CLI_IV_MAX];
 	uint8_t tag[CLI_TAG_MAX]; /* decrypt: expected; encrypt: computed */
@@ -79,15 +101,98 @@ static inline void crypt_args_wipe(struct crypt_args *a)
 	a->auth_key_len = 0;
 }
 
+/* The tag is the last tag_len bytes of the input (decrypt without -t). */
+static inline int crypt_tag_in_data(const struct crypt_args *a)
+{
+	return a->dir == CC_DECRYPT && !a->have_tag && a->tag_len &&
+	       a->what == CRYPT_CMD_CRYPT;
+}
+
+/* The op writes data (not GMAC, MACs, digests). */
+static inline int crypt_writes(const struct crypt_args *a)
+{
+	return a->what == CRYPT_CMD_CRYPT && !a->r->mac_only;
+}
+
+/* crypt_args.c: each returns 0, or -EINVAL once the error is reported. */
+int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
+		    uint8_t *out, size_t max, unsigned *len);
+int crypt_parse_key_arg(struct crypt_args *a, int auth, char *hex);
+int crypt_parse_key_file(struct crypt_args *a, int auth, const char *path);
+int crypt_parse_uint(const char *s, unsigned max, unsigned *out);
+/* Start of a command: no core file, closed standard descriptors noted and
+ * plugged with /dev/null (a socket must never become stdin). */
+void crypt_begin(struct crypt_args *a);
+
 /* crypt_alg.c: each returns 0, or -EINVAL once the error is reported. */
 int crypt_alg_parse(struct crypt_args *a, const char *name);
 int crypt_args_check(struct crypt_args *a);
-int crypt_len_check(const struct crypt_args *a, size_t len);
+int crypt_len_check(const struct crypt_args *a, uint64_t len);
+/* Why a's message must be one operation (16 MiB), after the algorithm's
+ * name ("does not stream"), or NULL: it streams. */
+const char *crypt_why_oneshot(const struct crypt_args *a);
+
+/* crypt_io.c: the input and the output. */
+struct crypt_src {
+	int fd;
+	int64_t size; /* bytes left to read, or -1: a pipe, a terminal */
+	int owned;    /* fd is ours to close */
+};
+
+struct crypt_sink {
+	int fd;		/* where the output goes while the op runs */
+	int dest;	/* a spool's destination: stdout, or --out not a file */
+	int spool;	/* fd is an unlinked temporary file, copied to dest
+			* once the tag verified */
+	int owned_dest; /* dest is ours to close */
+	const char *path; /* --out as a file: fd is tmp, renamed to it */
+	char tmp[4096];
+};
+
+int crypt_src_open(struct crypt_args *a, struct crypt_src *in);
+/* Copy the rest of the input to an unlinked temporary file, which
+ * becomes the input: its size is known then. 0 or -errno (reported). */
+int crypt_src_spool(struct crypt_args *a, struct crypt_src *in);
+void crypt_src_close(struct crypt_src *in);
+/* verify: the output is unverified until the end (streamed AEAD
+ * decrypt): it goes to a temporary file, not straight to stdout. */
+int crypt_sink_open(struct crypt_args *a, struct crypt_sink *out, int verify);
+int crypt_sink_write(struct crypt_args *a, struct crypt_sink *out,
+		     const void *buf, size_t len);
+/* Success: the output reaches its destination. An exit status. */
+int crypt_sink_commit(struct crypt_args *a, struct crypt_sink *out);
+/* Failure: nothing more reaches the destination. */
+void crypt_sink_abort(struct crypt_sink *out);
+/* Read until len bytes or the end: 0 and *got, or -errno. */
+int crypt_read_full(int fd, void *buf, size_t len, size_t *got);
+int crypt_write_all(int fd, const void *buf, size_t len);
+/* Buffers for plaintext: not in a core file, wiped when freed. */
+void *crypt_buf_alloc(size_t len);
+void crypt_buf_free(void *buf, size_t len);
 
 /* crypt_op.c */
 int crypt_open(struct cli *cli, struct crypt_args *a, struct crypt_conn *c);
 int crypt_do(struct crypt_conn *c, struct crypt_args *a, uint8_t *data,
 	     size_t len);
 void crypt_close(struct crypt_conn *c);
+/* The tag encrypt computed, or the digest or MAC, to out: appended,
+ * in hex on stderr, or in hex on a line of its own. 0 or -errno. */
+int crypt_put_tag(struct crypt_args *a, struct crypt_sink *out);
+/* The outcome of an op or a stream, 0 or a status: the exit status, the
+ * failure reported. */
+int crypt_status(struct crypt_args *a, int ret);
+/* Open input and output, create the session, run the message as a
+ * stream or as one operation, report: the exit status. */
+int crypt_run(struct cli *cli, struct crypt_args *a);
+/* The one-shot path: at most CLI_DATA_MAX bytes; why names the reason. */
+int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
+		  struct crypt_src *in, struct crypt_sink *out,
+		  const char *why);
+
+/* crypt_stream.c: CRYPT_NO_STREAM when the daemon does not stream this
+ * session (nothing read yet), else an exit status. */
+enum { CRYPT_NO_STREAM = -1 };
+int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
+		 struct crypt_src *in, struct crypt_sink *out);
 
 #endif /* CRYPTOCTL_CRYPT_H */

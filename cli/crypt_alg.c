@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl encrypt / decrypt: the algorithm names it accepts and what
- * each algorithm takes (docs/algorithms.md), checked on the command line
- * so that a mistake costs one clear line instead of a daemon error.
+ * cryptoctl encrypt / decrypt / digest / mac: the algorithm names they
+ * accept and what each algorithm takes (docs/algorithms.md), checked on
+ * the command line so that a mistake costs one clear line instead of a
+ * daemon error; and which of them stream (cryptoclient.h, "Streams").
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,7 +18,8 @@ static const struct crypt_rules rules[] = {
 	  .key = CRYPT_KEY_AES,
 	  .tag = CRYPT_TAG_GCM,
 	  .iv_len = CLI_GCM_IV_LEN,
-	  .aad = 1 },
+	  .aad = 1,
+	  .stream = 1 },
 	{ .alg = CC_ALG_AES_GMAC,
 	  .key = CRYPT_KEY_AES,
 	  .tag = CRYPT_TAG_GCM,
@@ -26,15 +28,22 @@ static const struct crypt_rules rules[] = {
 	{ .alg = CC_ALG_AES_CBC,
 	  .key = CRYPT_KEY_AES,
 	  .len = CRYPT_LEN_BLOCKS,
-	  .iv_len = CLI_BLOCK },
-	{ .alg = CC_ALG_AES_CTR, .key = CRYPT_KEY_AES, .iv_len = CLI_BLOCK },
+	  .iv_len = CLI_BLOCK,
+	  .stream = 1 },
+	{ .alg = CC_ALG_AES_CTR,
+	  .key = CRYPT_KEY_AES,
+	  .iv_len = CLI_BLOCK,
+	  .stream = 1 },
 	{ .alg = CC_ALG_AES_ECB,
 	  .key = CRYPT_KEY_AES,
-	  .len = CRYPT_LEN_BLOCKS },
+	  .len = CRYPT_LEN_BLOCKS,
+	  .stream = 1 },
+	/* streams with --data-unit only: else the message is one unit */
 	{ .alg = CC_ALG_AES_XTS,
 	  .key = CRYPT_KEY_XTS,
 	  .len = CRYPT_LEN_MIN_BLOCK,
-	  .iv_len = CLI_BLOCK },
+	  .iv_len = CLI_BLOCK,
+	  .stream = 1 },
 /* authenc: a cipher and an HMAC key; the ICV is the row's */
 #define AUTHENC_RULES(a, len_)                                                 \
 	{                                                                      \
@@ -68,21 +77,66 @@ static const struct crypt_rules rules[] = {
 	  .tag = CRYPT_TAG_CCM,
 	  .iv_len = 7,
 	  .iv_max = 13,
-	  .aad = 1 },
+	  .aad = 1,
+	  .stream = 1 },
 	/* 32-byte keys: the daemon judges */
 	{ .alg = CC_ALG_CHACHA20_POLY1305,
 	  .key = CRYPT_KEY_ANY,
 	  .tag = CRYPT_TAG_FIXED,
 	  .iv_len = 12,
-	  .aad = 1 },
+	  .aad = 1,
+	  .stream = 1 },
 	/* IV = 32-bit little-endian block counter || 12-byte nonce */
 	{ .alg = CC_ALG_CHACHA20, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
 	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
+/* digest and mac: a tag over the input, truncated to 4..max bytes */
+#define MAC_RULES(a, key_, max, stream_)                                       \
+	{                                                                      \
+		.alg = (a), .key = (key_), .tag = CRYPT_TAG_MAC,               \
+		.tag_max = (max), .stream = (stream_)                          \
+	}
+	MAC_RULES(CC_ALG_SHA1, CRYPT_KEY_NONE, 20, 1),
+	MAC_RULES(CC_ALG_SHA224, CRYPT_KEY_NONE, 28, 1),
+	MAC_RULES(CC_ALG_SHA256, CRYPT_KEY_NONE, 32, 1),
+	MAC_RULES(CC_ALG_SHA384, CRYPT_KEY_NONE, 48, 1),
+	MAC_RULES(CC_ALG_SHA512, CRYPT_KEY_NONE, 64, 1),
+	/* HMAC keys of any length: the daemon judges (CRD_MAC_KEY_MAX) */
+	MAC_RULES(CC_ALG_HMAC_SHA1, CRYPT_KEY_ANY, 20, 1),
+	MAC_RULES(CC_ALG_HMAC_SHA224, CRYPT_KEY_ANY, 28, 1),
+	MAC_RULES(CC_ALG_HMAC_SHA256, CRYPT_KEY_ANY, 32, 1),
+	MAC_RULES(CC_ALG_HMAC_SHA384, CRYPT_KEY_ANY, 48, 1),
+	MAC_RULES(CC_ALG_HMAC_SHA512, CRYPT_KEY_ANY, 64, 1),
+	MAC_RULES(CC_ALG_AES_CMAC, CRYPT_KEY_AES, 16, 1),
+	/* key 16: the daemon judges */
+	MAC_RULES(CC_ALG_AES_XCBC_MAC, CRYPT_KEY_ANY, 16, 0),
+#undef MAC_RULES
 };
 
 /* Base names: ours and the kernel's crypto API names, as
  * cc_alg_from_name() takes them (the table is <cryptod/algs.h>).
  * "aes-N-BASE" names the key size too (openssl enc style). */
+
+/* The command an algorithm is for: GMAC, a MAC with an IV, is encrypt's
+ * and decrypt's (as ever); the other MACs are mac's, digests digest's. */
+static enum crypt_cmd cmd_of(const struct crypt_rules *r)
+{
+	if (r->mac_only)
+		return CRYPT_CMD_CRYPT;
+	switch (cc_alg_kind(r->alg)) {
+	case CC_KIND_HASH:
+		return CRYPT_CMD_DIGEST;
+	case CC_KIND_MAC:
+		return CRYPT_CMD_MAC;
+	default:
+		return CRYPT_CMD_CRYPT;
+	}
+}
+
+static const char *const cmd_names[] = {
+	[CRYPT_CMD_CRYPT] = "encrypt",
+	[CRYPT_CMD_DIGEST] = "digest",
+	[CRYPT_CMD_MAC] = "mac",
+};
 
 static const struct crypt_rules *rules_of(enum cc_alg alg)
 {
@@ -124,6 +178,17 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 	if (!a->r ||
 	    (bits && a->r->key != CRYPT_KEY_AES && a->r->key != CRYPT_KEY_XTS))
 		goto unknown;
+	if (cmd_of(a->r) != a->what) {
+		enum crypt_cmd w = cmd_of(a->r);
+
+		a->r = NULL;
+		return cli_usage_err(a->cmd, "%s is %s: use 'cryptoctl %s'",
+				     name,
+				     w == CRYPT_CMD_DIGEST ? "a digest"
+				     : w == CRYPT_CMD_MAC  ? "a MAC"
+							   : "a cipher",
+				     cmd_names[w]);
+	}
 	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
 	if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
 		goto unknown;
@@ -139,10 +204,15 @@ unknown:
 	char known[512] = "";
 	size_t k = 0;
 	for (unsigned n = 1; cc_alg_name((enum cc_alg)n); n++)
-		if (rules_of((enum cc_alg)n) && k < sizeof(known))
+		if (rules_of((enum cc_alg)n) &&
+		    cmd_of(rules_of((enum cc_alg)n)) == a->what &&
+		    k < sizeof(known))
 			k += (size_t)snprintf(known + k, sizeof(known) - k,
 					      "%s%s", k ? ", " : "",
 					      cc_alg_name((enum cc_alg)n));
+	if (a->what != CRYPT_CMD_CRYPT)
+		return cli_usage_err(a->cmd, "unknown algorithm '%s' (%s)",
+				     name, known);
 	return cli_usage_err(a->cmd,
 			     "unknown algorithm '%s' (%s; sizes as in "
 			     "aes-128-cbc; kernel names as in gcm(aes))",
@@ -301,6 +371,43 @@ static int check_tag(struct crypt_args *a)
 	if (a->r->tag == CRYPT_TAG_FIXED && a->tag_len != fixed)
 		return cli_usage_err(a->cmd, "%s tags are %u bytes, got %u", n,
 				     fixed, a->tag_len);
+	if (a->r->tag == CRYPT_TAG_MAC &&
+	    (a->tag_len < 4 || a->tag_len > a->r->tag_max))
+		return cli_usage_err(a->cmd, "%s: %s of 4..%u bytes, got %u", n,
+				     a->what == CRYPT_CMD_DIGEST ? "digests"
+								 : "MACs",
+				     a->r->tag_max, a->tag_len);
+	return 0;
+}
+
+/* --in, --out, --data-unit, --release-unverified */
+static int check_io(struct crypt_args *a)
+{
+	const char *n = a->alg_name;
+
+	/* "-": stdin, stdout, as if not given */
+	if (a->in_path && !strcmp(a->in_path, "-"))
+		a->in_path = NULL;
+	if (a->out_path && !strcmp(a->out_path, "-"))
+		a->out_path = NULL;
+	if (a->data_unit && a->r->alg != CC_ALG_AES_XTS)
+		return cli_usage_err(a->cmd, "--data-unit is for aes-xts");
+	if (a->data_unit &&
+	    (a->data_unit < CLI_BLOCK || a->data_unit > CLI_DATA_MAX))
+		return cli_usage_err(a->cmd,
+				     "--data-unit: %u..%u bytes, got %u",
+				     CLI_BLOCK, CLI_DATA_MAX, a->data_unit);
+	if (a->release_unverified && (!a->tag_len || a->r->mac_only))
+		return cli_usage_err(a->cmd,
+				     "--release-unverified: %s has no "
+				     "plaintext to hold back",
+				     n);
+	if (a->out_path && !crypt_writes(a) && a->dir == CC_DECRYPT)
+		return cli_usage_err(a->cmd,
+				     "--out: %s writes nothing here, the exit "
+				     "status says whether the tag verified",
+				     a->what == CRYPT_CMD_CRYPT ? n
+								: "--verify");
 	return 0;
 }
 
@@ -325,21 +432,42 @@ int crypt_args_check(struct crypt_args *a)
 		return cli_usage_err(a->cmd,
 				     "--engine needs a session: the daemon "
 				     "picks the engine of --sessionless ops");
-	return check_tag(a);
+	ret = check_tag(a);
+	return ret ? ret : check_io(a);
 }
 
-int crypt_len_check(const struct crypt_args *a, size_t len)
+int crypt_len_check(const struct crypt_args *a, uint64_t len)
 {
 	const char *what = a->dir == CC_ENCRYPT ? "plaintext" : "ciphertext";
+	const unsigned long long n = (unsigned long long)len;
+	const uint64_t last = a->data_unit ? len % a->data_unit : 0;
 
 	if (a->r->len == CRYPT_LEN_BLOCKS && len % CLI_BLOCK)
 		return cli_usage_err(a->cmd,
-				     "%s: %zu bytes of %s, not a multiple of "
+				     "%s: %llu bytes of %s, not a multiple of "
 				     "%d",
-				     a->alg_name, len, what, CLI_BLOCK);
+				     a->alg_name, n, what, CLI_BLOCK);
 	if (a->r->len == CRYPT_LEN_MIN_BLOCK && len < CLI_BLOCK)
 		return cli_usage_err(a->cmd,
-				     "%s: %zu bytes of %s, less than %d",
-				     a->alg_name, len, what, CLI_BLOCK);
+				     "%s: %llu bytes of %s, less than %d",
+				     a->alg_name, n, what, CLI_BLOCK);
+	/* Ciphertext stealing needs a block in the last data unit too. */
+	if (last && last < CLI_BLOCK)
+		return cli_usage_err(a->cmd,
+				     "%s: %llu bytes of %s leave %u in the "
+				     "last %u-byte data unit, less than %d",
+				     a->alg_name, n, what, (unsigned)last,
+				     a->data_unit, CLI_BLOCK);
 	return 0;
+}
+
+const char *crypt_why_oneshot(const struct crypt_args *a)
+{
+	if (!a->r->stream)
+		return "does not stream";
+	if (a->sessionless)
+		return "with --sessionless is one operation";
+	if (a->r->alg == CC_ALG_AES_XTS && !a->data_unit)
+		return "without --data-unit is one data unit";
+	return NULL;
 }

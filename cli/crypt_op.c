@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl encrypt / decrypt: the one operation in the daemon, either
- * through a session (created before stdin is read, so the key leaves
- * this process early; run with cc_crypt()) or session-less (the keys
- * travel with the op, through the burst API on a queue of our own).
+ * cryptoctl encrypt / decrypt / digest / mac: the session (created before
+ * the input is read, so the key leaves this process early), what runs in
+ * it (crypt_run: a stream, crypt_stream.c, or one operation), and the one
+ * operation, either through the session (cc_crypt()) or session-less (the
+ * keys travel with the op, through the burst API on a queue of our own).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "crypt.h"
 
@@ -180,4 +183,165 @@ int crypt_do(struct crypt_conn *c, struct crypt_args *a, uint8_t *data,
 		return op_sessionless(c->conn, a, data, len);
 	return cc_crypt(c->conn, c->sid, a->dir, a->iv, a->iv_len, aad,
 			a->aad_len, data, data, len, a->tag);
+}
+
+int crypt_put_tag(struct crypt_args *a, struct crypt_sink *out)
+{
+	char hex[2 * CLI_TAG_MAX + 2];
+	int ret;
+
+	if (a->what == CRYPT_CMD_CRYPT && !a->tag_hex)
+		return crypt_sink_write(a, out, a->tag, a->tag_len);
+	if (a->binary)
+		return crypt_sink_write(a, out, a->tag, a->tag_len);
+	hex_encode(a->tag, a->tag_len, hex);
+	strcat(hex, "\n");
+	if (a->what != CRYPT_CMD_CRYPT)
+		return crypt_sink_write(a, out, hex, strlen(hex));
+	ret = crypt_write_all(STDERR_FILENO, hex, strlen(hex));
+	if (ret < 0)
+		cli_err("%s: writing the tag to stderr: %s", a->cmd,
+			strerror(-ret));
+	return ret;
+}
+
+int crypt_status(struct crypt_args *a, int ret)
+{
+	if (ret == CC_ERR_AUTH_FAILED) {
+		/* Not one byte of the forgery's plaintext goes out. */
+		if (a->what == CRYPT_CMD_CRYPT)
+			cli_err("authentication failed: tag mismatch");
+		else
+			cli_err("%s: verification failed: %s mismatch", a->cmd,
+				a->what == CRYPT_CMD_MAC ? "MAC" : "digest");
+		return CLI_EXIT_AUTH;
+	}
+	if (ret < 0) {
+		cli_err("%s: %s", a->cmd, cc_strerror(ret));
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * The input buffer of the one-shot path: one private anonymous mapping of
+ * the largest input, so reading never reallocates (which would leave
+ * copies of the plaintext in freed memory) and only the pages actually
+ * read are ever committed.
+ */
+int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
+		  struct crypt_src *in, struct crypt_sink *out, const char *why)
+{
+	const int tag_in_data = crypt_tag_in_data(a);
+	const size_t max = CLI_DATA_MAX + (tag_in_data ? a->tag_len : 0);
+	/* One byte past max tells "exactly max" from "too large". */
+	const size_t cap = max + 1;
+	int ret, status = CLI_EXIT_FAIL;
+	size_t len;
+	uint8_t *p;
+
+	p = crypt_buf_alloc(cap);
+	if (!p) {
+		cli_err("%s: out of memory", a->cmd);
+		return CLI_EXIT_FAIL;
+	}
+	ret = crypt_read_full(in->fd, p, cap, &len);
+	if (ret < 0) {
+		cli_err("%s: reading %s: %s", a->cmd,
+			a->in_path ? a->in_path : "stdin", strerror(-ret));
+		goto out;
+	}
+	if (len > max) {
+		cli_err("%s: input larger than %u MiB%s, one operation's most "
+			"(%s %s)",
+			a->cmd, CLI_DATA_MAX >> 20,
+			tag_in_data ? " plus the tag" : "", a->alg_name, why);
+		goto out;
+	}
+	if (tag_in_data) {
+		if (len < a->tag_len) {
+			cli_err("%s: %zu bytes of input, less than the tag",
+				a->cmd, len);
+			goto out;
+		}
+		len -= a->tag_len;
+		memcpy(a->tag, p + len, a->tag_len);
+	}
+	/* The op never reaches the daemon with a length it would refuse. */
+	if (crypt_len_check(a, len)) {
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	status = crypt_status(a, crypt_do(c, a, p, len));
+	if (status != CLI_EXIT_OK)
+		goto out;
+
+	/* GMAC, MACs and digests authenticate the data without
+	 * transforming it: encrypt writes the tag alone, decrypt and
+	 * --verify nothing. */
+	ret = 0;
+	if (crypt_writes(a))
+		ret = crypt_sink_write(a, out, p, len);
+	if (!ret && a->dir == CC_ENCRYPT && a->tag_len)
+		ret = crypt_put_tag(a, out);
+	if (ret < 0)
+		status = CLI_EXIT_FAIL;
+out:
+	crypt_buf_free(p, cap);
+	return status;
+}
+
+/* Does the command write anything (not GMAC decrypt, not --verify)? */
+static int has_output(const struct crypt_args *a)
+{
+	return crypt_writes(a) || a->dir == CC_ENCRYPT;
+}
+
+int crypt_run(struct cli *cli, struct crypt_args *a)
+{
+	const char *why = crypt_why_oneshot(a);
+	/* Streamed, an AEAD's plaintext is out before its tag is checked. */
+	const int verify =
+		!why && a->dir == CC_DECRYPT && a->tag_len && crypt_writes(a);
+	struct crypt_sink out = { .fd = -1, .dest = -1 };
+	struct crypt_src in = { .fd = -1 };
+	struct crypt_conn c = { 0 };
+	int status = CLI_EXIT_USAGE, ret;
+
+	/* Files first: a wrong name costs nothing but one line. */
+	ret = crypt_src_open(a, &in);
+	if (ret == -EBADF)
+		status = CLI_EXIT_FAIL;
+	if (ret)
+		return status;
+	ret = has_output(a) ? crypt_sink_open(a, &out, verify) : 0;
+	if (ret) {
+		crypt_src_close(&in);
+		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	}
+
+	/* Before the input: an unreachable daemon or a refused key fails at
+	 * once, and the key leaves this process before input of unbounded
+	 * duration. */
+	status = CLI_EXIT_FAIL;
+	if (crypt_open(cli, a, &c) < 0)
+		goto out;
+	/* CCM's first block holds the message length. */
+	if (!why && a->r->alg == CC_ALG_AES_CCM && in.size < 0 &&
+	    crypt_src_spool(a, &in) < 0)
+		goto out;
+	status = why ? CRYPT_NO_STREAM : crypt_stream(&c, a, &in, &out);
+	if (status == CRYPT_NO_STREAM)
+		status = crypt_oneshot(&c, a, &in, &out,
+				       why ? why
+					   : "does not stream on this "
+					     "engine");
+	if (status == CLI_EXIT_OK && has_output(a))
+		status = crypt_sink_commit(a, &out);
+out:
+	if (status != CLI_EXIT_OK)
+		crypt_sink_abort(&out);
+	crypt_close(&c);
+	crypt_src_close(&in);
+	return status;
 }

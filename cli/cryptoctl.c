@@ -33,10 +33,15 @@ static const char usage_main[] =
 	"             with the in-process engines and DPDK's PMD (tables,\n"
 	"             --csv, --json, --png chart, --dmcrypt); modes scale,\n"
 	"             pcrypt, latency and pool measure the worker pool\n"
-	"  encrypt    encrypt stdin to stdout: AES-GCM, -GMAC, -CBC, -CTR,\n"
-	"             -ECB, -XTS, CBC+HMAC-SHA1/SHA256, CBC+null; null\n"
-	"  decrypt    decrypt stdin to stdout once the tag has verified\n"
-	"             (aes-gmac: verify the tag of stdin)\n"
+	"  encrypt    encrypt stdin (or --in FILE) to stdout (or --out FILE):\n"
+	"             AES-GCM, -CCM, ChaCha20-Poly1305, AES-CBC, -CTR, -ECB,\n"
+	"             -XTS stream in constant memory; AES-GMAC, CBC+HMAC,\n"
+	"             ... at most 16 MiB\n"
+	"  decrypt    decrypt, releasing no plaintext before the tag has\n"
+	"             verified (aes-gmac: verify the tag of the input)\n"
+	"  digest     SHA-1 or SHA-2 digest of the input, in hex (streams)\n"
+	"  mac        HMAC-SHA-1/2 or AES-CMAC of the input, in hex, or\n"
+	"             --verify it (streams)\n"
 	"  ping       health check: does the daemon answer, are the engines\n"
 	"             the operator routes algorithms to available\n"
 	"  version    print the version of cryptoctl (and of the daemon)\n"
@@ -54,9 +59,9 @@ static const char usage_main[] =
 	"  -V, --version      print the version\n"
 	"\n"
 	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
-	"I/O error); 2 bad arguments; 3 authentication failed (decrypt);\n"
-	"4 degraded (ping: an engine an algorithm is routed to is\n"
-	"unavailable).\n";
+	"I/O error); 2 bad arguments; 3 authentication failed (decrypt;\n"
+	"digest and mac --verify: mismatch); 4 degraded (ping: an engine an\n"
+	"algorithm is routed to is unavailable).\n";
 
 static const char usage_ping[] =
 	"Usage: cryptoctl ping [--socket PATH]\n"
@@ -285,7 +290,8 @@ static const struct cli_cmd {
 	{ "stats", cmd_stats },	    { "engines", cmd_engines },
 	{ "clients", cmd_clients }, { "sessions", cmd_sessions },
 	{ "bench", cmd_bench },	    { "encrypt", cmd_encrypt },
-	{ "decrypt", cmd_decrypt }, { "ping", cmd_ping },
+	{ "decrypt", cmd_decrypt }, { "digest", cmd_digest },
+	{ "mac", cmd_mac },	    { "ping", cmd_ping },
 	{ "version", cmd_version }, { "help", cmd_help },
 };
 

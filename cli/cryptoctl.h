@@ -24,22 +24,25 @@ enum cli_exit {
 	CLI_EXIT_OK = 0,
 	CLI_EXIT_FAIL = 1,     /* daemon unreachable or refused, I/O error */
 	CLI_EXIT_USAGE = 2,    /* bad arguments */
-	CLI_EXIT_AUTH = 3,     /* decrypt: tag mismatch, nothing written */
+	CLI_EXIT_AUTH = 3,     /* decrypt: tag mismatch, nothing written;
+				* digest, mac --verify: mismatch */
 	CLI_EXIT_DEGRADED = 4, /* ping: answers, but an engine the operator
 				* routes an algorithm to is unavailable */
 };
 
 /* All bounds of the CLI live here. */
 enum cli_limits {
-	CLI_DATA_MAX = 16u << 20, /* stdin payload bytes, as CRD_OP_MAX_LEN */
+	CLI_DATA_MAX = 16u << 20, /* one-shot input bytes, as CRD_OP_MAX_LEN */
+	CLI_CHUNK = 1u << 20,	  /* a stream's input bytes per update */
 	CLI_KEY_MAX = 64,	  /* AES-256-XTS: two 32-byte halves */
+	CLI_MAC_KEY_MAX = 256,	  /* an HMAC key, as CRD_MAC_KEY_MAX */
 	CLI_AUTH_KEY_MAX = 64,	  /* HMAC key, one SHA block */
 	CLI_IV_MAX = 16,	  /* inline IV of a descriptor */
 	CLI_GCM_IV_LEN = 12,	  /* the GCM IV every engine takes */
 	CLI_BLOCK = 16,		  /* AES block: CBC/ECB lengths, IVs */
 	CLI_TAG_MAX = 64,	  /* as CRD_TAG_MAX: a SHA-512 digest */
 	CLI_AAD_MAX = 65535,	  /* as CRD_AAD_MAX */
-	CLI_KEYFILE_MAX = 256,	  /* bytes read from --key-file */
+	CLI_KEYFILE_MAX = 1024,	  /* bytes read from --key-file */
 	CLI_PATH_MAX = 108,	  /* sun_path */
 	CLI_WAIT_MS = 30000,	  /* --sessionless: longest wait for the op */
 	TBL_COLS_MAX = 24,	  /* columns of a text table */
@@ -125,6 +128,8 @@ int cmd_stats(struct cli *cli, int argc, char **argv);
 int cmd_engines(struct cli *cli, int argc, char **argv);
 int cmd_encrypt(struct cli *cli, int argc, char **argv);
 int cmd_decrypt(struct cli *cli, int argc, char **argv);
+int cmd_digest(struct cli *cli, int argc, char **argv);
+int cmd_mac(struct cli *cli, int argc, char **argv);
 int cmd_clients(struct cli *cli, int argc, char **argv);
 int cmd_sessions(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);

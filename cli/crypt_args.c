@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What encrypt, decrypt, digest and mac parse alike: hex options, keys
+ * (from argv, wiped in place, or from a file) and numbers; and how each
+ * of them starts (crypt_begin).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "crypt.h"
+
+int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
+		    uint8_t *out, size_t max, unsigned *len)
+{
+	int n = hex_decode(hex, out, max);
+
+	if (n == -E2BIG)
+		return cli_usage_err(a->cmd, "%s: longer than %zu bytes", opt,
+				     max);
+	if (n < 0)
+		return cli_usage_err(a->cmd, "%s: not a hex string", opt);
+	*len = (unsigned)n;
+	return 0;
+}
+
+/* Where a key option goes: the cipher (or MAC) key or the HMAC key. */
+struct key_slot {
+	const char *opt;
+	uint8_t *buf;
+	size_t max;
+	unsigned *len;
+	int *have;
+};
+
+static struct key_slot key_slot(struct crypt_args *a, int auth, int file)
+{
+	if (auth)
+		return (struct key_slot){ file ? "--auth-key-file"
+					       : "--auth-key",
+					  a->auth_key, sizeof(a->auth_key),
+					  &a->auth_key_len, &a->have_auth_key };
+	return (struct key_slot){ file ? "--key-file" : "--key", a->key,
+				  a->key_max, &a->key_len, &a->have_key };
+}
+
+/*
+ * A key, from argv. The string is wiped in place once decoded: argv
+ * lives in /proc/PID/cmdline, readable by every user. getopt has finished
+ * with an option's argument when it returns it, and only ever permutes
+ * argv pointers, so writing into the string is safe.
+ */
+int crypt_parse_key_arg(struct crypt_args *a, int auth, char *hex)
+{
+	struct key_slot k = key_slot(a, auth, 0);
+	int ret;
+
+	ret = crypt_parse_hex(a, k.opt, hex, k.buf, k.max, k.len);
+	explicit_bzero(hex, strlen(hex));
+	*k.have = !ret;
+	return ret;
+}
+
+/* A key as hex text in a file; surrounding white space is ignored. */
+int crypt_parse_key_file(struct crypt_args *a, int auth, const char *path)
+{
+	struct key_slot k = key_slot(a, auth, 1);
+	char buf[CLI_KEYFILE_MAX + 1];
+	char *s, *end;
+	ssize_t n;
+	size_t len = 0;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cli_usage_err(a->cmd, "%s %s: %s", k.opt, path,
+				     strerror(errno));
+	do {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n > 0)
+			len += (size_t)n;
+	} while ((n > 0 && len < sizeof(buf) - 1) || (n < 0 && errno == EINTR));
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	buf[len] = '\0';
+	if (ret < 0) {
+		explicit_bzero(buf, sizeof(buf));
+		return cli_usage_err(a->cmd, "%s %s: %s", k.opt, path,
+				     strerror(-ret));
+	}
+
+	s = buf + strspn(buf, " \t\r\n");
+	end = s + strcspn(s, " \t\r\n");
+	if (*(end + strspn(end, " \t\r\n"))) {
+		explicit_bzero(buf, sizeof(buf));
+		return cli_usage_err(a->cmd, "%s %s: not one hex string", k.opt,
+				     path);
+	}
+	*end = '\0';
+	ret = crypt_parse_hex(a, k.opt, s, k.buf, k.max, k.len);
+	explicit_bzero(buf, sizeof(buf));
+	*k.have = !ret;
+	return ret;
+}
+
+int crypt_parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || s[0] == '-')
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+void crypt_begin(struct crypt_args *a)
+{
+	int fd, n;
+
+	/* No core file, no same-user ptrace: keys and plaintext stay here. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	/*
+	 * A closed stdin or stdout would be the first descriptor the next
+	 * open() returns: the daemon's socket, read as input or written
+	 * with output. Note which were closed (an error if the command
+	 * needs it) and fill the hole with /dev/null; in order, so that
+	 * each open() lands on the one descriptor being filled.
+	 */
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (fd == STDIN_FILENO)
+			a->stdin_closed = 1;
+		if (fd == STDOUT_FILENO)
+			a->stdout_closed = 1;
+		n = open("/dev/null", O_RDWR);
+		if (n >= 0 && n != fd)
+			close(n); /* cannot happen: fd is the lowest free */
+	}
+}
