@@ -116,7 +116,7 @@ static const char usage_key_opts[] =
 	"                       (aes-gcm, aes-gcm-rfc4106, aes-ccm,\n"
 	"                       chacha20-poly1305 and aes-cbc-hmac-*\n"
 	"                       only)\n"
-	"      --in FILE        read FILE instead of stdin\n"
+	"      --in FILE        read FILE instead of stdin (-: stdin)\n"
 	"      --out FILE       write FILE instead of stdout: a temporary\n"
 	"                       file beside it (mode 0600) replaces it once\n"
 	"                       all went well, so FILE is never half written\n"

@@ -451,6 +451,15 @@ int crypt_len_check(const struct crypt_args *a, uint64_t len)
 		return cli_usage_err(a->cmd,
 				     "%s: %llu bytes of %s, less than %d",
 				     a->alg_name, n, what, CLI_BLOCK);
+	/* CCM's counter field is 15 - nonce bytes long: it bounds the
+	 * length (RFC 3610), 64 KiB with a 13-byte nonce. */
+	const unsigned l = 15 - a->iv_len;
+	if (a->r->alg == CC_ALG_AES_CCM && l < 8 && len >> (8 * l))
+		return cli_usage_err(
+			a->cmd,
+			"%s: %llu bytes of %s, more than a %u-byte "
+			"nonce allows (%llu)",
+			a->alg_name, n, what, a->iv_len, (1ull << (8 * l)) - 1);
 	/* Ciphertext stealing needs a block in the last data unit too. */
 	if (last && last < CLI_BLOCK)
 		return cli_usage_err(a->cmd,

@@ -11,6 +11,9 @@ PKGS=(
 	clang libclang-rt-14-dev clang-format
 	python3 python3-cryptography python3-cryptography-vectors
 	systemd groff-base xxd strace
+	# tests/cli/test_cryptoctl_stream.sh: openssl enc/mac to compare with,
+	# GNU time for the peak RSS of a 1 GiB pipe
+	openssl time
 	# the kernel VM suite (tests/vm/): Debian's kernel, its headers for
 	# kmod-shim, qemu (TCG), a static busybox for the initramfs
 	linux-image-amd64 linux-headers-amd64 qemu-system-x86
