@@ -181,6 +181,13 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 	if (cmd_of(a->r) != a->what) {
 		enum crypt_cmd w = cmd_of(a->r);
 
+		if (a->r->mac_only) {
+			a->r = NULL;
+			return cli_usage_err(a->cmd,
+					     "%s takes an IV: use 'cryptoctl "
+					     "encrypt -a %s'",
+					     name, name);
+		}
 		a->r = NULL;
 		return cli_usage_err(a->cmd, "%s is %s: use 'cryptoctl %s'",
 				     name,
@@ -392,6 +399,11 @@ static int check_io(struct crypt_args *a)
 		a->out_path = NULL;
 	if (a->data_unit && a->r->alg != CC_ALG_AES_XTS)
 		return cli_usage_err(a->cmd, "--data-unit is for aes-xts");
+	/* One operation is one data unit: it cannot honour N. */
+	if (a->data_unit && a->sessionless)
+		return cli_usage_err(a->cmd, "--data-unit needs a stream, and "
+					     "streams a session: no "
+					     "--sessionless");
 	if (a->data_unit &&
 	    (a->data_unit < CLI_BLOCK || a->data_unit > CLI_DATA_MAX))
 		return cli_usage_err(a->cmd,

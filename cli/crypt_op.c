@@ -331,6 +331,14 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 	    crypt_src_spool(a, &in) < 0)
 		goto out;
 	status = why ? CRYPT_NO_STREAM : crypt_stream(&c, a, &in, &out);
+	if (status == CRYPT_NO_STREAM && a->data_unit) {
+		/* One operation would be one data unit: another format. */
+		cli_err("%s: the engine does not stream %s, and --data-unit "
+			"needs a stream",
+			a->cmd, a->alg_name);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
 	if (status == CRYPT_NO_STREAM)
 		status = crypt_oneshot(&c, a, &in, &out,
 				       why ? why

@@ -355,6 +355,7 @@ expect_usage encrypt "${g[@]}" --out "$tmp"
 expect_usage encrypt "${g[@]}" --data-unit 4096
 expect_usage encrypt -a aes-xts -k "$K32" -i "$IV16" --data-unit 8
 expect_usage encrypt -a aes-xts -k "$K32" -i "$IV16" --data-unit x
+expect_usage encrypt -a aes-xts -k "$K32" -i "$IV16" --data-unit 4096 --sessionless
 expect_usage encrypt "${g[@]}" --release-unverified
 expect_usage decrypt -a aes-ctr -k "$K16" -i "$IV16" --release-unverified
 expect_usage decrypt -a aes-gmac -k "$K16" -i "$IV12" --out "$tmp/x"
@@ -371,6 +372,7 @@ expect_usage digest --verify 001122
 expect_usage digest extra
 expect_usage mac
 expect_usage mac -a sha256 -k "$K16"
+expect_usage mac -a aes-gmac -k "$K16"
 expect_usage mac -a aes-cmac -k "$K16$K16$K16"
 expect_usage mac -a aes-128-cmac -k "$K32"
 expect_usage mac -k "$K16" --tag-len 3
