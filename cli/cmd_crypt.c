@@ -122,7 +122,7 @@ static const char usage_key_opts[] =
 	"                       all went well, so FILE is never half written\n"
 	"                       (a FIFO or a device is written like stdout)\n"
 	"      --data-unit N    aes-xts: encrypt in data units of N bytes\n"
-	"                       (16..16777216; 4096 for disk sectors) and\n"
+	"                       (16..1048576; 4096 for disk sectors) and\n"
 	"                       stream. Unit k's tweak is the IV plus k, as a\n"
 	"                       128-bit little-endian number: the IV is the\n"
 	"                       first unit's number. Without it the message\n"

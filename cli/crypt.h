@@ -184,14 +184,14 @@ int crypt_status(struct crypt_args *a, int ret);
 /* Open input and output, create the session, run the message as a
  * stream or as one operation, report: the exit status. */
 int crypt_run(struct cli *cli, struct crypt_args *a);
-/* The one-shot path: at most CLI_DATA_MAX bytes; why names the reason. */
+/* The one-shot path: at most CLI_DATA_MAX bytes of input, the first
+ * pre_len of them already read into pre; why names the reason. */
 int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
-		  struct crypt_src *in, struct crypt_sink *out,
-		  const char *why);
+		  struct crypt_src *in, struct crypt_sink *out, const char *why,
+		  const uint8_t *pre, size_t pre_len);
 
-/* crypt_stream.c: CRYPT_NO_STREAM when the daemon does not stream this
- * session (nothing read yet), else an exit status. */
-enum { CRYPT_NO_STREAM = -1 };
+/* crypt_stream.c: the message as a stream, or as one operation when the
+ * engine turns out not to stream it. The exit status. */
 int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		 struct crypt_src *in, struct crypt_sink *out);
 

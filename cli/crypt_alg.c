@@ -405,10 +405,10 @@ static int check_io(struct crypt_args *a)
 					     "streams a session: no "
 					     "--sessionless");
 	if (a->data_unit &&
-	    (a->data_unit < CLI_BLOCK || a->data_unit > CLI_DATA_MAX))
+	    (a->data_unit < CLI_BLOCK || a->data_unit > CLI_XTS_UNIT_MAX))
 		return cli_usage_err(a->cmd,
 				     "--data-unit: %u..%u bytes, got %u",
-				     CLI_BLOCK, CLI_DATA_MAX, a->data_unit);
+				     CLI_BLOCK, CLI_XTS_UNIT_MAX, a->data_unit);
 	if (a->release_unverified && (!a->tag_len || a->r->mac_only))
 		return cli_usage_err(a->cmd,
 				     "--release-unverified: %s has no "
@@ -472,6 +472,12 @@ int crypt_len_check(const struct crypt_args *a, uint64_t len)
 			"%s: %llu bytes of %s, more than a %u-byte "
 			"nonce allows (%llu)",
 			a->alg_name, n, what, a->iv_len, (1ull << (8 * l)) - 1);
+	/* The library's CCM streams count 32 bits (cc_stream_open). */
+	if (a->r->alg == CC_ALG_AES_CCM && len > UINT32_MAX)
+		return cli_usage_err(a->cmd,
+				     "%s: %llu bytes of %s, more than a stream "
+				     "takes (4 GiB - 1)",
+				     a->alg_name, n, what);
 	/* Ciphertext stealing needs a block in the last data unit too. */
 	if (last && last < CLI_BLOCK)
 		return cli_usage_err(a->cmd,

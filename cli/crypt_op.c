@@ -230,7 +230,8 @@ int crypt_status(struct crypt_args *a, int ret)
  * read are ever committed.
  */
 int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
-		  struct crypt_src *in, struct crypt_sink *out, const char *why)
+		  struct crypt_src *in, struct crypt_sink *out, const char *why,
+		  const uint8_t *pre, size_t pre_len)
 {
 	const int tag_in_data = crypt_tag_in_data(a);
 	const size_t max = CLI_DATA_MAX + (tag_in_data ? a->tag_len : 0);
@@ -245,7 +246,12 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 		cli_err("%s: out of memory", a->cmd);
 		return CLI_EXIT_FAIL;
 	}
-	ret = crypt_read_full(in->fd, p, cap, &len);
+	if (pre_len > cap)
+		pre_len = cap; /* cannot happen: a stream reads 1 MiB first */
+	if (pre_len)
+		memcpy(p, pre, pre_len);
+	ret = crypt_read_full(in->fd, p + pre_len, cap - pre_len, &len);
+	len += pre_len;
 	if (ret < 0) {
 		cli_err("%s: reading %s: %s", a->cmd,
 			a->in_path ? a->in_path : "stdin", strerror(-ret));
@@ -330,20 +336,10 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 	if (!why && a->r->alg == CC_ALG_AES_CCM && in.size < 0 &&
 	    crypt_src_spool(a, &in) < 0)
 		goto out;
-	status = why ? CRYPT_NO_STREAM : crypt_stream(&c, a, &in, &out);
-	if (status == CRYPT_NO_STREAM && a->data_unit) {
-		/* One operation would be one data unit: another format. */
-		cli_err("%s: the engine does not stream %s, and --data-unit "
-			"needs a stream",
-			a->cmd, a->alg_name);
-		status = CLI_EXIT_FAIL;
-		goto out;
-	}
-	if (status == CRYPT_NO_STREAM)
-		status = crypt_oneshot(&c, a, &in, &out,
-				       why ? why
-					   : "does not stream on this "
-					     "engine");
+	if (why)
+		status = crypt_oneshot(&c, a, &in, &out, why, NULL, 0);
+	else
+		status = crypt_stream(&c, a, &in, &out);
 	if (status == CLI_EXIT_OK && has_output(a))
 		status = crypt_sink_commit(a, &out);
 out:

@@ -103,8 +103,6 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 			p.msg_len = (uint64_t)in->size - hold;
 	}
 	ret = cc_stream_open(c->conn, &p, &s);
-	if (ret == -EOPNOTSUPP)
-		return CRYPT_NO_STREAM; /* not on this engine: one op */
 	if (ret < 0) {
 		cli_err("%s: cannot open a stream: %s", a->cmd,
 			cc_strerror(ret));
@@ -128,6 +126,8 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 			/* More may follow: the last hold bytes wait. */
 			n = have - hold;
 			ret = step(s, a, out, &ob, ib.p, n, 0);
+			if (ret == -EOPNOTSUPP && !total)
+				goto one_op;
 			if (ret) {
 				status = ret == 1 ? CLI_EXIT_FAIL
 						  : crypt_status(a, ret);
@@ -152,12 +152,31 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		ret = n ? step(s, a, out, &ob, ib.p, n, 0) : 0;
 		if (!ret)
 			ret = step(s, a, out, &ob, NULL, 0, 1);
+		/* total 0: all the input so far is in ib, nothing written */
+		if (ret == -EOPNOTSUPP && !total)
+			goto one_op;
 		status = ret == 1 ? CLI_EXIT_FAIL : crypt_status(a, ret);
 		break;
 	}
 	if (status == CLI_EXIT_OK && a->dir == CC_ENCRYPT && a->tag_len &&
 	    crypt_put_tag(a, out) < 0)
 		status = CLI_EXIT_FAIL;
+	goto out;
+
+one_op:
+	/* The session's engine does not stream the algorithm: it said so
+	 * at the first piece. One operation does the same, up to 16 MiB,
+	 * except XTS in data units: one operation is one unit. */
+	cc_stream_free(s);
+	s = NULL;
+	if (a->data_unit)
+		cli_err("%s: the engine does not stream %s, and --data-unit "
+			"needs a stream",
+			a->cmd, a->alg_name);
+	else
+		status = crypt_oneshot(c, a, in, out,
+				       "does not stream on this engine", ib.p,
+				       have);
 out:
 	cc_stream_free(s);
 	crypt_buf_free(ib.p, ib.cap);

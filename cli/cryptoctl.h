@@ -34,20 +34,21 @@ enum cli_exit {
 enum cli_limits {
 	CLI_DATA_MAX = 16u << 20, /* one-shot input bytes, as CRD_OP_MAX_LEN */
 	CLI_CHUNK = 1u << 20,	  /* a stream's input bytes per update */
-	CLI_KEY_MAX = 64,	  /* AES-256-XTS: two 32-byte halves */
-	CLI_MAC_KEY_MAX = 256,	  /* an HMAC key, as CRD_MAC_KEY_MAX */
-	CLI_AUTH_KEY_MAX = 64,	  /* HMAC key, one SHA block */
-	CLI_IV_MAX = 16,	  /* inline IV of a descriptor */
-	CLI_GCM_IV_LEN = 12,	  /* the GCM IV every engine takes */
-	CLI_BLOCK = 16,		  /* AES block: CBC/ECB lengths, IVs */
-	CLI_TAG_MAX = 64,	  /* as CRD_TAG_MAX: a SHA-512 digest */
-	CLI_AAD_MAX = 65535,	  /* as CRD_AAD_MAX */
-	CLI_KEYFILE_MAX = 1024,	  /* bytes read from --key-file */
-	CLI_PATH_MAX = 108,	  /* sun_path */
-	CLI_WAIT_MS = 30000,	  /* --sessionless: longest wait for the op */
-	TBL_COLS_MAX = 24,	  /* columns of a text table */
-	TBL_CELL = 72,		  /* a client name (64) plus room to spare */
-	WATCH_MAX_S = 3600,	  /* --watch interval */
+	CLI_XTS_UNIT_MAX = 1u << 20, /* --data-unit, as the library's */
+	CLI_KEY_MAX = 64,	     /* AES-256-XTS: two 32-byte halves */
+	CLI_MAC_KEY_MAX = 256,	     /* an HMAC key, as CRD_MAC_KEY_MAX */
+	CLI_AUTH_KEY_MAX = 64,	     /* HMAC key, one SHA block */
+	CLI_IV_MAX = 16,	     /* inline IV of a descriptor */
+	CLI_GCM_IV_LEN = 12,	     /* the GCM IV every engine takes */
+	CLI_BLOCK = 16,		     /* AES block: CBC/ECB lengths, IVs */
+	CLI_TAG_MAX = 64,	     /* as CRD_TAG_MAX: a SHA-512 digest */
+	CLI_AAD_MAX = 65535,	     /* as CRD_AAD_MAX */
+	CLI_KEYFILE_MAX = 1024,	     /* bytes read from --key-file */
+	CLI_PATH_MAX = 108,	     /* sun_path */
+	CLI_WAIT_MS = 30000, /* --sessionless: longest wait for the op */
+	TBL_COLS_MAX = 24,   /* columns of a text table */
+	TBL_CELL = 72,	     /* a client name (64) plus room to spare */
+	WATCH_MAX_S = 3600,  /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
 };
 
