@@ -478,6 +478,17 @@ int crypt_len_check(const struct crypt_args *a, uint64_t len)
 				     "%s: %llu bytes of %s, more than a stream "
 				     "takes (4 GiB - 1)",
 				     a->alg_name, n, what);
+	/* Their counters: SP 800-38D (2^39 - 256 bits), RFC 8439. */
+	const uint64_t most = a->r->alg == CC_ALG_AES_GCM ? (1ull << 36) - 32
+			      : a->r->alg == CC_ALG_CHACHA20_POLY1305
+				      ? (1ull << 38) - 64
+				      : UINT64_MAX;
+	if (len > most)
+		return cli_usage_err(a->cmd,
+				     "%s: %llu bytes of %s, more than one "
+				     "message may have (%llu)",
+				     a->alg_name, n, what,
+				     (unsigned long long)most);
 	/* Ciphertext stealing needs a block in the last data unit too. */
 	if (last && last < CLI_BLOCK)
 		return cli_usage_err(a->cmd,

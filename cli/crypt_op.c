@@ -313,6 +313,7 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 	struct crypt_src in = { .fd = -1 };
 	struct crypt_conn c = { 0 };
 	int status = CLI_EXIT_USAGE, ret;
+	int64_t hold;
 
 	/* Files first: a wrong name costs nothing but one line. */
 	ret = crypt_src_open(a, &in);
@@ -320,6 +321,12 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 		status = CLI_EXIT_FAIL;
 	if (ret)
 		return status;
+	/* A file's length is known: a wrong one costs one line too. */
+	hold = crypt_tag_in_data(a) ? a->tag_len : 0;
+	if (in.size >= hold && crypt_len_check(a, (uint64_t)in.size - hold)) {
+		crypt_src_close(&in);
+		return CLI_EXIT_USAGE;
+	}
 	ret = has_output(a) ? crypt_sink_open(a, &out, verify) : 0;
 	if (ret) {
 		crypt_src_close(&in);
@@ -333,9 +340,15 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 	if (crypt_open(cli, a, &c) < 0)
 		goto out;
 	/* CCM's first block holds the message length. */
-	if (!why && a->r->alg == CC_ALG_AES_CCM && in.size < 0 &&
-	    crypt_src_spool(a, &in) < 0)
-		goto out;
+	if (!why && a->r->alg == CC_ALG_AES_CCM && in.size < 0) {
+		if (crypt_src_spool(a, &in) < 0)
+			goto out;
+		if (in.size >= hold &&
+		    crypt_len_check(a, (uint64_t)in.size - hold)) {
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (why)
 		status = crypt_oneshot(&c, a, &in, &out, why, NULL, 0);
 	else

@@ -94,11 +94,10 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 	size_t have = 0, got, n;
 	int ret, status = CLI_EXIT_FAIL;
 
+	/* A known size passed crypt_len_check() in crypt_run(). */
 	if (in->size >= 0) {
 		if ((uint64_t)in->size < hold)
 			return short_input(a, (unsigned long long)in->size);
-		if (crypt_len_check(a, (uint64_t)in->size - hold))
-			return CLI_EXIT_USAGE;
 		if (a->r->alg == CC_ALG_AES_CCM)
 			p.msg_len = (uint64_t)in->size - hold;
 	}
