@@ -223,6 +223,13 @@ int crypt_status(struct crypt_args *a, int ret)
 	return CLI_EXIT_OK;
 }
 
+static void too_large(const struct crypt_args *a, const char *why)
+{
+	cli_err("%s: input larger than %u MiB%s, one operation's most (%s %s)",
+		a->cmd, CLI_DATA_MAX >> 20,
+		crypt_tag_in_data(a) ? " plus the tag" : "", a->alg_name, why);
+}
+
 /*
  * The input buffer of the one-shot path: one private anonymous mapping of
  * the largest input, so reading never reallocates (which would leave
@@ -258,10 +265,7 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 		goto out;
 	}
 	if (len > max) {
-		cli_err("%s: input larger than %u MiB%s, one operation's most "
-			"(%s %s)",
-			a->cmd, CLI_DATA_MAX >> 20,
-			tag_in_data ? " plus the tag" : "", a->alg_name, why);
+		too_large(a, why);
 		goto out;
 	}
 	if (tag_in_data) {
@@ -326,6 +330,11 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 	if (in.size >= hold && crypt_len_check(a, (uint64_t)in.size - hold)) {
 		crypt_src_close(&in);
 		return CLI_EXIT_USAGE;
+	}
+	if (why && in.size > (int64_t)CLI_DATA_MAX + hold) {
+		too_large(a, why);
+		crypt_src_close(&in);
+		return CLI_EXIT_FAIL;
 	}
 	ret = has_output(a) ? crypt_sink_open(a, &out, verify) : 0;
 	if (ret) {
