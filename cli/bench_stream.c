@@ -103,7 +103,7 @@ static double bs_pass(struct bs_run *r, uint64_t nops, unsigned depth,
 		if (n) {
 			int k = cc_enqueue_burst(r->q, ops, n);
 			if (k < 0)
-				return -1;
+				return -1; /* the queue is dead: no handle to keep */
 			sent += (unsigned)k;
 		}
 		struct cc_completion c[32];
@@ -114,7 +114,7 @@ static double bs_pass(struct bs_run *r, uint64_t nops, unsigned depth,
 			bad |= c[j].status != CC_OK;
 		done += (unsigned)k;
 		if (!k && sent - done >= depth && cc_wait(r->q, 10000) < 0)
-			return -1;
+			return -1; /* the daemon is gone */
 	}
 	double dt = bench_now() - t0;
 	if (stream)
@@ -171,7 +171,8 @@ static int bs_verify(struct bs_run *r, const uint8_t *key, unsigned klen)
 			if (k <= 0 && cc_wait(r->q, 10000) <= 0)
 				bad = 1;
 		}
-		cc_stream_handle_put(r->q, handle);
+		if (!bad) /* every piece completed: the stream is over */
+			cc_stream_handle_put(r->q, handle);
 	}
 	int outl;
 	if (!bad)

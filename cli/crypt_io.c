@@ -8,7 +8,8 @@
  *
  * Output, to its destination only once the command succeeded:
  *   --out FILE (a file, or a name not taken yet): written to a temporary
- *     file beside it (".FILE.XXXXXX", mode 0600, O_EXCL), fsync'ed and
+ *     file beside it (".FILE.XXXXXX", O_EXCL, mode 0600 or that of the
+ *     file it replaces; a symlink's target, as open(2) would), fsync'ed and
  *     renamed over FILE on success; unlinked on failure or on SIGINT,
  *     SIGTERM, SIGHUP or SIGPIPE. FILE is never half written.
  *   stdout, or --out naming something else (a FIFO, a device): written
@@ -238,16 +239,36 @@ static void cleanup_set(const char *path)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* fd: ".BASE.XXXXXX" in the directory of path, 0600, O_EXCL. */
+/*
+ * fd: ".BASE.XXXXXX" in the directory of path, O_EXCL, mode 0600 or that
+ * of the file it replaces. A symlink is followed, as open(2) would: the
+ * rename replaces its target, not the link.
+ */
 static int tmp_beside(struct crypt_args *a, struct crypt_sink *out)
 {
+	static char target[4096]; /* one output per process */
 	char d[4096], b[4096];
-	int n;
+	struct stat st;
+	int n, have = stat(a->out_path, &st) == 0;
 
 	if (strlen(a->out_path) >= sizeof(d))
 		return cli_usage_err(a->cmd, "--out: name too long");
-	strcpy(d, a->out_path);
-	strcpy(b, a->out_path);
+	snprintf(target, sizeof(target), "%s", a->out_path);
+	struct stat lst;
+	if (lstat(a->out_path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		char *r = realpath(a->out_path, NULL);
+		if (!r || strlen(r) >= sizeof(target)) {
+			free(r);
+			return cli_usage_err(a->cmd,
+					     "--out %s: cannot follow the "
+					     "link",
+					     a->out_path);
+		}
+		strcpy(target, r);
+		free(r);
+	}
+	strcpy(d, target);
+	strcpy(b, target);
 	n = snprintf(out->tmp, sizeof(out->tmp), "%s/.%s.XXXXXX", dirname(d),
 		     basename(b));
 	if (n < 0 || (size_t)n >= sizeof(out->tmp))
@@ -259,8 +280,11 @@ static int tmp_beside(struct crypt_args *a, struct crypt_sink *out)
 	sigprocmask(SIG_BLOCK, &all, &old);
 	out->fd = mkostemp(out->tmp, O_CLOEXEC);
 	n = errno;
-	if (out->fd >= 0)
+	if (out->fd >= 0) {
 		cleanup_set(out->tmp);
+		if (have && S_ISREG(st.st_mode))
+			(void)fchmod(out->fd, st.st_mode & 07777);
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (out->fd < 0) {
 		out->tmp[0] = '\0';
@@ -269,7 +293,7 @@ static int tmp_beside(struct crypt_args *a, struct crypt_sink *out)
 				     "beside it: %s",
 				     a->out_path, strerror(n));
 	}
-	out->path = a->out_path;
+	out->path = target;
 	return 0;
 }
 

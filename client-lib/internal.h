@@ -71,7 +71,8 @@ struct cc_queue {
 	 * the counter that gives each stream its handle's tag. */
 	uint32_t stream_free;
 	uint32_t stream_seq;
-	cc_completion_fn *cb; /* cc_poll() callback */
+	uint32_t stream_handle[CRD_STREAMS_PER_QUEUE]; /* the slot's taker */
+	cc_completion_fn *cb;			       /* cc_poll() callback */
 	void *cb_arg;
 
 	struct arena_alloc alloc;

@@ -305,8 +305,14 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		/* A piece (ring_abi.h): sl_off is the handle; the tag is
 		 * LAST's, and a FIRST that is not LAST carries its parameter
 		 * in tag_off. */
+		/* A tag (LAST's) or a parameter (FIRST's) on another piece
+		 * would be dropped without a word: refuse it. */
 		if (op->sessionless || op->src_sgl || op->dst_sgl ||
-		    (op->stream_flags & ~(CC_STREAM_FIRST | CC_STREAM_LAST)))
+		    (op->stream_flags & ~(CC_STREAM_FIRST | CC_STREAM_LAST)) ||
+		    (op->tag && !(op->stream_flags & CC_STREAM_LAST)) ||
+		    (op->stream_param &&
+		     (op->stream_flags & (CC_STREAM_FIRST | CC_STREAM_LAST)) !=
+			     CC_STREAM_FIRST))
 			return -EINVAL;
 		flags |= CRD_SQE_F_STREAM;
 		if (op->stream_flags & CC_STREAM_FIRST)
@@ -321,6 +327,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 				      ? op->stream_param
 				      : 0;
 	} else {
+		if (op->stream_flags || op->stream_param)
+			return -EINVAL; /* stream fields without a handle */
 		tag = queue_off(q, op->tag, tag_len);
 	}
 	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0)
@@ -378,14 +386,20 @@ int cc_stream_handle_get(struct cc_queue *q, uint32_t *handle)
 	 * stale or foreign handle is refused by the daemon. */
 	uint32_t tag = (++q->stream_seq * 0x9e3779b1u ^ q->id) & 0xffffff;
 	*handle = (tag ? tag : 1) << 8 | slot;
+	q->stream_handle[slot] = *handle;
 	return 0;
 }
 
 void cc_stream_handle_put(struct cc_queue *q, uint32_t handle)
 {
 	unsigned slot = crd_stream_slot(handle);
-	if (slot < CRD_STREAMS_PER_QUEUE)
+	/* Only the handle that holds the slot frees it: a second put of a
+	 * handle whose slot went to another stream since does nothing. */
+	if (slot < CRD_STREAMS_PER_QUEUE && q->stream_handle[slot] == handle &&
+	    !(q->stream_free & 1u << slot)) {
 		q->stream_free |= 1u << slot;
+		q->stream_handle[slot] = 0;
+	}
 }
 
 int cc_sgl_set(struct cc_queue *q, struct cc_sgl_entry *sgl, unsigned i,

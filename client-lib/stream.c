@@ -34,6 +34,7 @@ struct cc_stream {
 	unsigned tag_len;
 	unsigned unit; /* the input is sent in whole units of this */
 	int writes;    /* a cipher or AEAD: it has output */
+	int ccm, xts;  /* param is CCM's message length / XTS's unit */
 	int started;   /* FIRST was sent */
 	int open;      /* the daemon holds its state */
 	int err;       /* the error that ended it, or 0 */
@@ -136,10 +137,16 @@ static int stream_run(struct cc_stream *s, const uint8_t *a, size_t na,
 	*done = 0;
 	if (!q || c->stream_gen != s->gen)
 		return -EPIPE;
+	/* A stream of one piece tells the daemon no length of its own (the
+	 * piece's is CCM's message length then): check the declared one. */
+	if (s->ccm && last && !s->started && na + nb != s->param)
+		return CC_ERR_BAD_PARAM;
 
 	const size_t total = na + nb;
-	const size_t piece_max =
+	size_t piece_max =
 		s->unit > 1 ? STREAM_PIECE / s->unit * s->unit : STREAM_PIECE;
+	if (s->xts && piece_max / s->unit > CRD_XTS_STREAM_UNITS_MAX)
+		piece_max = (size_t)CRD_XTS_STREAM_UNITS_MAX * s->unit;
 	struct stream_piece fl[STREAM_DEPTH];
 	unsigned head = 0, n_in = 0;
 	size_t sent = 0;
@@ -287,6 +294,8 @@ int cc_stream_open(struct cc_conn *c, const struct cc_stream_params *p,
 	s->tag_len = c->tag_len[p->session];
 	s->unit = unit;
 	s->param = param;
+	s->ccm = alg == CC_ALG_AES_CCM;
+	s->xts = alg == CC_ALG_AES_XTS;
 	s->writes = !crd_alg_auth_only(alg);
 	s->iv_len = p->iv_len;
 	if (p->iv_len)

@@ -18,6 +18,11 @@ enum daemon_limits {
 	MAX_WORKERS = 64,
 	MAX_ARENA_PER_CLIENT_MIB = 2048, /* arena memory a client may hold */
 	WORKER_BURST = 64,		 /* descriptors taken per queue pass */
+	/* Stream pieces a poster runs per visit to a queue: this many bytes
+	 * (at least one piece), each piece counting SERIAL_PIECE_COST more,
+	 * so one queue's streams cannot hold a worker for long. */
+	SERIAL_BUDGET = 16 << 20,
+	SERIAL_PIECE_COST = 64 << 10,
 	WORKER_MIN_CHUNK = 8,  /* smallest run split off for a sibling */
 	WORKER_SPIN_US = 200,  /* busy-poll this long before sleeping */
 	PARK_TIMEOUT_MS = 100, /* a parked worker looks at the rings anyway */

@@ -109,7 +109,7 @@ static uint32_t order_advance(_Atomic uint32_t *marks, uint32_t mask,
  */
 static uint32_t order_advance_done(struct order *o,
 				   const struct order_serial *ser,
-				   unsigned *budget)
+				   int64_t *budget)
 {
 	uint32_t i = atomic_load_explicit(&o->cq_tail, memory_order_relaxed);
 	uint32_t n = 0;
@@ -146,7 +146,7 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h,
 		    const struct order_serial *ser)
 {
 	uint32_t posted = 0;
-	unsigned budget = ser ? ser->budget : 0;
+	int64_t budget = ser ? ser->budget : 0;
 	for (;;) {
 		uint32_t unlocked = 0;
 		/* Whoever holds the lock drains for everyone. */

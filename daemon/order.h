@@ -53,15 +53,14 @@ struct order {
 /* The poster's serial step, for queues whose runs may hold stream
  * pieces. Both hooks run under the poster lock. */
 struct order_serial {
-	/* Run the pieces among [seq, end), in order, at most *budget of
-	 * them (each one taken off it); return where it stopped: end once
-	 * every piece ran. */
-	uint32_t (*run)(void *arg, uint32_t seq, uint32_t end,
-			unsigned *budget);
+	/* Run the pieces among [seq, end), in order, while *budget is
+	 * above 0 (each piece takes its cost off it); return where it
+	 * stopped: end once every piece ran. */
+	uint32_t (*run)(void *arg, uint32_t seq, uint32_t end, int64_t *budget);
 	/* Called once per lock acquisition (NULL: nothing). */
 	void (*locked)(void *arg);
 	void *arg;
-	unsigned budget; /* pieces per order_post call */
+	int64_t budget; /* work per order_post call, in the run's units */
 };
 
 CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,

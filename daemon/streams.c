@@ -116,8 +116,15 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	if (slot >= CRD_STREAMS_PER_QUEUE)
 		return op->status = CRD_ST_STREAM_LIMIT;
 	struct stream_slot *ss = &t->slot[slot];
-	if (first && ss->open)
-		return op->status = CRD_ST_STREAM_BUSY; /* that one goes on */
+	if (first && ss->open) {
+		/* A stream whose session is gone has ended, even if no sweep
+		 * came by yet (one is only run at a lock acquisition). */
+		const struct session *os =
+			session_table_get(sessions, ss->session_id);
+		if (os && os->serial == ss->session_serial)
+			return op->status = CRD_ST_STREAM_BUSY; /* it goes on */
+		stream_close(t, ss);
+	}
 	if (!first && (!ss->open || ss->handle != handle))
 		return op->status = CRD_ST_NO_STREAM;
 

@@ -14,8 +14,11 @@
  * poster lock, while the queue's other ops, and every other queue, still
  * run in parallel; no thread ever waits for another.
  *
- * All of a table but the sweep flag is touched only under the queue's
- * poster lock (or after the queue is detached from the workers).
+ * The slots are touched only under the queue's poster lock (or after the
+ * queue is detached from the workers). The pending array is written by
+ * the claiming worker without it and read by the poster, handed over by
+ * the release store of the run's done mark; the sweep flag and the
+ * owner's count are atomics.
  */
 #ifndef CRYPTOD_STREAMS_H
 #define CRYPTOD_STREAMS_H

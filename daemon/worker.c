@@ -220,7 +220,7 @@ struct worker_serial_ctx {
 };
 
 static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
-				  unsigned *budget)
+				  int64_t *budget)
 {
 	struct worker *w = ((struct worker_serial_ctx *)arg)->w;
 	struct queue *q = ((struct worker_serial_ctx *)arg)->q;
@@ -229,9 +229,10 @@ static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
 		const struct crd_sqe *e = &t->pend[seq & t->pend_mask];
 		if (!(e->flags & CRD_SQE_F_STREAM))
 			continue; /* a worker completed it in the run */
-		if (!*budget)
+		if (*budget <= 0)
 			return seq;
-		(*budget)--;
+		/* Bytes, and a floor per piece: what a piece costs to run. */
+		*budget -= (int64_t)e->len + SERIAL_PIECE_COST;
 		uint64_t t0 = crd_now_ns();
 		struct engine_op op;
 		/* No stage slot is in use while this worker posts (it posts
@@ -262,7 +263,7 @@ static uint32_t worker_post(struct worker *w, struct queue *q)
 	const struct order_serial ser = { .run = worker_serial_run,
 					  .locked = worker_serial_locked,
 					  .arg = &ctx,
-					  .budget = WORKER_BURST };
+					  .budget = SERIAL_BUDGET };
 	uint32_t posted = order_post(&q->ord, q->hdr, &ser);
 	if (!posted)
 		return 0;

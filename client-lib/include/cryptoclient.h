@@ -457,7 +457,11 @@ int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
  * the stream (later pieces: CC_ERR_NO_STREAM); a bad tag on LAST zeroes
  * that piece's output only, earlier pieces' output was released already.
  * Give the handle back with cc_stream_handle_put() once the LAST piece or
- * a failed one has completed. At most 32 streams per queue are open at
+ * a failed one has completed, or once its session is destroyed (which
+ * ends its streams). A tag on a piece other than LAST, or stream_param on
+ * one other than a FIRST that is not LAST, is refused (-EINVAL); so are
+ * stream_flags without a handle. XTS pieces hold at most 4096 data units
+ * (CRD_XTS_STREAM_UNITS_MAX). At most 32 streams per queue are open at
  * once, and the daemon bounds a client's total (CC_ERR_STREAM_LIMIT).
  */
 int cc_stream_handle_get(struct cc_queue *q, uint32_t *handle);
@@ -482,8 +486,11 @@ struct cc_stream_params {
 	uint32_t data_unit;
 };
 
-/* 0 or -errno. A session whose algorithm (or engine) does not stream
- * fails with -EOPNOTSUPP at its first piece: the first update or final. */
+/* 0, CC_ERR_NO_SESSION, CC_ERR_STREAM_LIMIT (a connection's copying
+ * streams share one queue: at most 32 open at once) or -errno. A session
+ * whose algorithm (or engine) does not stream fails with -EOPNOTSUPP at
+ * its first piece: the first update or final. Free every stream before
+ * cc_disconnect(). */
 int cc_stream_open(struct cc_conn *conn, const struct cc_stream_params *p,
 		   struct cc_stream **out);
 /* The most bytes cc_stream_update(s, .., len, ..) or cc_stream_final()
@@ -494,8 +501,9 @@ size_t cc_stream_out_max(const struct cc_stream *s, size_t len);
  * Process len bytes of in (any length, any number of calls); writes
  * *out_len bytes to out (room for cc_stream_out_max(s, len); NULL when
  * the algorithm writes nothing: MACs, digests). in and out may be the
- * same buffer. 0, or a negative status or -errno, after which the stream
- * is dead (cc_stream_free is all that is left).
+ * same buffer if it has room for cc_stream_out_max(s, len) bytes. 0, or a
+ * negative status or -errno, after which the stream is dead
+ * (cc_stream_free is all that is left).
  */
 int cc_stream_update(struct cc_stream *s, const void *in, size_t len, void *out,
 		     size_t *out_len);

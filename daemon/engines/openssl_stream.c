@@ -203,9 +203,11 @@ void ossl_stream(void *wctx, struct engine_op *op, void *state)
 		op->status = CRD_ST_BAD_PARAM;
 		return;
 	}
-	/* Whole units, but for LAST's final unit of 16 bytes or more. */
+	/* Whole units, but for LAST's final unit of 16 bytes or more; a
+	 * bounded number of them (ring_abi.h). */
 	uint32_t rem = op->len % st->unit;
-	if (rem && (!(op->pos & ENGINE_LAST) || rem < 16)) {
+	if ((rem && (!(op->pos & ENGINE_LAST) || rem < 16)) ||
+	    op->len / st->unit + (rem != 0) > CRD_XTS_STREAM_UNITS_MAX) {
 		op->status = CRD_ST_BAD_PARAM;
 		return;
 	}

@@ -3,11 +3,12 @@
  * Stream pieces in the engines: the contract of engine->stream, and the
  * files that keep it.
  *
- * The daemon (daemon/stream.c) runs the pieces of one stream one at a
+ * The daemon (daemon/streams.c) runs the pieces of one stream one at a
  * time, in submission order, on whichever worker posts the queue, and
  * calls engine->stream(wctx, op, state) for each with:
  *
- *  - op: a validated op like any other (src, dst == src in place, len
+ *  - op: a validated op like any other (src, dst: == src in place, else
+ *    disjoint; len
  *    bytes, op->op the direction, op->sess the session), plus op->pos
  *    (ENGINE_FIRST, ENGINE_LAST, both, or neither for a middle piece) and
  *    op->param. iv/iv_len and aad/aad_len are set on FIRST only, tag and
@@ -31,7 +32,8 @@
  * Lengths: any length for GCM, ChaCha20-Poly1305, CCM, CTR, HMAC, SHA and
  * CMAC pieces; CBC and ECB pieces are whole 16-byte blocks; XTS pieces
  * other than LAST are whole data units (param bytes, >= 16), LAST's
- * remainder past whole units is 0 or >= 16 bytes. CCM's param is the
+ * remainder past whole units is 0 or >= 16 bytes, and a piece holds at
+ * most CRD_XTS_STREAM_UNITS_MAX units. CCM's param is the
  * message length: a piece that would pass it, or a LAST that ends short
  * of it, is CRD_ST_BAD_PARAM. With FIRST and LAST both, param is the op's
  * len (the daemon fills it in). A message longer than the algorithm

@@ -183,7 +183,8 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
  *             (each unit's tweak is the IV plus the unit's index as a
  *             128-bit little-endian number; pieces other than the last
  *             hold whole units, the last a remainder of 0 or >= 16
- *             bytes). With FIRST and LAST both, the op's own length.
+ *             bytes; at most CRD_XTS_STREAM_UNITS_MAX units a piece).
+ *             With FIRST and LAST both, the op's own length.
  *
  * Any error in a piece of an open stream (bad tag included) ends that
  * stream and wipes its state; later pieces fail with NO_STREAM. A FIRST
@@ -193,6 +194,11 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 enum {
 	CRD_STREAMS_PER_QUEUE = 32,
 	CRD_STREAM_SLOT_MASK = 0xff,
+	/* An XTS piece holds at most this many data units (the last one
+	 * counted even when short): each unit is a cipher call of its own,
+	 * so a 16 MiB piece of 16-byte units would cost the daemon some 60
+	 * times what its bytes do. */
+	CRD_XTS_STREAM_UNITS_MAX = 4096,
 };
 static inline unsigned crd_stream_slot(uint32_t handle)
 {

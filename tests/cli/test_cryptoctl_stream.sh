@@ -271,6 +271,16 @@ rm -f "$tmp/dg"
 "$CTL" digest -a sha512 --in "$tmp/pt.1" --out "$tmp/dg"
 check "digest --out: the hex line" test "$(cat "$tmp/dg")" = "$(sha512sum <"$tmp/pt.1" | cut -d' ' -f1)"
 
+# --out through a symlink replaces its target (as open(2) would), not the
+# link; a file it replaces keeps its mode.
+printf 'old' >"$tmp/target"
+chmod 0640 "$tmp/target"
+ln -sf "$tmp/target" "$tmp/link"
+"$CTL" digest -a sha256 --in "$tmp/pt.1" --out "$tmp/link"
+check "--out through a symlink: the link stays, its target is replaced" \
+	test -L "$tmp/link" -a "$(cat "$tmp/target")" = "$(sha256sum <"$tmp/pt.1" | cut -d' ' -f1)"
+check "--out replacing a file keeps its mode" test "$(stat -c %a "$tmp/target")" = 640
+
 if [ "$have_openssl" = 1 ]; then
 	n=0 nbad=0
 	for len in 0 1 64 1048577 3145745; do
@@ -345,9 +355,11 @@ expect_forged "--out FILE, existing" sh -c "cat '$tmp/bad' | '$CTL' decrypt ${g[
 check "--out FILE, existing: not replaced, no temporary file left" \
 	test "$(cat "$tmp/o/old")" = precious -a "$(ls -A "$tmp/o")" = old
 check "no spool file left in \$TMPDIR" test -z "$(find "$tmp" -maxdepth 1 -name 'cryptoctl.*')"
+old_mode=$(stat -c %a "$tmp/o/old")
 "$CTL" decrypt "${g[@]}" --in "$tmp/ct" --out "$tmp/o/old"
 check "--out FILE: replaced once the tag verified" cmp -s "$tmp/o/old" "$pt"
-check "--out FILE: mode 0600" test "$(stat -c %a "$tmp/o/old")" = 600
+check "--out FILE: the mode of the file it replaced" \
+	test "$(stat -c %a "$tmp/o/old")" = "$old_mode"
 check "--out FILE: no temporary file left" test "$(ls -A "$tmp/o")" = old
 # In place: --out the same file as --in.
 cp "$pt" "$tmp/o/inplace"

@@ -9,6 +9,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <cryptod/ring_abi.h>
 
 int sc_sanitized(void)
 {
@@ -474,6 +475,11 @@ int sc_cut(const struct sc_msg *m, uint32_t *cuts, unsigned max)
 	size_t rem = m->len;
 	unsigned n = 0;
 
+	/* XTS: at most CRD_XTS_STREAM_UNITS_MAX units a piece, the last
+	 * one's short unit counted */
+	const size_t cap = m->v->xts
+				   ? (size_t)m->unit * CRD_XTS_STREAM_UNITS_MAX
+				   : SC_PIECE_MAX;
 	if (!max)
 		return -E2BIG;
 	/* about max / 4 pieces at most, on average */
@@ -488,14 +494,19 @@ int sc_cut(const struct sc_msg *m, uint32_t *cuts, unsigned max)
 			p = p < m->v->block ? m->v->block : p - p % m->v->block;
 		if (m->v->xts)
 			p = p < m->unit ? m->unit : p - p % m->unit;
+		if (p > cap)
+			p = (uint32_t)cap;
 		/* the last pieces the array holds take what is left */
-		if (p >= rem || (n + 2 >= max && rem <= SC_PIECE_MAX))
+		if ((p >= rem || n + 2 >= max) && rem <= SC_PIECE_MAX &&
+		    rem <= cap)
 			p = (uint32_t)rem;
 		/* XTS: a stream of one piece is one data unit (its param
 		 * is its length): cut a longer message in two, whole units
 		 * first (a LAST of no data when nothing is left over) */
 		if (m->v->xts && n == 0 && p == rem && rem > m->unit) {
 			p = (uint32_t)(rem - rem % m->unit);
+			if (p > cap)
+				p = (uint32_t)cap;
 			if (p == rem) {
 				cuts[n++] = p;
 				cuts[n++] = 0;

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stream rules the review found unguarded, one case each:
+ * - the library refuses stream fields where they would be dropped
+ *   without a word (flags without a handle, a tag on a piece other than
+ *   LAST, a parameter on one other than a FIRST), -EINVAL at enqueue;
+ * - a second put of a handle whose slot went to another stream frees
+ *   nothing;
+ * - a copying CCM stream of one piece shorter than its declared length
+ *   is refused (the daemon takes a single piece's length as the
+ *   message's);
+ * - an XTS piece of more than CRD_XTS_STREAM_UNITS_MAX data units is
+ *   refused (CC_ERR_BAD_PARAM), one of exactly that many runs;
+ * - a FIRST on the slot of a stream whose session was destroyed opens a
+ *   new stream (no STREAM_BUSY).
+ *
+ * Exit: 0 all passed, 1 any failure, 77 no daemon.
+ */
+#include "fixture.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cryptod/ring_abi.h>
+
+static unsigned long checked, failed;
+
+static void expect(int ok, const char *what, int got)
+{
+	checked++;
+	if (ok)
+		return;
+	failed++;
+	fprintf(stderr, "FAIL %s (got %d: %s)\n", what, got, cc_strerror(got));
+}
+
+/* Submit ops and take their n completions. 0 or -errno. */
+static int run(struct cc_queue *q, const struct cc_op *ops, unsigned n,
+	       struct cc_completion *c)
+{
+	int k = cc_enqueue_burst(q, ops, n);
+	if (k != (int)n)
+		return k < 0 ? k : -EBUSY;
+	for (unsigned got = 0; got < n;) {
+		k = cc_dequeue_burst(q, c + got, n - got);
+		if (k < 0)
+			return k;
+		got += (unsigned)k;
+		if (!k && cc_wait(q, 20000) <= 0)
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static void library_refusals(struct cc_queue *q, uint32_t sid, uint8_t *buf)
+{
+	uint32_t h;
+	int r = cc_stream_handle_get(q, &h);
+	expect(r == 0, "a handle", r);
+	struct cc_op op = { .session = sid,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .len = 64,
+			    .iv = buf + 4096,
+			    .iv_len = 12,
+			    .stream_flags = CC_STREAM_FIRST };
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "stream_flags without a handle", r);
+	op.stream = h;
+	op.tag = buf + 8192;
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "a tag on a FIRST that is not LAST", r);
+	op.tag = NULL;
+	op.stream_flags = 0;
+	op.iv = NULL;
+	op.iv_len = 0;
+	op.stream_param = 100;
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "stream_param on a middle piece", r);
+	op.stream_flags = CC_STREAM_FIRST | CC_STREAM_LAST;
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "stream_param on a FIRST that is LAST", r);
+	op.stream = 0;
+	op.stream_flags = 0;
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "stream_param without a handle", r);
+	cc_stream_handle_put(q, h);
+
+	/* A stale second put must not free the slot's new holder. */
+	uint32_t h1, h2, h3;
+	cc_stream_handle_get(q, &h1);
+	cc_stream_handle_put(q, h1);
+	cc_stream_handle_get(q, &h2);
+	expect(crd_stream_slot(h2) == crd_stream_slot(h1) && h2 != h1,
+	       "the slot comes back with a new tag", (int)h2);
+	cc_stream_handle_put(q, h1); /* stale */
+	cc_stream_handle_get(q, &h3);
+	expect(crd_stream_slot(h3) != crd_stream_slot(h2),
+	       "a stale put left the slot to its holder", (int)h3);
+	cc_stream_handle_put(q, h2);
+	cc_stream_handle_put(q, h3);
+}
+
+static void ccm_single_piece(struct cc_conn *c)
+{
+	static const uint8_t key[16] = { 7 };
+	struct cc_session_params sp = { .alg = CC_ALG_AES_CCM,
+					.key = key,
+					.key_len = 16 };
+	uint32_t sid;
+	int r = cc_session_create(c, &sp, &sid);
+	expect(r == 0, "a CCM session", r);
+	if (r)
+		return;
+	uint8_t nonce[12] = { 1 }, tag[16], out[64];
+	struct cc_stream_params p = { .session = sid,
+				      .dir = CC_ENCRYPT,
+				      .iv = nonce,
+				      .iv_len = 12,
+				      .msg_len = 100 };
+	struct cc_stream *s;
+	r = cc_stream_open(c, &p, &s);
+	expect(r == 0, "a CCM stream", r);
+	if (r)
+		return;
+	size_t n;
+	r = cc_stream_final(s, out, &n, tag);
+	expect(r == CC_ERR_BAD_PARAM,
+	       "CCM declared 100 bytes, a single piece of 0", r);
+	cc_stream_free(s);
+	(void)cc_session_destroy(c, sid);
+}
+
+static void xts_units(struct cc_conn *c, struct cc_queue *q, uint8_t *buf)
+{
+	uint8_t key[32];
+	for (unsigned i = 0; i < 32; i++)
+		key[i] = (uint8_t)(i * 37 + 1);
+	struct cc_session_params sp = { .alg = CC_ALG_AES_XTS,
+					.key = key,
+					.key_len = 32 };
+	uint32_t sid, h;
+	int r = cc_session_create(c, &sp, &sid);
+	expect(r == 0, "an XTS session", r);
+	if (r)
+		return;
+	for (unsigned units = CRD_XTS_STREAM_UNITS_MAX;
+	     units <= CRD_XTS_STREAM_UNITS_MAX + 1; units++) {
+		cc_stream_handle_get(q, &h);
+		struct cc_op op[2] = {
+			{ .session = sid,
+			  .dir = CC_ENCRYPT,
+			  .src = buf,
+			  .len = 16 * units,
+			  .iv = buf + (1 << 20),
+			  .iv_len = 16,
+			  .stream = h,
+			  .stream_flags = CC_STREAM_FIRST,
+			  .stream_param = 16 },
+			{ .session = sid,
+			  .dir = CC_ENCRYPT,
+			  .src = buf,
+			  .len = 0,
+			  .stream = h,
+			  .stream_flags = CC_STREAM_LAST },
+		};
+		struct cc_completion cp[2];
+		r = run(q, op, 2, cp);
+		expect(r == 0, "XTS pieces ran", r);
+		if (units == CRD_XTS_STREAM_UNITS_MAX)
+			expect(!r && cp[0].status == CC_OK &&
+				       cp[1].status == CC_OK,
+			       "XTS: a piece of the most units runs",
+			       cp[0].status);
+		else
+			expect(!r && cp[0].status == CC_ERR_BAD_PARAM &&
+				       cp[1].status == CC_ERR_NO_STREAM,
+			       "XTS: one unit more is refused, ending the stream",
+			       cp[0].status);
+		cc_stream_handle_put(q, h);
+	}
+	(void)cc_session_destroy(c, sid);
+}
+
+static void first_after_destroy(struct cc_conn *c, struct cc_queue *q,
+				uint8_t *buf)
+{
+	static const uint8_t key[16] = { 9 };
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key,
+					.key_len = 16 };
+	uint32_t s1, s2, h;
+	int r = cc_session_create(c, &sp, &s1);
+	expect(r == 0, "a GCM session", r);
+	if (r)
+		return;
+	cc_stream_handle_get(q, &h);
+	struct cc_op op = { .session = s1,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .len = 64,
+			    .iv = buf + 4096,
+			    .iv_len = 12,
+			    .stream = h,
+			    .stream_flags = CC_STREAM_FIRST };
+	struct cc_completion cp[2];
+	r = run(q, &op, 1, cp);
+	expect(!r && cp[0].status == CC_OK, "a stream opened", cp[0].status);
+	r = cc_session_destroy(c, s1);
+	expect(r == 0, "its session destroyed", r);
+	r = cc_session_create(c, &sp, &s2);
+	expect(r == 0, "another session", r);
+	/* The same slot (and handle), a new FIRST: the old stream ended
+	 * with its session. */
+	op.session = s2;
+	struct cc_op last = { .session = s2,
+			      .dir = CC_ENCRYPT,
+			      .src = buf,
+			      .len = 16,
+			      .tag = buf + 8192,
+			      .stream = h,
+			      .stream_flags = CC_STREAM_LAST };
+	struct cc_op two[2] = { op, last };
+	r = run(q, two, 2, cp);
+	expect(!r && cp[0].status == CC_OK && cp[1].status == CC_OK,
+	       "FIRST on a slot whose session was destroyed", cp[0].status);
+	cc_stream_handle_put(q, h);
+	(void)cc_session_destroy(c, s2);
+}
+
+int main(void)
+{
+	struct fx_daemon d;
+	struct cc_conn *c;
+	struct cc_queue *q;
+	struct fx_daemon_params dp = { .workers = 2 };
+	struct cc_queue_params qp = { .arena_size = 4 << 20 };
+	if (fx_setup(&d, &dp, "test_stream_rules", &qp, &c, &q) < 0)
+		return FX_EXIT_FAIL;
+	uint8_t *buf = cc_buf_alloc(q, 2 << 20);
+	if (!buf) {
+		fx_teardown(&d, c, q);
+		return FX_EXIT_FAIL;
+	}
+	memset(buf, 0x5a, 2 << 20);
+	static const uint8_t key[16] = { 3 };
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key,
+					.key_len = 16 };
+	uint32_t sid;
+	int r = cc_session_create(c, &sp, &sid);
+	expect(r == 0, "a session", r);
+
+	library_refusals(q, sid, buf);
+	ccm_single_piece(c);
+	xts_units(c, q, buf);
+	first_after_destroy(c, q, buf);
+
+	cc_buf_free(q, buf);
+	int st = fx_teardown(&d, c, q);
+	printf("%lu checks, %lu failed\n", checked, failed);
+	return failed || st ? FX_EXIT_FAIL : FX_EXIT_PASS;
+}
