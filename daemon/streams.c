@@ -156,6 +156,11 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 			    (last ? ENGINE_LAST : 0));
 	op->param = first ? (last ? op->len : e->tag_off) : 0;
 	s->eng->stream(eng_ctx[s->eng_idx], op, ss->state);
+	/* The engine's frames held the stream's state (hash words, GHASH
+	 * values) and this worker may never run the stream's LAST: its
+	 * dead stack must not keep them. */
+	engine_burn_stack_n(STREAM_BURN_STACK);
+	engine_clear_vector_regs();
 	if (op->status != CRD_ST_OK || last)
 		stream_close(t, ss);
 	return op->status;

@@ -40,6 +40,10 @@ struct session_table;
  * not a status any completion carries. */
 enum { STREAM_DEFERRED = 1 };
 
+/* Stack bytes wiped after every piece (engine_burn_stack_n): deeper than
+ * the engines' stream calls reach (test_stream_hygiene). */
+enum { STREAM_BURN_STACK = 8192 };
+
 struct stream_slot {
 	uint32_t handle; /* the client's, while open */
 	uint32_t session_id;

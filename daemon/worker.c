@@ -366,6 +366,9 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	}
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
+	/* The engines leave round keys and hash words in the vector
+	 * registers; whatever saves those later must find nothing. */
+	engine_clear_vector_regs();
 
 	/* One 16-byte store per completion, not three: while a line's
 	 * transfer is pending its stores wait in the store buffer. */

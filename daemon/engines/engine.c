@@ -201,3 +201,64 @@ void engine_burn_stack(void)
 	/* pad is used: the zeroing is not dead */
 	__asm__ volatile("" : : "r"(pad) : "memory");
 }
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"), noinline)) static void clear_zmm_hi(void)
+{
+	__asm__ volatile("vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
+			 "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+			 "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
+			 "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+			 "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
+			 "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+			 "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
+			 "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+			 "vpxord %%zmm24, %%zmm24, %%zmm24\n\t"
+			 "vpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+			 "vpxord %%zmm26, %%zmm26, %%zmm26\n\t"
+			 "vpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+			 "vpxord %%zmm28, %%zmm28, %%zmm28\n\t"
+			 "vpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+			 "vpxord %%zmm30, %%zmm30, %%zmm30\n\t"
+			 "vpxord %%zmm31, %%zmm31, %%zmm31" ::
+				 : "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
+				   "xmm21", "xmm22", "xmm23", "xmm24", "xmm25",
+				   "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",
+				   "xmm31");
+}
+
+__attribute__((target("avx"), noinline)) static void clear_ymm(void)
+{
+	__asm__ volatile("vzeroall" ::
+				 : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
+				   "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+				   "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+				   "xmm15");
+}
+#endif
+
+void engine_clear_vector_regs(void)
+{
+#if defined(__x86_64__)
+	static int avx512 = -1, avx = -1; /* racy but idempotent */
+	if (avx512 < 0) {
+		avx512 = __builtin_cpu_supports("avx512f");
+		avx = __builtin_cpu_supports("avx");
+	}
+	if (avx512)
+		clear_zmm_hi();
+	if (avx)
+		clear_ymm();
+#endif
+}
+
+void engine_burn_stack_n(size_t n)
+{
+	uint8_t pad[ENGINE_BURN_STACK];
+	if (n > sizeof(pad))
+		n = sizeof(pad);
+	/* The stack grows down: the bytes just below the caller's frame are
+	 * pad's last ones. */
+	explicit_bzero(pad + sizeof(pad) - n, n);
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}

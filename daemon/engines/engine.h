@@ -192,6 +192,12 @@ int engine_ct_memcmp(const void *a, const void *b, size_t n);
  * calls, or one further up. */
 enum { ENGINE_BURN_STACK = 8192 };
 __attribute__((noinline)) void engine_burn_stack(void);
+/* The same for the n bytes (at most ENGINE_BURN_STACK) just below. */
+__attribute__((noinline)) void engine_burn_stack_n(size_t n);
+/* Zero the vector registers, which the crypto libraries leave holding
+ * state (a hash's words, counter blocks) that anything saving them later
+ * (a signal frame) would write to memory. */
+void engine_clear_vector_regs(void);
 
 /* Capability-table shorthands for engine files. */
 #define RANGE1(v)                                                              \

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stream state hygiene: a stream's state is key-derived (an HMAC stream
+ * holds the keyed inner hash state), so it must not outlive the stream in
+ * the daemon's memory: not after LAST, not after its session is
+ * destroyed, not after its client disconnects.
+ *
+ * The needle is the inner SHA-256 state of HMAC-SHA-256 after the key's
+ * ipad block and 960 bytes of message (15 whole blocks): no session holds
+ * it, only the stream, and the test computes it with OpenSSL. While the
+ * stream is open the scanner must find it (it sees the state); after each
+ * ending, nowhere. The scanner is test_key_hygiene's (memscan.h).
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include "fixture.h"
+#include "memscan.h"
+
+enum { MSG = 960, GRACE_US = 300000 };
+
+static int fails;
+
+/* The inner state after K ^ ipad and msg, as the daemon's SHA256_CTX
+ * holds it (h[], native words). */
+static void inner_state(const uint8_t key[32], const uint8_t *msg,
+			uint8_t out[32])
+{
+	uint8_t blk[64] = { 0 };
+	memcpy(blk, key, 32);
+	for (int i = 0; i < 64; i++)
+		blk[i] ^= 0x36;
+	SHA256_CTX c;
+	SHA256_Init(&c);
+	SHA256_Update(&c, blk, 64);
+	SHA256_Update(&c, msg, MSG);
+	memcpy(out, c.h, 32);
+	OPENSSL_cleanse(&c, sizeof(c));
+	OPENSSL_cleanse(blk, sizeof(blk));
+}
+
+static void expect_hits(pid_t pid, const uint8_t *needle, int want_some,
+			const char *when)
+{
+	long n = scan_windows(pid, needle, 32);
+	printf("%s: the stream's state found %ld times\n", when, n);
+	if (n < 0 || (want_some ? n == 0 : n != 0)) {
+		fprintf(stderr, "FAIL %s: %s\n", when,
+			want_some ? "the scanner does not see the state"
+				  : "stream state left in the daemon");
+		fails++;
+	}
+}
+
+/* Open an HMAC-SHA-256 stream on a new session and send FIRST with the
+ * message; *needle gets its state. */
+static int open_stream(struct cc_conn *c, struct cc_queue *q, uint8_t *buf,
+		       uint32_t *sid, uint32_t *h, uint8_t needle[32])
+{
+	uint8_t key[32];
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(buf, MSG);
+	struct cc_session_params sp = { .alg = CC_ALG_HMAC_SHA256,
+					.key = key,
+					.key_len = 32 };
+	if (cc_session_create(c, &sp, sid) || cc_stream_handle_get(q, h))
+		return -1;
+	inner_state(key, buf, needle);
+	OPENSSL_cleanse(key, sizeof(key));
+	struct cc_op op = { .session = *sid,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .len = MSG,
+			    .stream = *h,
+			    .stream_flags = CC_STREAM_FIRST };
+	struct cc_completion cp;
+	if (fx_run_burst(q, &op, 1, &cp, 10000) || cp.status != CC_OK)
+		return -1;
+	return 0;
+}
+
+int main(void)
+{
+	if (access("/proc/self/mem", R_OK))
+		return FX_EXIT_SKIP;
+	struct fx_daemon d;
+	struct cc_conn *c;
+	struct cc_queue *q;
+	struct fx_daemon_params dp = { .workers = 2 };
+	if (fx_setup(&d, &dp, "stream-hygiene", NULL, &c, &q) < 0)
+		return FX_EXIT_FAIL;
+	uint8_t *buf = cc_buf_alloc(q, MSG + 64), needle[32];
+	uint32_t sid, h;
+	if (!buf)
+		return FX_EXIT_FAIL;
+
+	/* 1. Ended by LAST. */
+	if (open_stream(c, q, buf, &sid, &h, needle))
+		return FX_EXIT_FAIL;
+	expect_hits(d.pid, needle, 1, "open");
+	struct cc_op last = { .session = sid,
+			      .dir = CC_ENCRYPT,
+			      .src = buf,
+			      .len = 0,
+			      .tag = buf + MSG,
+			      .stream = h,
+			      .stream_flags = CC_STREAM_LAST };
+	struct cc_completion cp;
+	if (fx_run_burst(q, &last, 1, &cp, 10000) || cp.status != CC_OK)
+		fails++;
+	cc_stream_handle_put(q, h);
+	expect_hits(d.pid, needle, 0, "after LAST (its session alive)");
+	(void)cc_session_destroy(c, sid);
+
+	/* 2. Ended by its session's destruction. */
+	if (open_stream(c, q, buf, &sid, &h, needle))
+		return FX_EXIT_FAIL;
+	expect_hits(d.pid, needle, 1, "open");
+	if (cc_session_destroy(c, sid))
+		fails++;
+	usleep(GRACE_US); /* the next poster's sweep */
+	expect_hits(d.pid, needle, 0, "after its session was destroyed");
+	cc_stream_handle_put(q, h);
+
+	/* 3. Ended by the client's disconnect. */
+	if (open_stream(c, q, buf, &sid, &h, needle))
+		return FX_EXIT_FAIL;
+	expect_hits(d.pid, needle, 1, "open");
+	cc_queue_close(q);
+	cc_disconnect(c);
+	usleep(GRACE_US);
+	expect_hits(d.pid, needle, 0, "after its client disconnected");
+
+	if (fx_daemon_stop(&d))
+		fails++;
+	return fails ? FX_EXIT_FAIL : FX_EXIT_PASS;
+}
