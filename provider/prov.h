@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptod's OpenSSL 3 provider: what its files share.
+ *
+ * One struct prov per provider instance (one per OSSL_LIB_CTX that loads
+ * it; normally one per process). It owns the lazily opened connection
+ * to the daemon that every thread and every context of the instance
+ * shares, the configuration read from openssl.cnf, the counters, and the
+ * private library context that runs fallbacks on OpenSSL's default
+ * provider.
+ *
+ * Internal functions return 0 or -errno; the OSSL dispatch functions
+ * return OpenSSL's 1 (success) / 0 (failure) and put a reason naming
+ * cryptod on OpenSSL's error stack.
+ */
+#ifndef CRYPTOD_PROV_H
+#define CRYPTOD_PROV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/evp.h>
+
+#include <cryptoclient.h>
+#include <cryptod/ring_abi.h> /* CRD_OP_MAX_LEN, CRD_AAD_MAX, CRD_TAG_MAX */
+
+/* Reason codes of the errors the provider raises (prov.c has the texts,
+ * each beginning "cryptod: "). */
+enum prov_reason {
+	PROV_R_UNREACHABLE = 1, /* cc_connect failed */
+	PROV_R_SESSION,		/* the daemon refused the key's session */
+	PROV_R_OP,		/* an op failed in the daemon */
+	PROV_R_BAD_TAG,		/* authentication failed */
+	PROV_R_BAD_PARAM,	/* a parameter OpenSSL would refuse too */
+	PROV_R_UNSUPPORTED,	/* EVP allows it, cryptod does not (yet) */
+	PROV_R_STATE,		/* called in the wrong order */
+	PROV_R_FALLBACK,	/* the default provider failed the op */
+	PROV_R_NOMEM,
+	PROV_R_BAD_DECRYPT, /* CBC/ECB padding */
+	PROV_R_MAX
+};
+
+enum prov_fallback {
+	PROV_FALLBACK_FAIL, /* the default: an op the daemon cannot do fails */
+	PROV_FALLBACK_DEFAULT, /* ... or runs on OpenSSL's default provider */
+};
+
+/* The shared connection. Contexts hold a reference for as long as they
+ * hold a session or a stream on it; a broken one is replaced, and freed
+ * when its last holder lets go. */
+struct prov_conn {
+	struct cc_conn *cc; /* owned */
+	atomic_uint refs;
+	atomic_int broken;
+	pthread_mutex_t lock;		       /* hash_sess */
+	uint32_t hash_sess[CC_ALG_SHA512 + 1]; /* keyless digest sessions */
+};
+
+struct prov {
+	const OSSL_CORE_HANDLE *handle;
+
+	/* Configuration (openssl.cnf section, else the environment). */
+	char *socket; /* owned; NULL = cc_default_socket_path() */
+	enum prov_fallback fallback;
+	size_t min_size; /* messages shorter stay in-process; 0 = none */
+
+	pthread_mutex_t lock;	 /* conn, fb_libctx */
+	struct prov_conn *conn;	 /* the current connection, or NULL */
+	OSSL_LIB_CTX *fb_libctx; /* owned: the default provider, lazily */
+	OSSL_PROVIDER *fb_default;
+	int fb_failed;
+
+	/* Counters (OSSL_PROVIDER_get_params "cryptod-*"). */
+	atomic_ullong n_daemon;	   /* messages run by the daemon */
+	atomic_ullong n_fallback;  /* left to the default provider */
+	atomic_ullong n_inprocess; /* below min_size */
+};
+
+/* ---- prov.c: errors, fallback ---- */
+
+void prov_raise(const struct prov *p, const char *file, int line,
+		const char *func, int reason, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+#define PROV_ERR(p, reason, ...)                                               \
+	prov_raise((p), __FILE__, __LINE__, __func__, (reason), __VA_ARGS__)
+
+/* Is err one the daemon could not serve (unreachable, algorithm or size
+ * unavailable), where fallback = default may take over? */
+int prov_err_fallback_ok(int err);
+
+/* The default provider's implementation of name, from the private
+ * library context (created on first use). NULL with an error raised. */
+EVP_CIPHER *prov_fb_cipher(struct prov *p, const char *name);
+EVP_MD *prov_fb_md(struct prov *p, const char *name);
+EVP_MAC *prov_fb_mac(struct prov *p, const char *name);
+
+/* The decisions taken at the start of each message, counted: does a
+ * message whose first piece is len bytes stay in-process (min_size)?
+ * May a message the daemon failed with err (before any output) run on
+ * the default provider instead? 1 yes, 0 no. */
+int prov_small(struct prov *p, size_t len);
+int prov_fallback(struct prov *p, int err);
+
+/* ---- prov_conn.c: the connection and sessions ---- */
+
+/* A reference to the current connection, opened if there is none.
+ * 0 or -errno (with an error raised: PROV_R_UNREACHABLE). */
+int prov_conn_get(struct prov *p, struct prov_conn **out);
+void prov_conn_put(struct prov_conn *c);
+/* err came from an op on c: if it says the connection is dead, c is
+ * retired (the next prov_conn_get reconnects). */
+void prov_conn_check(struct prov *p, struct prov_conn *c, int err);
+void prov_conn_fini(struct prov *p);
+
+/* A session on a connection, created from a key the context keeps. */
+struct prov_sess {
+	struct prov_conn *conn; /* a reference, or NULL */
+	uint32_t id;		/* 0 = none */
+	unsigned tag_len;
+	enum cc_alg alg;
+};
+
+/* Make s a session of alg with key and tag_len on the current
+ * connection (reusing it when it is one already). 0 or -errno; errors
+ * are not raised (the caller may fall back). */
+int prov_sess_open(struct prov *p, struct prov_sess *s, enum cc_alg alg,
+		   const void *key, size_t key_len, unsigned tag_len);
+void prov_sess_close(struct prov_sess *s);
+/* The connection's keyless session for a digest. */
+int prov_hash_sess(struct prov *p, struct prov_conn **conn, enum cc_alg alg,
+		   uint32_t *id);
+
+/* ---- the algorithm tables ---- */
+
+extern const OSSL_ALGORITHM prov_ciphers[];
+extern const OSSL_ALGORITHM prov_digests[];
+extern const OSSL_ALGORITHM prov_macs[];
+
+/* Cipher families in prov_cipher.c (cc_crypt-based) and prov_aead.c
+ * (streams); they share the context and the parameter code. */
+struct prov_cipher;
+
+#endif

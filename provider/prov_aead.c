@@ -1,0 +1,647 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AES-GCM and ChaCha20-Poly1305: a message is a daemon stream (the
+ * library's copying cc_stream_*), opened at the first data update with
+ * the IV and the AAD buffered until then (a stream takes its AAD on the
+ * first piece only), closed at final, where the daemon makes or checks
+ * the tag. TLS 1.2 records (the tlsaad parameter, then one update of a
+ * whole record, in place) are one cc_crypt() each.
+ *
+ * A decrypting stream's session is made with the tag length known at
+ * its first piece (16 if none was set yet): a shorter tag must be set
+ * before the first data update. The daemon's GCM IVs are 1..16 bytes,
+ * its AAD up to 65535 bytes; anything else is left to the default
+ * provider with fallback = default, else refused.
+ */
+#include "prov_cipher.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/rand.h>
+
+enum {
+	GCM_TLS_FIXED = 4,
+	GCM_TLS_EXPLICIT = 8,
+	TAG_LEN = 16,
+	CP_NONCE = 12,
+};
+
+void pca_reset(struct pc_ctx *c)
+{
+	cc_stream_free(c->st);
+	c->st = NULL;
+	prov_conn_put(c->st_conn);
+	c->st_conn = NULL;
+	if (c->aad)
+		OPENSSL_cleanse(c->aad, c->aad_len);
+	c->aad_len = 0;
+	c->data_seen = 0;
+}
+
+int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src)
+{
+	if (src->st) {
+		/* The daemon holds the running GHASH/Poly1305 state and
+		 * cannot copy it (yet). */
+		PROV_ERR(src->p, PROV_R_UNSUPPORTED,
+			 "duplicating an AEAD context mid-message");
+		return 0;
+	}
+	if (src->aad_len) {
+		dst->aad = OPENSSL_memdup(src->aad, src->aad_len);
+		if (!dst->aad)
+			return 0;
+		dst->aad_cap = src->aad_len;
+	}
+	return 1;
+}
+
+int pca_init(struct pc_ctx *c, int key_changed, int iv_changed)
+{
+	if (c->ci->kind == PC_GCM) {
+		if (iv_changed) {
+			c->iv_gen_rand = 0;
+			c->iv_state = IV_BUFFERED;
+		}
+		if (key_changed)
+			c->tls_enc_records = 0;
+	} else if (key_changed || iv_changed) {
+		c->tls_payload = 0;
+		c->tls_aad_len = 0;
+	}
+	return 1;
+}
+
+/* The IV the daemon takes: ChaCha20-Poly1305's shorter nonces are
+ * zero-padded on the left, as OpenSSL does. */
+static unsigned daemon_iv(const struct pc_ctx *c, const uint8_t *iv,
+			  uint8_t *out)
+{
+	if (c->ci->kind == PC_CHACHAPOLY) {
+		memset(out, 0, CP_NONCE);
+		memcpy(out + CP_NONCE - c->ivlen, iv, c->ivlen);
+		return CP_NONCE;
+	}
+	memcpy(out, iv, c->ivlen);
+	return (unsigned)c->ivlen;
+}
+
+/* Why the daemon cannot take this message as it stands, or 0. */
+static int daemon_limits(const struct pc_ctx *c, size_t aad_len)
+{
+	if (aad_len > CRD_AAD_MAX || (c->ci->kind == PC_GCM && c->ivlen > 16))
+		return -E2BIG;
+	if (!c->enc && c->taglen && c->taglen != TAG_LEN &&
+	    (c->ci->kind == PC_CHACHAPOLY ||
+	     !(c->taglen == 4 || c->taglen == 8 || c->taglen >= 12)))
+		return -EINVAL;
+	return 0;
+}
+
+static int iv_ready(struct pc_ctx *c)
+{
+	if (c->ci->kind == PC_CHACHAPOLY) {
+		if (c->iv_set) {
+			memcpy(c->nonce, c->iv, c->ivlen);
+			return 1;
+		}
+		PROV_ERR(c->p, PROV_R_STATE, "no IV set");
+		return 0;
+	}
+	if (c->iv_state == IV_FINISHED) {
+		PROV_ERR(c->p, PROV_R_STATE,
+			 "GCM: the IV was used already, set a new one");
+		return 0;
+	}
+	if (c->iv_state == IV_UNSET) {
+		/* As OpenSSL: an encryption without an IV gets a random
+		 * one, which the caller reads back with the iv parameter. */
+		if (!c->enc || c->ivlen < 12 ||
+		    RAND_bytes(c->iv, (int)c->ivlen) <= 0) {
+			PROV_ERR(c->p, PROV_R_STATE, "no IV set");
+			return 0;
+		}
+		c->iv_state = IV_BUFFERED;
+		c->iv_gen_rand = 1;
+	}
+	if (c->iv_state == IV_BUFFERED) {
+		memcpy(c->nonce, c->iv, c->ivlen);
+		c->iv_state = IV_COPIED;
+	}
+	return 1;
+}
+
+/* Start the message at its first data piece (len bytes) or at final.
+ * 1: the daemon stream is open; 2: it runs in-process; 0: failed. */
+static int msg_begin(struct pc_ctx *c, size_t len)
+{
+	if (!c->key_set) {
+		PROV_ERR(c->p, PROV_R_STATE, "no key set");
+		return 0;
+	}
+	if (!iv_ready(c))
+		return 0;
+	int lim = daemon_limits(c, c->aad_len);
+	if (lim && !c->started) {
+		if (!prov_small(c->p, len) && !prov_fallback(c->p, lim)) {
+			PROV_ERR(c->p, PROV_R_UNSUPPORTED,
+				 "%s: IV %zu, AAD %zu, tag %zu bytes",
+				 c->ci->names, c->ivlen, c->aad_len, c->taglen);
+			return 0;
+		}
+		if (pc_sw_begin(c, c->aad, c->aad_len))
+			return 0;
+		c->started = c->sw = 1;
+		return 2;
+	}
+	unsigned tag_len =
+		(!c->enc && c->taglen) ? (unsigned)c->taglen : TAG_LEN;
+	int r = pc_begin(c, len, tag_len);
+	if (r < 0)
+		return 0;
+	if (r == 1)
+		return 2;
+	/* The daemon's session may be an older one of another tag length
+	 * (a context reused for another message). */
+	if (prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
+			   tag_len)) {
+		PROV_ERR(c->p, PROV_R_SESSION, "tag length %u", tag_len);
+		return 0;
+	}
+	uint8_t iv[PC_IV_MAX];
+	struct cc_stream_params sp = {
+		.session = c->sess.id,
+		.dir = c->enc ? CC_ENCRYPT : CC_DECRYPT,
+		.iv = iv,
+		.iv_len = daemon_iv(c, c->nonce, iv),
+		.aad = c->aad,
+		.aad_len = c->aad_len,
+	};
+	int err = cc_stream_open(c->sess.conn->cc, &sp, &c->st);
+	if (err) {
+		c->st = NULL;
+		if (prov_fallback(c->p, err)) {
+			if (pc_sw_begin(c, c->aad, c->aad_len))
+				return 0;
+			c->sw = 1;
+			return 2;
+		}
+		pc_op_err(c, err, "stream");
+		return 0;
+	}
+	atomic_fetch_add(&c->sess.conn->refs, 1);
+	c->st_conn = c->sess.conn;
+	return 1;
+}
+
+static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
+		      const uint8_t *in, size_t len);
+
+int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl)
+{
+	*outl = 0;
+	if (out && (c->tls_aad_len || c->tls_payload))
+		return tls_record(c, out, outl, in, inl);
+	if (!out) { /* AAD */
+		if (c->data_seen) {
+			PROV_ERR(c->p, PROV_R_STATE, "AAD after data");
+			return 0;
+		}
+		if (inl > SIZE_MAX - c->aad_len)
+			return 0;
+		if (c->aad_len + inl > c->aad_cap) {
+			size_t cap = (c->aad_len + inl) * 2;
+			uint8_t *n =
+				OPENSSL_clear_realloc(c->aad, c->aad_cap, cap);
+			if (!n) {
+				PROV_ERR(c->p, PROV_R_NOMEM, "AAD");
+				return 0;
+			}
+			c->aad = n;
+			c->aad_cap = cap;
+		}
+		if (inl)
+			memcpy(c->aad + c->aad_len, in, inl);
+		c->aad_len += inl;
+		*outl = inl;
+		return 1;
+	}
+	if (inl == 0)
+		return 1;
+	if (outsize < inl) {
+		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
+		return 0;
+	}
+	if (!c->st) {
+		if (c->started && c->ci->kind == PC_GCM) {
+			PROV_ERR(c->p, PROV_R_STATE,
+				 "GCM: the IV was used already, set a new one");
+			return 0;
+		}
+		int r = msg_begin(c, inl);
+		if (r != 1)
+			return r;
+	}
+	c->data_seen = 1;
+	size_t n = 0;
+	int err = cc_stream_update(c->st, in, inl, out, &n);
+	if (err) {
+		pc_op_err(c, err, "update");
+		return 0;
+	}
+	*outl = n;
+	return 1;
+}
+
+int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
+{
+	*outl = 0;
+	if (c->tls_aad_len || c->tls_payload) {
+		PROV_ERR(c->p, PROV_R_STATE, "final in TLS record mode");
+		return 0;
+	}
+	if (!c->enc && !c->taglen) {
+		PROV_ERR(c->p, PROV_R_STATE, "no tag set");
+		return 0;
+	}
+	if (!c->st) {
+		if (c->started && c->ci->kind == PC_GCM) {
+			PROV_ERR(c->p, PROV_R_STATE,
+				 "GCM: the IV was used already, set a new one");
+			return 0;
+		}
+		int r = msg_begin(c, 0);
+		if (r != 1)
+			return r;
+	}
+	if (!c->enc && c->taglen != c->sess.tag_len) {
+		PROV_ERR(c->p, PROV_R_UNSUPPORTED,
+			 "a %zu-byte tag set after the first update (set "
+			 "short tags before it)",
+			 c->taglen);
+		pca_reset(c);
+		return 0;
+	}
+	uint8_t tag[TAG_LEN];
+	memcpy(tag, c->tag, sizeof(tag));
+	size_t n = 0;
+	int err = cc_stream_final(c->st, out, &n, tag);
+	cc_stream_free(c->st);
+	c->st = NULL;
+	prov_conn_put(c->st_conn);
+	c->st_conn = NULL;
+	c->aad_len = 0;
+	c->data_seen = 0;
+	if (c->ci->kind == PC_GCM)
+		c->iv_state = IV_FINISHED; /* never twice under one IV */
+	if (err) {
+		pc_op_err(c, err, "final");
+		return 0;
+	}
+	if (c->enc) {
+		memcpy(c->tag, tag, TAG_LEN);
+		c->taglen = TAG_LEN;
+	}
+	*outl = n;
+	return 1;
+}
+
+int pca_cipher(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl)
+{
+	if (c->started && c->sw) {
+		int n = 0;
+		int r = EVP_Cipher(c->swctx, out, in, (unsigned)inl);
+		if (r < 0)
+			return 0;
+		n = r;
+		*outl = (size_t)n;
+		return 1;
+	}
+	int r = in ? pca_update(c, out, outl, outsize, in, inl)
+		   : pca_final(c, out, outl, outsize);
+	if (r == 2)
+		return pca_cipher(c, out, outl, outsize, in, inl);
+	/* As the default provider's: the whole input counts as done. */
+	if (r == 1 && in && c->ci->kind == PC_GCM)
+		*outl = inl;
+	return r;
+}
+
+/* ---- TLS 1.2 records ---- */
+
+/* One AEAD op in-process: a TLS record below min_size, or fallback. */
+static int sw_oneshot(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
+		      const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag)
+{
+	uint8_t saved_nonce[PC_IV_MAX];
+	size_t saved_ivlen = c->ivlen, saved_tag = c->taglen;
+	uint8_t saved_t[TAG_LEN];
+	memcpy(saved_nonce, c->nonce, sizeof(saved_nonce));
+	memcpy(saved_t, c->tag, TAG_LEN);
+	memcpy(c->nonce, iv, iv_len);
+	c->ivlen = iv_len;
+	if (!c->enc) {
+		memcpy(c->tag, tag, TAG_LEN);
+		c->taglen = TAG_LEN;
+	}
+	int outl, ok = !pc_sw_begin(c, c->tls_aad, PC_TLS_AAD_LEN) &&
+		       EVP_CipherUpdate(c->swctx, out, &outl, in, (int)len) &&
+		       EVP_CipherFinal_ex(c->swctx, out + outl, &outl);
+	if (ok && c->enc) {
+		OSSL_PARAM t[] = { OSSL_PARAM_construct_octet_string(
+					   OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+					   TAG_LEN),
+				   OSSL_PARAM_END };
+		ok = EVP_CIPHER_CTX_get_params(c->swctx, t);
+	}
+	memcpy(c->nonce, saved_nonce, sizeof(saved_nonce));
+	memcpy(c->tag, saved_t, TAG_LEN);
+	c->ivlen = saved_ivlen;
+	c->taglen = saved_tag;
+	return ok ? 0 : CC_ERR_AUTH_FAILED;
+}
+
+static int oneshot(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
+		   const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag)
+{
+	if (prov_small(c->p, len))
+		return sw_oneshot(c, iv, iv_len, in, out, len, tag);
+	int err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
+				 TAG_LEN);
+	if (!err)
+		err = cc_crypt(c->sess.conn->cc, c->sess.id,
+			       c->enc ? CC_ENCRYPT : CC_DECRYPT, iv, iv_len,
+			       c->tls_aad, PC_TLS_AAD_LEN, in, out, len, tag);
+	if (!err) {
+		atomic_fetch_add(&c->p->n_daemon, 1);
+		return 0;
+	}
+	prov_conn_check(c->p, c->sess.conn, err);
+	if (err != CC_ERR_AUTH_FAILED && prov_fallback(c->p, err))
+		return sw_oneshot(c, iv, iv_len, in, out, len, tag);
+	return err;
+}
+
+static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
+		      const uint8_t *in, size_t len)
+{
+	uint8_t iv[PC_IV_MAX];
+	unsigned iv_len;
+	size_t plen;
+	const uint8_t *pin;
+	uint8_t *pout;
+	int err;
+	if (!c->key_set)
+		goto bad;
+	if (c->ci->kind == PC_GCM) {
+		c->tls_aad_len = 0; /* one record per tlsaad, as OpenSSL */
+		if (out != in || len < GCM_TLS_EXPLICIT + TAG_LEN || !c->iv_gen)
+			goto bad;
+		if (c->enc) {
+			if (++c->tls_enc_records == 0)
+				goto bad;
+			/* The explicit IV is the invocation field. */
+			memcpy(out, c->iv + c->ivlen - GCM_TLS_EXPLICIT,
+			       GCM_TLS_EXPLICIT);
+			memcpy(iv, c->iv, c->ivlen);
+			for (int i = (int)c->ivlen - 1;
+			     i >= (int)c->ivlen - 8 && !++c->iv[i]; i--)
+				;
+		} else {
+			memcpy(c->iv + c->ivlen - GCM_TLS_EXPLICIT, in,
+			       GCM_TLS_EXPLICIT);
+			memcpy(iv, c->iv, c->ivlen);
+		}
+		iv_len = (unsigned)c->ivlen;
+		c->iv_state = IV_FINISHED;
+		pin = in + GCM_TLS_EXPLICIT;
+		pout = out + GCM_TLS_EXPLICIT;
+		plen = len - GCM_TLS_EXPLICIT - TAG_LEN;
+	} else {
+		plen = c->tls_payload;
+		c->tls_payload = 0;
+		if (len != plen + TAG_LEN || !c->iv_set)
+			goto bad;
+		/* RFC 7905: the nonce XOR the record's sequence number. */
+		iv_len = daemon_iv(c, c->iv, iv);
+		for (unsigned i = 0; i < 8; i++)
+			iv[4 + i] ^= c->tls_aad[i];
+		pin = in;
+		pout = out;
+	}
+	uint8_t tag[TAG_LEN];
+	if (!c->enc)
+		memcpy(tag, pin + plen, TAG_LEN);
+	err = oneshot(c, iv, iv_len, pin, pout, plen, tag);
+	if (err) {
+		if (!c->enc)
+			OPENSSL_cleanse(pout, plen);
+		pc_op_err(c, err, "TLS record");
+		return 0;
+	}
+	if (c->enc)
+		memcpy(pout + plen, tag, TAG_LEN);
+	*outl = c->enc ? len : plen;
+	return 1;
+bad:
+	PROV_ERR(c->p, PROV_R_BAD_PARAM, "TLS record of %zu bytes", len);
+	return 0;
+}
+
+/* The tlsaad parameter: the record header, its length corrected for the
+ * explicit IV and the tag. Returns the tag bytes to leave room for. */
+static size_t tls_aad_set(struct pc_ctx *c, const uint8_t *aad, size_t n)
+{
+	if (n != PC_TLS_AAD_LEN)
+		return 0;
+	memcpy(c->tls_aad, aad, n);
+	size_t len = (size_t)aad[n - 2] << 8 | aad[n - 1];
+	if (c->ci->kind == PC_GCM) {
+		if (len < GCM_TLS_EXPLICIT)
+			return 0;
+		len -= GCM_TLS_EXPLICIT;
+	}
+	if (!c->enc) {
+		if (len < TAG_LEN)
+			return 0;
+		len -= TAG_LEN;
+	}
+	if (c->ci->kind == PC_GCM || !c->enc) {
+		c->tls_aad[n - 2] = (uint8_t)(len >> 8);
+		c->tls_aad[n - 1] = (uint8_t)len;
+	}
+	if (c->ci->kind == PC_GCM)
+		c->tls_aad_len = n;
+	else
+		c->tls_payload = len;
+	return TAG_LEN;
+}
+
+static int tls_fixed_set(struct pc_ctx *c, const uint8_t *iv, size_t len)
+{
+	if (c->ci->kind == PC_CHACHAPOLY) {
+		if (len != CP_NONCE)
+			return 0;
+		memcpy(c->iv, iv, CP_NONCE);
+		c->ivlen = CP_NONCE;
+		c->iv_set = 1;
+		return 1;
+	}
+	if (len == (size_t)-1) { /* the whole IV */
+		memcpy(c->iv, iv, c->ivlen);
+	} else {
+		if (len < GCM_TLS_FIXED || len > c->ivlen ||
+		    c->ivlen - len < GCM_TLS_EXPLICIT)
+			return 0;
+		memcpy(c->iv, iv, len);
+		if (c->enc &&
+		    RAND_bytes(c->iv + len, (int)(c->ivlen - len)) <= 0)
+			return 0;
+		if (c->enc)
+			c->iv_gen_rand = 1;
+	}
+	c->iv_gen = 1;
+	c->iv_state = IV_BUFFERED;
+	return 1;
+}
+
+/* ---- Parameters ---- */
+
+int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
+{
+	OSSL_PARAM *p;
+	if (c->started && c->sw)
+		return EVP_CIPHER_CTX_get_params(c->swctx, params);
+	int gcm = c->ci->kind == PC_GCM;
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+	    !OSSL_PARAM_set_size_t(p, c->keylen))
+		return 0;
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+	    !OSSL_PARAM_set_size_t(p, c->ivlen))
+		return 0;
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
+	    !OSSL_PARAM_set_size_t(p, c->taglen ? c->taglen : TAG_LEN))
+		return 0;
+	if ((p = OSSL_PARAM_locate(params,
+				   OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
+	    !OSSL_PARAM_set_size_t(p, c->tls_aad_pad))
+		return 0;
+	const char *ivs[] = { OSSL_CIPHER_PARAM_IV,
+			      OSSL_CIPHER_PARAM_UPDATED_IV };
+	for (unsigned i = 0; gcm && i < 2; i++) {
+		if (!(p = OSSL_PARAM_locate(params, ivs[i])))
+			continue;
+		if (c->iv_state == IV_UNSET &&
+		    (c->tls_aad_len || !c->enc || c->ivlen < 12 ||
+		     RAND_bytes(c->iv, (int)c->ivlen) <= 0))
+			return 0;
+		if (c->iv_state == IV_UNSET) {
+			c->iv_state = IV_BUFFERED;
+			c->iv_gen_rand = 1;
+		}
+		if (p->data && p->data_size < c->ivlen)
+			return 0;
+		if (!OSSL_PARAM_set_octet_string(p, c->iv, c->ivlen))
+			return 0;
+	}
+	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+		size_t sz = p->data ? p->data_size : c->taglen;
+		if (!c->enc || !c->taglen || sz == 0 || sz > TAG_LEN) {
+			PROV_ERR(c->p, PROV_R_STATE, "no tag to get");
+			return 0;
+		}
+		if (!OSSL_PARAM_set_octet_string(p, c->tag, sz))
+			return 0;
+	}
+	if (gcm && (p = OSSL_PARAM_locate(
+			    params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN))) {
+		size_t sz = p->data_size;
+		if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    !c->iv_gen || !c->key_set)
+			return 0;
+		if (sz == 0 || sz > c->ivlen)
+			sz = c->ivlen;
+		/* This message runs with the IV as it is; the next one
+		 * gets the invocation field incremented. */
+		memcpy(c->nonce, c->iv, c->ivlen);
+		memcpy(p->data, c->iv + c->ivlen - sz, sz);
+		p->return_size = sz;
+		for (int i = (int)c->ivlen - 1;
+		     i >= (int)c->ivlen - 8 && !++c->iv[i]; i--)
+			;
+		c->iv_state = IV_COPIED;
+	}
+	return 1;
+}
+
+int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
+{
+	const OSSL_PARAM *p;
+	if (c->started && c->sw)
+		return EVP_CIPHER_CTX_set_params(c->swctx, params);
+	int gcm = c->ci->kind == PC_GCM;
+	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+		size_t sz = p->data_size;
+		if (p->data_type != OSSL_PARAM_OCTET_STRING || sz == 0 ||
+		    sz > TAG_LEN || (gcm && !p->data))
+			goto bad;
+		if (p->data) {
+			if (c->enc) {
+				PROV_ERR(c->p, PROV_R_STATE,
+					 "a tag is not set when encrypting");
+				return 0;
+			}
+			memcpy(c->tag, p->data, sz);
+		}
+		c->taglen = sz;
+	}
+	if ((p = OSSL_PARAM_locate_const(params,
+					 OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+		size_t sz;
+		if (!OSSL_PARAM_get_size_t(p, &sz) || sz == 0 ||
+		    sz > (gcm ? PC_IV_MAX : CP_NONCE))
+			goto bad;
+		if (sz != c->ivlen && gcm && c->iv_state != IV_UNSET)
+			c->iv_state = IV_FINISHED;
+		c->ivlen = sz;
+	}
+	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+		size_t sz;
+		if (!OSSL_PARAM_get_size_t(p, &sz) || sz != c->ci->keylen)
+			goto bad;
+	}
+	if ((p = OSSL_PARAM_locate_const(params,
+					 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
+		size_t pad;
+		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    !(pad = tls_aad_set(c, p->data, p->data_size)))
+			goto bad;
+		c->tls_aad_pad = pad;
+	}
+	if ((p = OSSL_PARAM_locate_const(
+		     params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
+		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    !tls_fixed_set(c, p->data, p->data_size))
+			goto bad;
+	}
+	if (gcm && (p = OSSL_PARAM_locate_const(
+			    params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))) {
+		if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    !c->iv_gen || !c->key_set || c->enc ||
+		    p->data_size > c->ivlen)
+			goto bad;
+		memcpy(c->iv + c->ivlen - p->data_size, p->data, p->data_size);
+		memcpy(c->nonce, c->iv, c->ivlen);
+		c->iv_state = IV_COPIED;
+	}
+	return 1;
+bad:
+	PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);
+	return 0;
+}

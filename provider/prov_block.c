@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AES-CBC, -ECB, -CTR and -XTS: one cc_crypt() per update, the state
+ * between updates kept here rather than in a daemon stream. That state
+ * is small and ours (CBC's chaining block, CTR's counter and the unused
+ * keystream of a partial block), so dupctx works at any point, a context
+ * holds none of the connection's 32 stream slots between calls, and the
+ * EVP output rules (whole blocks, the last block held back for padding)
+ * are applied here exactly as OpenSSL's default provider applies them.
+ * XTS needs no state: OpenSSL makes each update one data unit under the
+ * IV as set.
+ */
+#include "prov_cipher.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+enum {
+	BLK = 16,
+	/* Split larger updates into ops of this much (a multiple of BLK),
+	 * chaining between them here. */
+	BLK_CHUNK = CRD_OP_MAX_LEN,
+	XTS_UNIT_MAX = 1u << 24, /* 2^20 blocks, as OpenSSL */
+};
+
+/* counter += n, as a 128-bit big-endian number (OpenSSL's CTR). */
+static void ctr_add(uint8_t *ctr, uint64_t n)
+{
+	for (int i = BLK - 1; i >= 0 && n; i--) {
+		uint64_t s = (uint64_t)ctr[i] + (n & 0xff);
+		ctr[i] = (uint8_t)s;
+		n = (n >> 8) + (s >> 8);
+	}
+}
+
+/* One op (retried once on a fresh connection if the old one died) of
+ * len bytes; advances the chaining state. 0 or -errno, raised. */
+static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+	const struct pc_info *ci = c->ci;
+	enum cc_dir dir = c->enc ? CC_ENCRYPT : CC_DECRYPT;
+	uint8_t next[BLK];
+	if (ci->kind == PC_CBC && !c->enc)
+		memcpy(next, in + len - BLK, BLK); /* before in place */
+	int err = 0;
+	for (int tries = 0; tries < 2; tries++) {
+		err = prov_sess_open(c->p, &c->sess, ci->alg, c->key, c->keylen,
+				     0);
+		if (err)
+			break;
+		err = cc_crypt(c->sess.conn->cc, c->sess.id, dir,
+			       ci->ivlen ? c->iv : NULL, (unsigned)ci->ivlen,
+			       NULL, 0, in, out, len, NULL);
+		if (!err)
+			break;
+		prov_conn_check(c->p, c->sess.conn, err);
+		if (!atomic_load(&c->sess.conn->broken))
+			break;
+	}
+	if (err)
+		return pc_op_err(c, err, "op");
+	if (ci->kind == PC_CBC)
+		memcpy(c->iv, c->enc ? out + len - BLK : next, BLK);
+	else if (ci->kind == PC_CTR)
+		ctr_add(c->iv, len / BLK);
+	return 0;
+}
+
+static int blk_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
+		     size_t len)
+{
+	while (len) {
+		size_t n = len < BLK_CHUNK ? len : BLK_CHUNK;
+		int err = blk_op(c, in, out, n);
+		if (err)
+			return err;
+		in += n;
+		out += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
+		      size_t inl)
+{
+	size_t i = 0;
+	/* The rest of the last block's keystream first. */
+	for (; c->num && i < inl; i++) {
+		out[i] = in[i] ^ c->ks[c->num];
+		c->num = (c->num + 1) % BLK;
+	}
+	size_t full = (inl - i) / BLK * BLK;
+	if (full && blk_crypt(c, in + i, out + i, full))
+		return 0;
+	i += full;
+	size_t rem = inl - i;
+	if (rem) {
+		/* A whole block of zero-padded input: its output XOR that
+		 * input is the block's keystream, kept for the next call. */
+		uint8_t blk[BLK] = { 0 }, o[BLK];
+		memcpy(blk, in + i, rem);
+		int err = blk_crypt(c, blk, o, BLK);
+		if (!err) {
+			for (unsigned j = 0; j < BLK; j++)
+				c->ks[j] = o[j] ^ blk[j];
+			memcpy(out + i, o, rem);
+			c->num = (unsigned)rem;
+		}
+		OPENSSL_cleanse(blk, sizeof(blk));
+		OPENSSL_cleanse(o, sizeof(o));
+		if (err)
+			return 0;
+	}
+	return 1;
+}
+
+/* CBC and ECB: whole blocks out, the partial one buffered; decrypting
+ * with padding, the last whole block is held back for final. */
+static int block_update(struct pc_ctx *c, uint8_t *out, size_t *outl,
+			size_t outsize, const uint8_t *in, size_t inl)
+{
+	size_t total = c->bufsz + inl, nout;
+	if (!c->enc && c->pad)
+		nout = total ? (total - 1) / BLK * BLK : 0;
+	else
+		nout = total / BLK * BLK;
+	if (nout == 0) {
+		memcpy(c->buf + c->bufsz, in, inl);
+		c->bufsz += inl;
+		return 1;
+	}
+	if (outsize < nout) {
+		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
+		return 0;
+	}
+	/* The tail stays back; copy it aside first, out may be in. */
+	size_t tailn = total - nout;
+	uint8_t tail[BLK];
+	memcpy(tail, in + inl - tailn, tailn);
+	size_t done = 0, from = 0;
+	if (c->bufsz) {
+		from = BLK - c->bufsz;
+		memcpy(c->buf + c->bufsz, in, from);
+		if (blk_crypt(c, c->buf, out, BLK))
+			goto fail;
+		done = BLK;
+	}
+	if (nout > done && blk_crypt(c, in + from, out + done, nout - done))
+		goto fail;
+	memcpy(c->buf, tail, tailn);
+	c->bufsz = tailn;
+	OPENSSL_cleanse(tail, sizeof(tail));
+	*outl = nout;
+	return 1;
+fail:
+	OPENSSL_cleanse(tail, sizeof(tail));
+	return 0;
+}
+
+int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl)
+{
+	const struct pc_info *ci = c->ci;
+	*outl = 0;
+	if (!c->key_set || (ci->ivlen && !c->iv_set)) {
+		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+		return 0;
+	}
+	if (ci->kind == PC_XTS && (inl < BLK || inl > XTS_UNIT_MAX)) {
+		PROV_ERR(c->p, PROV_R_BAD_PARAM,
+			 "XTS: a data unit of %zu bytes (16 .. 16 MiB)", inl);
+		return 0;
+	}
+	if (inl == 0)
+		return 1;
+	if (!c->started) {
+		int r = pc_begin(c, inl, 0);
+		if (r < 0)
+			return 0;
+		if (r == 1)
+			return 2;
+	}
+	switch (ci->kind) {
+	case PC_XTS:
+		if (outsize < inl) {
+			PROV_ERR(c->p, PROV_R_BAD_PARAM,
+				 "output buffer too small");
+			return 0;
+		}
+		if (blk_op(c, in, out, inl))
+			return 0;
+		*outl = inl;
+		return 1;
+	case PC_CTR:
+		if (outsize < inl) {
+			PROV_ERR(c->p, PROV_R_BAD_PARAM,
+				 "output buffer too small");
+			return 0;
+		}
+		if (!ctr_update(c, out, in, inl))
+			return 0;
+		*outl = inl;
+		return 1;
+	default:
+		return block_update(c, out, outl, outsize, in, inl);
+	}
+}
+
+int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
+{
+	*outl = 0;
+	if (c->ci->kind == PC_CTR || c->ci->kind == PC_XTS)
+		return 1;
+	if (!c->key_set || (c->ci->ivlen && !c->iv_set)) {
+		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+		return 0;
+	}
+	if (!c->pad) {
+		if (c->bufsz) {
+			PROV_ERR(c->p, PROV_R_BAD_PARAM,
+				 "wrong final block length (no padding)");
+			return 0;
+		}
+		return 1;
+	}
+	if (!c->started) {
+		int r = pc_begin(c, BLK, 0);
+		if (r < 0)
+			return 0;
+		if (r == 1)
+			return 2;
+	}
+	if (c->enc) {
+		/* PKCS#7: n bytes of value n complete the last block. */
+		unsigned n = BLK - (unsigned)c->bufsz;
+		memset(c->buf + c->bufsz, (int)n, n);
+		if (outsize < BLK) {
+			PROV_ERR(c->p, PROV_R_BAD_PARAM,
+				 "output buffer too small");
+			return 0;
+		}
+		if (blk_crypt(c, c->buf, out, BLK))
+			return 0;
+		c->bufsz = 0;
+		*outl = BLK;
+		return 1;
+	}
+	if (c->bufsz != BLK) {
+		PROV_ERR(c->p, PROV_R_BAD_DECRYPT, "wrong final block length");
+		return 0;
+	}
+	uint8_t o[BLK];
+	int ok = !blk_crypt(c, c->buf, o, BLK);
+	c->bufsz = 0;
+	unsigned n = o[BLK - 1], bad = ok ? (n == 0 || n > BLK) : 1;
+	for (unsigned i = 0; !bad && i < n; i++)
+		bad |= o[BLK - 1 - i] != n;
+	if (ok && bad)
+		PROV_ERR(c->p, PROV_R_BAD_DECRYPT, "bad padding");
+	if (ok && !bad) {
+		if (outsize < BLK - n) {
+			PROV_ERR(c->p, PROV_R_BAD_PARAM,
+				 "output buffer too small");
+			bad = 1;
+		} else {
+			memcpy(out, o, BLK - n);
+			*outl = BLK - n;
+		}
+	}
+	OPENSSL_cleanse(o, sizeof(o));
+	return ok && !bad;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cipher context the cipher files share: prov_cipher.c (the table,
+ * the context's life, parameters, the fallback context), prov_block.c
+ * (CBC, ECB, CTR, XTS: one cc_crypt() per update, the chaining state
+ * kept here) and prov_aead.c (GCM, ChaCha20-Poly1305: a daemon stream
+ * per message, TLS records as one op).
+ */
+#ifndef CRYPTOD_PROV_CIPHER_H
+#define CRYPTOD_PROV_CIPHER_H
+
+#include "prov.h"
+
+enum pc_kind { PC_CBC, PC_ECB, PC_CTR, PC_XTS, PC_GCM, PC_CHACHAPOLY };
+
+#define PC_F_AEAD 1u
+#define PC_F_CUSTOM_IV 2u
+
+struct pc_info {
+	const char *names; /* OpenSSL's names for it, ':'-separated */
+	enum pc_kind kind;
+	enum cc_alg alg;
+	unsigned mode; /* EVP_CIPH_*_MODE */
+	size_t keylen, ivlen, blocksize;
+	unsigned flags;
+};
+
+#define PC_IV_MAX 128 /* GCM takes long IVs (the daemon: up to 16) */
+#define PC_TAG_MAX 16
+#define PC_TLS_AAD_LEN 13
+
+enum pc_iv_state { IV_UNSET, IV_BUFFERED, IV_COPIED, IV_FINISHED };
+
+struct pc_ctx {
+	struct prov *p; /* not owned */
+	const struct pc_info *ci;
+	int enc;
+	int key_set;
+	uint8_t key[64]; /* kept for dupctx, fallback, reconnects; wiped */
+	size_t keylen;
+	uint8_t oiv[PC_IV_MAX];	  /* the IV as set */
+	uint8_t iv[PC_IV_MAX];	  /* the chaining IV / counter block now */
+	uint8_t nonce[PC_IV_MAX]; /* AEAD: the IV this message runs with */
+	size_t ivlen;
+	int iv_set;
+	struct prov_sess sess;
+
+	/* The message: from init (key or IV) to final. */
+	int started; /* its first piece went out (the path is chosen) */
+	int sw;	     /* ... to swctx rather than the daemon */
+	EVP_CIPHER_CTX *swctx; /* owned, reused */
+	EVP_CIPHER *swcipher;  /* owned, fetched once */
+
+	/* Block and stream modes (prov_block.c). */
+	unsigned pad;
+	uint8_t buf[16]; /* a partial block, or the held-back last one */
+	size_t bufsz;
+	unsigned num;	/* CTR: bytes of ks used */
+	uint8_t ks[16]; /* CTR: the keystream of the current block */
+
+	/* AEAD (prov_aead.c). */
+	struct cc_stream *st;	   /* owned: the message's stream */
+	struct prov_conn *st_conn; /* the reference st lives on */
+	uint8_t *aad; /* owned: AAD buffered until the first data */
+	size_t aad_len, aad_cap;
+	int data_seen; /* data went through: no more AAD */
+	uint8_t tag[PC_TAG_MAX];
+	size_t taglen; /* 0 = not set (decrypt) / not made (encrypt) */
+	enum pc_iv_state iv_state;
+	int iv_gen, iv_gen_rand;
+	uint8_t tls_aad[PC_TLS_AAD_LEN];
+	size_t tls_aad_len; /* 0 = not in TLS record mode */
+	size_t tls_aad_pad;
+	size_t tls_payload; /* ChaCha20-Poly1305 */
+	uint64_t tls_enc_records;
+};
+
+/* prov_cipher.c */
+int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len);
+/* Update and final return 1, 0 (failed, raised) or 2: the message
+ * just went in-process, repeat the call on swctx.
+ * Choose the message's path at its first piece of len bytes: 0 (the
+ * daemon, the session open), 1 (in-process: swctx initialised) or
+ * -errno with an error raised. */
+int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len);
+void pc_end(struct pc_ctx *c);
+int pc_op_err(struct pc_ctx *c, int err, const char *what);
+
+/* prov_block.c: the cc_crypt()-based modes */
+int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl);
+int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize);
+
+/* prov_aead.c */
+int pca_init(struct pc_ctx *c, int key_changed, int iv_changed);
+int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl);
+int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize);
+int pca_cipher(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl);
+int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
+int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
+void pca_reset(struct pc_ctx *c);
+int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src);
+
+#endif
