@@ -6,7 +6,11 @@
  * Configuration, in the provider's openssl.cnf section (else the
  * environment, else the default):
  *   socket   = PATH              ($CRYPTOD_SOCKET, else the library's default)
- *   fallback = fail | default    ($CRYPTOD_PROVIDER_FALLBACK; fail)
+ *   fallback = fail | default-provider
+ *                                ($CRYPTOD_PROVIDER_FALLBACK; fail)
+ * ("default" alone would name openssl.cnf's global section, which the
+ * config loader follows as a section reference; the environment may
+ * say default.)
  *   min_size = BYTES             ($CRYPTOD_PROVIDER_MIN_SIZE; 0 = off)
  */
 #include "prov.h"
@@ -269,11 +273,12 @@ static int conf_read(struct prov *p)
 	v = conf_get(p->handle, "fallback", "CRYPTOD_PROVIDER_FALLBACK");
 	if (!v || !strcasecmp(v, "fail")) {
 		p->fallback = PROV_FALLBACK_FAIL;
-	} else if (!strcasecmp(v, "default")) {
+	} else if (!strcasecmp(v, "default-provider") ||
+		   !strcasecmp(v, "default")) {
 		p->fallback = PROV_FALLBACK_DEFAULT;
 	} else {
 		PROV_ERR(p, PROV_R_BAD_PARAM,
-			 "fallback = %s: expected fail or default", v);
+			 "fallback = %s: expected fail or default-provider", v);
 		return -EINVAL;
 	}
 
