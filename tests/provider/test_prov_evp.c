@@ -723,8 +723,7 @@ int main(void)
 		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
 		return FX_EXIT_SKIP;
 	}
-	sanitized = getenv("CRYPTOD_TEST_SANITIZED") != NULL;
-#ifdef __SANITIZE_ADDRESS__
+#ifdef CRYPTOD_TEST_SANITIZED
 	sanitized = 1;
 #endif
 	if (sanitized)
