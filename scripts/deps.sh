@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential cmake pkg-config git
-	libipsec-mb-dev libssl-dev libevent-dev
+	libipsec-mb-dev libssl-dev openssl libevent-dev
 	libprotobuf-c-dev protobuf-c-compiler
 	libcmocka-dev libkcapi-dev
 	clang libclang-rt-14-dev clang-format
