@@ -102,8 +102,16 @@ void prov_conn_fini(struct prov *p)
 void prov_sess_close(struct prov_sess *s)
 {
 	if (s->conn) {
-		if (s->id && !atomic_load(&s->conn->broken))
+		if (s->id && !atomic_load(&s->conn->broken)) {
+			/* libcryptoclient clears its per-session table entry
+			 * after the daemon's reply, outside its own lock: a
+			 * create on another thread that got the freed id in
+			 * the meantime would lose its entry. Creates and
+			 * destroys are serialised here until it is fixed. */
+			pthread_mutex_lock(&s->conn->lock);
 			(void)cc_session_destroy(s->conn->cc, s->id);
+			pthread_mutex_unlock(&s->conn->lock);
+		}
 		prov_conn_put(s->conn);
 	}
 	s->conn = NULL;
@@ -128,7 +136,9 @@ int prov_sess_open(struct prov *p, struct prov_sess *s, enum cc_alg alg,
 		.tag_len = tag_len,
 	};
 	uint32_t id;
+	pthread_mutex_lock(&c->lock); /* see prov_sess_close */
 	err = cc_session_create(c->cc, &sp, &id);
+	pthread_mutex_unlock(&c->lock);
 	if (err) {
 		prov_conn_check(p, c, err);
 		prov_conn_put(c);
