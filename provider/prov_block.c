@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES-CBC, -ECB, -CTR and -XTS: one cc_crypt() per update, the state
+ * AES-CBC, -ECB, -CTR, -XTS and ChaCha20: one cc_crypt() per update, the state
  * between updates kept here rather than in a daemon stream. That state
- * is small and ours (CBC's chaining block, CTR's counter and the unused
- * keystream of a partial block), so dupctx works at any point, a context
+ * is small and ours (CBC's chaining block, CTR's and ChaCha20's counter
+ * and the unused keystream of a partial block), so dupctx works at any
+ * point, a context
  * holds none of the connection's 32 stream slots between calls, and the
  * EVP output rules (whole blocks, the last block held back for padding)
  * are applied here exactly as OpenSSL's default provider applies them.
@@ -19,6 +20,7 @@
 
 enum {
 	BLK = 16,
+	CC20_BLK = 64,
 	/* Split larger updates into ops of this much (a multiple of BLK),
 	 * chaining between them here. */
 	BLK_CHUNK = CRD_OP_MAX_LEN,
@@ -33,6 +35,35 @@ static void ctr_add(uint8_t *ctr, uint64_t n)
 		ctr[i] = (uint8_t)s;
 		n = (n >> 8) + (s >> 8);
 	}
+}
+
+/* ChaCha20's IV: a 32-bit little-endian block counter, then the nonce.
+ * OpenSSL carries a wrapping counter into the nonce's first word; the
+ * daemon's ops never cross a wrap (cc20_room), and the carry is here. */
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void cc20_add(uint8_t *iv, uint64_t blocks)
+{
+	uint64_t ctr = (uint64_t)le32(iv) + blocks;
+	put_le32(iv, (uint32_t)ctr);
+	if (ctr >> 32)
+		put_le32(iv + 4, le32(iv + 4) + 1);
+}
+
+/* Bytes of whole blocks left before the counter wraps. */
+static uint64_t cc20_room(const uint8_t *iv)
+{
+	return ((1ull << 32) - le32(iv)) * CC20_BLK;
 }
 
 /* One op (retried once on a fresh connection if the old one died) of
@@ -65,6 +96,8 @@ static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 		memcpy(c->iv, c->enc ? out + len - BLK : next, BLK);
 	else if (ci->kind == PC_CTR)
 		ctr_add(c->iv, len / BLK);
+	else if (ci->kind == PC_CHACHA20)
+		cc20_add(c->iv, len / CC20_BLK);
 	return 0;
 }
 
@@ -73,6 +106,8 @@ static int blk_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 {
 	while (len) {
 		size_t n = len < BLK_CHUNK ? len : BLK_CHUNK;
+		if (c->ci->kind == PC_CHACHA20 && n > cc20_room(c->iv))
+			n = (size_t)cc20_room(c->iv);
 		int err = blk_op(c, in, out, n);
 		if (err)
 			return err;
@@ -83,16 +118,17 @@ static int blk_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 	return 0;
 }
 
+/* CTR and ChaCha20: stream ciphers over blocks of bs bytes. */
 static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
-		      size_t inl)
+		      size_t inl, unsigned bs)
 {
 	size_t i = 0;
 	/* The rest of the last block's keystream first. */
 	for (; c->num && i < inl; i++) {
 		out[i] = in[i] ^ c->ks[c->num];
-		c->num = (c->num + 1) % BLK;
+		c->num = (c->num + 1) % bs;
 	}
-	size_t full = (inl - i) / BLK * BLK;
+	size_t full = (inl - i) / bs * bs;
 	if (full && blk_crypt(c, in + i, out + i, full))
 		return 0;
 	i += full;
@@ -100,11 +136,11 @@ static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
 	if (rem) {
 		/* A whole block of zero-padded input: its output XOR that
 		 * input is the block's keystream, kept for the next call. */
-		uint8_t blk[BLK] = { 0 }, o[BLK];
+		uint8_t blk[CC20_BLK] = { 0 }, o[CC20_BLK];
 		memcpy(blk, in + i, rem);
-		int err = blk_crypt(c, blk, o, BLK);
+		int err = blk_crypt(c, blk, o, bs);
 		if (!err) {
-			for (unsigned j = 0; j < BLK; j++)
+			for (unsigned j = 0; j < bs; j++)
 				c->ks[j] = o[j] ^ blk[j];
 			memcpy(out + i, o, rem);
 			c->num = (unsigned)rem;
@@ -195,12 +231,14 @@ int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		*outl = inl;
 		return 1;
 	case PC_CTR:
+	case PC_CHACHA20:
 		if (outsize < inl) {
 			PROV_ERR(c->p, PROV_R_BAD_PARAM,
 				 "output buffer too small");
 			return 0;
 		}
-		if (!ctr_update(c, out, in, inl))
+		if (!ctr_update(c, out, in, inl,
+				ci->kind == PC_CTR ? BLK : CC20_BLK))
 			return 0;
 		*outl = inl;
 		return 1;
@@ -212,7 +250,8 @@ int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 {
 	*outl = 0;
-	if (c->ci->kind == PC_CTR || c->ci->kind == PC_XTS)
+	if (c->ci->kind == PC_CTR || c->ci->kind == PC_XTS ||
+	    c->ci->kind == PC_CHACHA20)
 		return 1;
 	if (!c->key_set || (c->ci->ivlen && !c->iv_set)) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");

@@ -56,20 +56,28 @@ int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len)
 		return -ENOMEM;
 	const struct pc_info *ci = c->ci;
 	size_t ivlen = c->ivlen;
-	OSSL_PARAM pre[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
-	if ((ci->flags & PC_F_AEAD) && ivlen != ci->ivlen)
+	OSSL_PARAM pre[3] = { OSSL_PARAM_END, OSSL_PARAM_END, OSSL_PARAM_END };
+	/* Always: CCM's context starts at 7 bytes, not the cipher's 12. */
+	if (ci->flags & PC_F_AEAD)
 		pre[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN,
 						     &ivlen);
-	const uint8_t *iv = !ci->ivlen		      ? NULL
-			    : (ci->flags & PC_F_AEAD) ? c->nonce
-						      : c->iv;
+	/* CCM takes its tag (or just its length) before the key. */
+	if (ci->kind == PC_CCM)
+		pre[pre[0].key ? 1 : 0] = OSSL_PARAM_construct_octet_string(
+			OSSL_CIPHER_PARAM_AEAD_TAG, c->enc ? NULL : c->tag,
+			c->ccm_m);
+	const uint8_t *iv = !ci->ivlen ? NULL
+			    : (ci->flags & PC_F_AEAD) && ci->kind != PC_CCM
+				    ? c->nonce
+				    : c->iv;
 	int outl, ok = EVP_CipherInit_ex2(c->swctx, c->swcipher, NULL, NULL,
 					  c->enc, pre) &&
 		       EVP_CipherInit_ex2(c->swctx, NULL, c->key, iv, c->enc,
 					  NULL);
 	if (ok && (ci->kind == PC_CBC || ci->kind == PC_ECB))
 		ok = EVP_CIPHER_CTX_set_padding(c->swctx, (int)c->pad);
-	if (ok && (ci->flags & PC_F_AEAD) && !c->enc && c->taglen) {
+	if (ok && (ci->flags & PC_F_AEAD) && ci->kind != PC_CCM && !c->enc &&
+	    c->taglen) {
 		OSSL_PARAM t[] = { OSSL_PARAM_construct_octet_string(
 					   OSSL_CIPHER_PARAM_AEAD_TAG, c->tag,
 					   c->taglen),
@@ -120,7 +128,8 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 		}
 		ERR_pop_to_mark();
 	}
-	err = pc_sw_begin(c, c->aad, c->aad_len);
+	/* CCM replays its calls in its own order (prov_ccm.c). */
+	err = c->ci->kind == PC_CCM ? 0 : pc_sw_begin(c, c->aad, c->aad_len);
 	if (err)
 		return err;
 	c->started = 1;
@@ -152,6 +161,8 @@ static void *pc_new(void *provctx, const struct pc_info *ci)
 	c->keylen = ci->keylen;
 	c->ivlen = ci->ivlen;
 	c->pad = 1;
+	if (ci->kind == PC_CCM)
+		pcc_initctx(c);
 	return c;
 }
 
@@ -252,7 +263,8 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 	if (iv && ci->ivlen) {
 		if (ci->flags & PC_F_AEAD) {
 			if (ivlen == 0 || ivlen > PC_IV_MAX ||
-			    (ci->kind == PC_CHACHAPOLY && ivlen > 12)) {
+			    (ci->kind == PC_CHACHAPOLY && ivlen > 12) ||
+			    (ci->kind == PC_CCM && ivlen != c->ivlen)) {
 				PROV_ERR(c->p, PROV_R_BAD_PARAM,
 					 "IV length %zu", ivlen);
 				return 0;
@@ -268,7 +280,10 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 		memcpy(c->iv, iv, c->ivlen);
 		c->iv_set = 1;
 	}
-	if ((ci->flags & PC_F_AEAD) && !pca_init(c, key != NULL, iv != NULL))
+	if (ci->kind == PC_CCM)
+		c->ccm_len_set = 0;
+	else if ((ci->flags & PC_F_AEAD) &&
+		 !pca_init(c, key != NULL, iv != NULL))
 		return 0;
 	return pc_set_ctx_params(c, params);
 }
@@ -296,7 +311,9 @@ static int pc_update(void *vctx, unsigned char *out, size_t *outl,
 	*outl = 0;
 	if (c->started && c->sw)
 		return sw_update(c, out, outl, in, inl);
-	int r = (c->ci->flags & PC_F_AEAD)
+	int r = c->ci->kind == PC_CCM
+			? pcc_update(c, out, outl, outsize, in, inl)
+		: (c->ci->flags & PC_F_AEAD)
 			? pca_update(c, out, outl, outsize, in, inl)
 			: pcb_update(c, out, outl, outsize, in, inl);
 	if (r == 2) /* the message just went in-process */
@@ -316,6 +333,8 @@ static int pc_final(void *vctx, unsigned char *out, size_t *outl,
 		*outl = (size_t)n;
 		return 1;
 	}
+	if (c->ci->kind == PC_CCM)
+		return 1; /* the data update did it all */
 	int r = (c->ci->flags & PC_F_AEAD) ? pca_final(c, out, outl, outsize)
 					   : pcb_final(c, out, outl, outsize);
 	if (r == 2)
@@ -327,6 +346,14 @@ static int pc_cipher(void *vctx, unsigned char *out, size_t *outl,
 		     size_t outsize, const unsigned char *in, size_t inl)
 {
 	struct pc_ctx *c = vctx;
+	if (c->ci->kind == PC_CCM) {
+		if (!in)
+			return pc_final(c, out, outl, outsize);
+		int r = pc_update(c, out, outl, outsize, in, inl);
+		if (r)
+			*outl = inl;
+		return r;
+	}
 	if (c->ci->flags & PC_F_AEAD)
 		return pca_cipher(c, out, outl, outsize, in, inl);
 	if (!in)
@@ -445,6 +472,16 @@ static const OSSL_PARAM pca_cp_settable_ctx[] = {
 	OSSL_PARAM_END
 };
 
+static const OSSL_PARAM pcc_settable_ctx[] = {
+	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+	OSSL_PARAM_END
+};
+static const OSSL_PARAM *pcc_settable_ctx_params(void *vctx, void *provctx)
+{
+	return pcc_settable_ctx;
+}
+
 static const OSSL_PARAM *pc_gettable_ctx_params(void *vctx, void *provctx)
 {
 	return pc_gettable_ctx;
@@ -478,6 +515,8 @@ static int pc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct pc_ctx *c = vctx;
 	OSSL_PARAM *p;
+	if (c->ci->kind == PC_CCM && !(c->started && c->sw))
+		return pcc_get_ctx_params(c, params);
 	if (c->ci->flags & PC_F_AEAD)
 		return pca_get_ctx_params(c, params);
 	if (c->started && c->sw)
@@ -509,6 +548,8 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 	const OSSL_PARAM *p;
 	if (!params)
 		return 1;
+	if (c->ci->kind == PC_CCM && !(c->started && c->sw))
+		return pcc_set_ctx_params(c, params);
 	if (c->ci->flags & PC_F_AEAD)
 		return pca_set_ctx_params(c, params);
 	if (c->started && c->sw)
@@ -600,6 +641,17 @@ PC_INFO(aes128xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1,
 #define N_aes256xts "AES-256-XTS:1.3.111.2.1619.0.1.2"
 PC_INFO(aes256xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1,
 	PC_F_CUSTOM_IV)
+#define N_aes128ccm "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7"
+PC_INFO(aes128ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 16, 12, 1,
+	PC_F_AEAD | PC_F_CUSTOM_IV)
+#define N_aes192ccm "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27"
+PC_INFO(aes192ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 24, 12, 1,
+	PC_F_AEAD | PC_F_CUSTOM_IV)
+#define N_aes256ccm "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47"
+PC_INFO(aes256ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 32, 12, 1,
+	PC_F_AEAD | PC_F_CUSTOM_IV)
+#define N_chacha20 "ChaCha20"
+PC_INFO(chacha20, PC_CHACHA20, CC_ALG_CHACHA20, 0, 32, 16, 1, PC_F_CUSTOM_IV)
 #define N_chachapoly "ChaCha20-Poly1305"
 PC_INFO(chachapoly, PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305,
 	EVP_CIPH_STREAM_CIPHER, 32, 12, 1, PC_F_AEAD | PC_F_CUSTOM_IV)
@@ -645,6 +697,10 @@ PC_GENERIC(aes192ctr)
 PC_GENERIC(aes256ctr)
 PC_DISPATCH(aes128xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
 PC_DISPATCH(aes256xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
+PC_DISPATCH(aes128ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
+PC_DISPATCH(aes192ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
+PC_DISPATCH(aes256ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
+PC_DISPATCH(chacha20, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
 PC_DISPATCH(chachapoly, pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params)
 
 #define PC_ALG(id)                                                             \
@@ -652,10 +708,11 @@ PC_DISPATCH(chachapoly, pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params)
 		N_##id, "provider=cryptod", pcd_##id, NULL                     \
 	}
 const OSSL_ALGORITHM prov_ciphers[] = {
-	PC_ALG(aes128gcm),	    PC_ALG(aes192gcm), PC_ALG(aes256gcm),
-	PC_ALG(aes128cbc),	    PC_ALG(aes192cbc), PC_ALG(aes256cbc),
-	PC_ALG(aes128ecb),	    PC_ALG(aes192ecb), PC_ALG(aes256ecb),
-	PC_ALG(aes128ctr),	    PC_ALG(aes192ctr), PC_ALG(aes256ctr),
-	PC_ALG(aes128xts),	    PC_ALG(aes256xts), PC_ALG(chachapoly),
-	{ NULL, NULL, NULL, NULL },
+	PC_ALG(aes128gcm), PC_ALG(aes192gcm),	       PC_ALG(aes256gcm),
+	PC_ALG(aes128cbc), PC_ALG(aes192cbc),	       PC_ALG(aes256cbc),
+	PC_ALG(aes128ecb), PC_ALG(aes192ecb),	       PC_ALG(aes256ecb),
+	PC_ALG(aes128ctr), PC_ALG(aes192ctr),	       PC_ALG(aes256ctr),
+	PC_ALG(aes128xts), PC_ALG(aes256xts),	       PC_ALG(chachapoly),
+	PC_ALG(aes128ccm), PC_ALG(aes192ccm),	       PC_ALG(aes256ccm),
+	PC_ALG(chacha20),  { NULL, NULL, NULL, NULL },
 };

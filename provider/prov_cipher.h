@@ -2,16 +2,26 @@
 /*
  * The cipher context the cipher files share: prov_cipher.c (the table,
  * the context's life, parameters, the fallback context), prov_block.c
- * (CBC, ECB, CTR, XTS: one cc_crypt() per update, the chaining state
- * kept here) and prov_aead.c (GCM, ChaCha20-Poly1305: a daemon stream
- * per message, TLS records as one op).
+ * (CBC, ECB, CTR, XTS, ChaCha20: one cc_crypt() per update, the chaining
+ * state kept here), prov_aead.c (GCM, ChaCha20-Poly1305: a daemon stream
+ * per message, TLS records as one op) and prov_ccm.c (CCM: one op per
+ * message).
  */
 #ifndef CRYPTOD_PROV_CIPHER_H
 #define CRYPTOD_PROV_CIPHER_H
 
 #include "prov.h"
 
-enum pc_kind { PC_CBC, PC_ECB, PC_CTR, PC_XTS, PC_GCM, PC_CHACHAPOLY };
+enum pc_kind {
+	PC_CBC,
+	PC_ECB,
+	PC_CTR,
+	PC_XTS,
+	PC_CHACHA20,
+	PC_GCM,
+	PC_CHACHAPOLY,
+	PC_CCM,
+};
 
 #define PC_F_AEAD 1u
 #define PC_F_CUSTOM_IV 2u
@@ -55,8 +65,8 @@ struct pc_ctx {
 	unsigned pad;
 	uint8_t buf[16]; /* a partial block, or the held-back last one */
 	size_t bufsz;
-	unsigned num;	/* CTR: bytes of ks used */
-	uint8_t ks[16]; /* CTR: the keystream of the current block */
+	unsigned num;	/* CTR, ChaCha20: bytes of ks used */
+	uint8_t ks[64]; /* ... the keystream of the current block */
 
 	/* AEAD (prov_aead.c). */
 	struct cc_stream *st;	   /* owned: the message's stream */
@@ -73,6 +83,9 @@ struct pc_ctx {
 	size_t tls_aad_pad;
 	size_t tls_payload; /* ChaCha20-Poly1305 */
 	uint64_t tls_enc_records;
+	size_t ccm_m;	/* CCM: the tag length */
+	size_t ccm_len; /* CCM: the message length, given up front */
+	int ccm_len_set;
 };
 
 /* prov_cipher.c */
@@ -102,5 +115,12 @@ int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
 int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
 void pca_reset(struct pc_ctx *c);
 int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src);
+
+/* prov_ccm.c */
+void pcc_initctx(struct pc_ctx *c);
+int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl);
+int pcc_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
+int pcc_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
 
 #endif

@@ -109,7 +109,7 @@ static int err_names_cryptod(void)
 	return found;
 }
 
-enum kind { K_GCM, K_CP, K_CBC, K_ECB, K_CTR, K_XTS };
+enum kind { K_GCM, K_CP, K_CBC, K_ECB, K_CTR, K_XTS, K_C20 };
 static const struct cdef {
 	const char *name;
 	enum kind kind;
@@ -122,7 +122,7 @@ static const struct cdef {
 	{ "AES-192-ECB", K_ECB, 24, 0 },  { "AES-256-ECB", K_ECB, 32, 0 },
 	{ "AES-128-CTR", K_CTR, 16, 16 }, { "AES-192-CTR", K_CTR, 24, 16 },
 	{ "AES-256-CTR", K_CTR, 32, 16 }, { "AES-128-XTS", K_XTS, 32, 16 },
-	{ "AES-256-XTS", K_XTS, 64, 16 },
+	{ "AES-256-XTS", K_XTS, 64, 16 }, { "ChaCha20", K_C20, 32, 16 },
 };
 #define N_CIPHERS (sizeof(ciphers) / sizeof(ciphers[0]))
 
@@ -246,6 +246,13 @@ static void cipher_case(uint64_t *s, const struct cdef *cd, EVP_CIPHER *ref,
 	rnd_fill(s, k.key2, sizeof(k.key2));
 	rnd_fill(s, k.iv, sizeof(k.iv));
 	rnd_fill(s, k.iv2, sizeof(k.iv2));
+	if (cd->kind == K_C20 && rnd_below(s, 3) == 0) {
+		/* The 32-bit block counter about to wrap (OpenSSL carries
+		 * into the next word). */
+		uint32_t ctr = 0xffffffffu - (uint32_t)rnd_below(s, 40);
+		for (int i = 0; i < 4; i++)
+			k.iv[i] = (uint8_t)(ctr >> (8 * i));
+	}
 	k.ivlen = cd->ivlen;
 	if (cd->kind == K_GCM && rnd_below(s, 4) == 0)
 		k.ivlen = 1 + rnd_below(s, 16); /* GCM: any IV length */
@@ -395,6 +402,86 @@ out:
 	free(k.ct);
 	free(out);
 	free(ct2);
+}
+
+/* AES-CCM, as EVP wants it: nonce and tag lengths first, the message
+ * length before the AAD, one data update that makes or checks the tag. */
+static int ccm_run(EVP_CIPHER *c, int enc, const uint8_t *key,
+		   const uint8_t *iv, size_t ivlen, uint8_t *tag, size_t taglen,
+		   const uint8_t *aad, size_t aad_len, const uint8_t *in,
+		   uint8_t *out, size_t len, int dup)
+{
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	int n, ok = EVP_CipherInit_ex2(x, c, NULL, NULL, enc, NULL) &&
+		    EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, (int)ivlen,
+					NULL) &&
+		    EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)taglen,
+					enc ? NULL : tag) &&
+		    EVP_CipherInit_ex2(x, NULL, key, iv, enc, NULL);
+	if (ok && dup) {
+		EVP_CIPHER_CTX *d = EVP_CIPHER_CTX_new();
+		ok = EVP_CIPHER_CTX_copy(d, x);
+		EVP_CIPHER_CTX_free(x);
+		x = d;
+	}
+	ok = ok && EVP_CipherUpdate(x, NULL, &n, NULL, (int)len) &&
+	     (!aad_len || EVP_CipherUpdate(x, NULL, &n, aad, (int)aad_len));
+	if (ok)
+		ok = EVP_CipherUpdate(x, out, &n, in, (int)len) &&
+		     (size_t)n == len && EVP_CipherFinal_ex(x, out + n, &n);
+	if (ok && enc)
+		ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, (int)taglen,
+					 tag);
+	EVP_CIPHER_CTX_free(x);
+	return ok;
+}
+
+static void ccm_case(uint64_t *s, const char *name, EVP_CIPHER *ref,
+		     EVP_CIPHER *cry, size_t keylen)
+{
+	uint8_t key[32], iv[13], aad[300], tag[16], tag2[16];
+	size_t ivlen = 7 + rnd_below(s, 7), taglen = 4 + 2 * rnd_below(s, 7);
+	size_t len = rnd_len(s), aad_len = rnd_below(s, sizeof(aad) + 1);
+	if (len > MIB)
+		len = MIB;
+	if (ivlen == 13) /* L = 2: the length fits 16 bits */
+		len &= 0xffff;
+	uint8_t *pt = malloc(len + 1), *ct = malloc(len + 1),
+		*out = malloc(len + 1);
+	rnd_fill(s, key, keylen);
+	rnd_fill(s, iv, ivlen);
+	rnd_fill(s, aad, aad_len);
+	rnd_fill(s, pt, len);
+	int in_place = rnd_below(s, 2), dup = rnd_below(s, 2);
+	if (!ccm_run(ref, 1, key, iv, ivlen, tag, taglen, aad, aad_len, pt, ct,
+		     len, 0)) {
+		FAIL("%s: the reference", name);
+		goto out;
+	}
+	if (in_place)
+		memcpy(out, pt, len);
+	if (!ccm_run(cry, 1, key, iv, ivlen, tag2, taglen, aad, aad_len,
+		     in_place ? out : pt, out, len, dup) ||
+	    memcmp(out, ct, len) || memcmp(tag, tag2, taglen))
+		FAIL("%s: encrypt of %zu bytes (nonce %zu, tag %zu, aad %zu)",
+		     name, len, ivlen, taglen, aad_len);
+	if (in_place)
+		memcpy(out, ct, len);
+	if (!ccm_run(cry, 0, key, iv, ivlen, tag, taglen, aad, aad_len,
+		     in_place ? out : ct, out, len, dup) ||
+	    memcmp(out, pt, len))
+		FAIL("%s: decrypt of %zu bytes", name, len);
+	tag[rnd_below(s, taglen)] ^= 1;
+	ERR_clear_error();
+	if (ccm_run(cry, 0, key, iv, ivlen, tag, taglen, aad, aad_len, ct, out,
+		    len, 0))
+		FAIL("%s: a forged tag was accepted", name);
+	else if (!err_names_cryptod() && want_cryptod_reason)
+		FAIL("%s: the bad tag's error does not name cryptod", name);
+out:
+	free(pt);
+	free(ct);
+	free(out);
 }
 
 /* TLS 1.2 records (tlsaad, fixed IV, one in-place update): sealed by
@@ -556,6 +643,13 @@ static void *worker(void *arg)
 		if (!cry[i])
 			FAIL("%s: not offered", ciphers[i].name);
 	}
+	static const char *ccms[] = { "AES-128-CCM", "AES-192-CCM",
+				      "AES-256-CCM" };
+	EVP_CIPHER *ccm_ref[3], *ccm_cry[3];
+	for (unsigned i = 0; i < 3; i++) {
+		ccm_ref[i] = EVP_CIPHER_fetch(NULL, ccms[i], NULL);
+		ccm_cry[i] = EVP_CIPHER_fetch(lib, ccms[i], PQ);
+	}
 	static const char *hm[] = { "SHA1", "SHA2-224", "SHA256", "SHA-384",
 				    "SHA512" };
 	static const char *cm[] = { "AES-128-CBC", "AES-192-CBC",
@@ -570,6 +664,9 @@ static void *worker(void *arg)
 		}
 		for (unsigned i = 0; i < 3; i++)
 			mac_case(&s, 1, cm[i]);
+		for (unsigned i = 0; i < 3; i++)
+			ccm_case(&s, ccms[i], ccm_ref[i], ccm_cry[i],
+				 16 + 8 * i);
 		tls_case(&s, "AES-128-GCM", 1);
 		tls_case(&s, "AES-256-GCM", 1);
 		tls_case(&s, "ChaCha20-Poly1305", 0);
@@ -577,6 +674,10 @@ static void *worker(void *arg)
 	for (unsigned i = 0; i < N_CIPHERS; i++) {
 		EVP_CIPHER_free(ref[i]);
 		EVP_CIPHER_free(cry[i]);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		EVP_CIPHER_free(ccm_ref[i]);
+		EVP_CIPHER_free(ccm_cry[i]);
 	}
 	OPENSSL_thread_stop();
 	return NULL;
@@ -666,6 +767,11 @@ static void run_all(uint64_t *s, OSSL_LIB_CTX *l, unsigned n)
 			digest_case(s, digests[i]);
 		mac_case(s, 0, "SHA256");
 		mac_case(s, 1, "AES-128-CBC");
+		EVP_CIPHER *cr = EVP_CIPHER_fetch(NULL, "AES-128-CCM", NULL);
+		EVP_CIPHER *cc = EVP_CIPHER_fetch(l, "AES-128-CCM", PQ);
+		ccm_case(s, "AES-128-CCM", cr, cc, 16);
+		EVP_CIPHER_free(cr);
+		EVP_CIPHER_free(cc);
 		tls_case(s, "AES-128-GCM", 1);
 		tls_case(s, "ChaCha20-Poly1305", 0);
 	}
