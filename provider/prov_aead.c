@@ -49,15 +49,15 @@ int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src)
 		 * cannot copy it (yet). */
 		PROV_ERR(src->p, PROV_R_UNSUPPORTED,
 			 "duplicating an AEAD context mid-message");
-		return 0;
+		return -EOPNOTSUPP;
 	}
 	if (src->aad_len) {
 		dst->aad = OPENSSL_memdup(src->aad, src->aad_len);
 		if (!dst->aad)
-			return 0;
+			return -ENOMEM;
 		dst->aad_cap = src->aad_len;
 	}
-	return 1;
+	return 0;
 }
 
 int pca_init(struct pc_ctx *c, int key_changed, int iv_changed)
@@ -73,7 +73,7 @@ int pca_init(struct pc_ctx *c, int key_changed, int iv_changed)
 		c->tls_payload = 0;
 		c->tls_aad_len = 0;
 	}
-	return 1;
+	return 0;
 }
 
 /* The IV the daemon takes: ChaCha20-Poly1305's shorter nonces are
@@ -107,15 +107,15 @@ static int iv_ready(struct pc_ctx *c)
 	if (c->ci->kind == PC_CHACHAPOLY) {
 		if (c->iv_set) {
 			memcpy(c->nonce, c->iv, c->ivlen);
-			return 1;
+			return 0;
 		}
 		PROV_ERR(c->p, PROV_R_STATE, "no IV set");
-		return 0;
+		return -EINVAL;
 	}
 	if (c->iv_state == IV_FINISHED) {
 		PROV_ERR(c->p, PROV_R_STATE,
 			 "GCM: the IV was used already, set a new one");
-		return 0;
+		return -EINVAL;
 	}
 	if (c->iv_state == IV_UNSET) {
 		/* As OpenSSL: an encryption without an IV gets a random
@@ -123,7 +123,7 @@ static int iv_ready(struct pc_ctx *c)
 		if (!c->enc || c->ivlen < 12 ||
 		    RAND_bytes(c->iv, (int)c->ivlen) <= 0) {
 			PROV_ERR(c->p, PROV_R_STATE, "no IV set");
-			return 0;
+			return -EINVAL;
 		}
 		c->iv_state = IV_BUFFERED;
 		c->iv_gen_rand = 1;
@@ -132,45 +132,54 @@ static int iv_ready(struct pc_ctx *c)
 		memcpy(c->nonce, c->iv, c->ivlen);
 		c->iv_state = IV_COPIED;
 	}
-	return 1;
+	return 0;
 }
 
-/* Start the message at its first data piece (len bytes) or at final.
- * 1: the daemon stream is open; 2: it runs in-process; 0: failed. */
+static int iv_reused(struct pc_ctx *c)
+{
+	PROV_ERR(c->p, PROV_R_STATE,
+		 "GCM: the IV was used already, set a new one");
+	return -EINVAL;
+}
+
+/* Start the message at its first data piece (len bytes) or at final:
+ * 0 the daemon stream is open, PC_SW it runs in-process, or -errno. */
 static int msg_begin(struct pc_ctx *c, size_t len)
 {
 	if (!c->key_set) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key set");
-		return 0;
+		return -EINVAL;
 	}
-	if (!iv_ready(c))
-		return 0;
+	int err = iv_ready(c);
+	if (err)
+		return err;
 	int lim = daemon_limits(c, c->aad_len);
 	if (lim && !c->started) {
 		if (!prov_small(c->p, len) && !prov_fallback(c->p, lim)) {
 			PROV_ERR(c->p, PROV_R_UNSUPPORTED,
 				 "%s: IV %zu, AAD %zu, tag %zu bytes",
 				 c->ci->names, c->ivlen, c->aad_len, c->taglen);
-			return 0;
+			return lim;
 		}
-		if (pc_sw_begin(c, c->aad, c->aad_len))
-			return 0;
+		err = pc_sw_begin(c, c->aad, c->aad_len);
+		if (err)
+			return err;
 		c->started = c->sw = 1;
-		return 2;
+		return PC_SW;
 	}
 	unsigned tag_len =
 		(!c->enc && c->taglen) ? (unsigned)c->taglen : TAG_LEN;
-	int r = pc_begin(c, len, tag_len);
-	if (r < 0)
-		return 0;
-	if (r == 1)
-		return 2;
+	err = pc_begin(c, len, tag_len);
+	if (err)
+		return err; /* -errno, or PC_SW */
 	/* The daemon's session may be an older one of another tag length
 	 * (a context reused for another message). */
-	if (prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
-			   tag_len)) {
-		PROV_ERR(c->p, PROV_R_SESSION, "tag length %u", tag_len);
-		return 0;
+	err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
+			     tag_len);
+	if (err) {
+		PROV_ERR(c->p, PROV_R_SESSION, "tag length %u: %s", tag_len,
+			 cc_strerror(err));
+		return err;
 	}
 	uint8_t iv[PC_IV_MAX];
 	struct cc_stream_params sp = {
@@ -181,25 +190,48 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 		.aad = c->aad,
 		.aad_len = c->aad_len,
 	};
-	int err = cc_stream_open(c->sess.conn->cc, &sp, &c->st);
+	err = cc_stream_open(c->sess.conn->cc, &sp, &c->st);
 	if (err) {
 		c->st = NULL;
-		if (prov_fallback(c->p, err)) {
-			if (pc_sw_begin(c, c->aad, c->aad_len))
-				return 0;
-			c->sw = 1;
-			return 2;
-		}
-		pc_op_err(c, err, "stream");
-		return 0;
+		if (!prov_fallback(c->p, err))
+			return pc_op_err(c, err, "stream");
+		int e = pc_sw_begin(c, c->aad, c->aad_len);
+		if (e)
+			return e;
+		c->sw = 1;
+		return PC_SW;
 	}
 	atomic_fetch_add(&c->sess.conn->refs, 1);
 	c->st_conn = c->sess.conn;
-	return 1;
+	return 0;
 }
 
 static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 		      const uint8_t *in, size_t len);
+
+static int aad_add(struct pc_ctx *c, const uint8_t *in, size_t inl)
+{
+	if (c->data_seen) {
+		PROV_ERR(c->p, PROV_R_STATE, "AAD after data");
+		return -EINVAL;
+	}
+	if (inl > SIZE_MAX / 2 - c->aad_len)
+		return -E2BIG;
+	if (c->aad_len + inl > c->aad_cap) {
+		size_t cap = (c->aad_len + inl) * 2;
+		uint8_t *n = OPENSSL_clear_realloc(c->aad, c->aad_cap, cap);
+		if (!n) {
+			PROV_ERR(c->p, PROV_R_NOMEM, "AAD");
+			return -ENOMEM;
+		}
+		c->aad = n;
+		c->aad_cap = cap;
+	}
+	if (inl)
+		memcpy(c->aad + c->aad_len, in, inl);
+	c->aad_len += inl;
+	return 0;
+}
 
 int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl)
@@ -207,55 +239,32 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	*outl = 0;
 	if (out && (c->tls_aad_len || c->tls_payload))
 		return tls_record(c, out, outl, in, inl);
-	if (!out) { /* AAD */
-		if (c->data_seen) {
-			PROV_ERR(c->p, PROV_R_STATE, "AAD after data");
-			return 0;
-		}
-		if (inl > SIZE_MAX - c->aad_len)
-			return 0;
-		if (c->aad_len + inl > c->aad_cap) {
-			size_t cap = (c->aad_len + inl) * 2;
-			uint8_t *n =
-				OPENSSL_clear_realloc(c->aad, c->aad_cap, cap);
-			if (!n) {
-				PROV_ERR(c->p, PROV_R_NOMEM, "AAD");
-				return 0;
-			}
-			c->aad = n;
-			c->aad_cap = cap;
-		}
-		if (inl)
-			memcpy(c->aad + c->aad_len, in, inl);
-		c->aad_len += inl;
-		*outl = inl;
-		return 1;
+	if (!out) {
+		int err = aad_add(c, in, inl);
+		if (!err)
+			*outl = inl;
+		return err;
 	}
 	if (inl == 0)
-		return 1;
+		return 0;
 	if (outsize < inl) {
 		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
-		return 0;
+		return -ENOBUFS;
 	}
 	if (!c->st) {
-		if (c->started && c->ci->kind == PC_GCM) {
-			PROV_ERR(c->p, PROV_R_STATE,
-				 "GCM: the IV was used already, set a new one");
-			return 0;
-		}
+		if (c->started && c->ci->kind == PC_GCM)
+			return iv_reused(c);
 		int r = msg_begin(c, inl);
-		if (r != 1)
+		if (r)
 			return r;
 	}
 	c->data_seen = 1;
 	size_t n = 0;
 	int err = cc_stream_update(c->st, in, inl, out, &n);
-	if (err) {
-		pc_op_err(c, err, "update");
-		return 0;
-	}
+	if (err)
+		return pc_op_err(c, err, "update");
 	*outl = n;
-	return 1;
+	return 0;
 }
 
 int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
@@ -263,20 +272,17 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	*outl = 0;
 	if (c->tls_aad_len || c->tls_payload) {
 		PROV_ERR(c->p, PROV_R_STATE, "final in TLS record mode");
-		return 0;
+		return -EINVAL;
 	}
 	if (!c->enc && !c->taglen) {
 		PROV_ERR(c->p, PROV_R_STATE, "no tag set");
-		return 0;
+		return -EINVAL;
 	}
 	if (!c->st) {
-		if (c->started && c->ci->kind == PC_GCM) {
-			PROV_ERR(c->p, PROV_R_STATE,
-				 "GCM: the IV was used already, set a new one");
-			return 0;
-		}
+		if (c->started && c->ci->kind == PC_GCM)
+			return iv_reused(c);
 		int r = msg_begin(c, 0);
-		if (r != 1)
+		if (r)
 			return r;
 	}
 	if (!c->enc && c->taglen != c->sess.tag_len) {
@@ -285,7 +291,7 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 			 "short tags before it)",
 			 c->taglen);
 		pca_reset(c);
-		return 0;
+		return -EOPNOTSUPP;
 	}
 	uint8_t tag[TAG_LEN];
 	memcpy(tag, c->tag, sizeof(tag));
@@ -299,36 +305,32 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	c->data_seen = 0;
 	if (c->ci->kind == PC_GCM)
 		c->iv_state = IV_FINISHED; /* never twice under one IV */
-	if (err) {
-		pc_op_err(c, err, "final");
-		return 0;
-	}
+	if (err)
+		return pc_op_err(c, err, "final");
 	if (c->enc) {
 		memcpy(c->tag, tag, TAG_LEN);
 		c->taglen = TAG_LEN;
 	}
 	*outl = n;
-	return 1;
+	return 0;
 }
 
 int pca_cipher(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl)
 {
 	if (c->started && c->sw) {
-		int n = 0;
 		int r = EVP_Cipher(c->swctx, out, in, (unsigned)inl);
 		if (r < 0)
-			return 0;
-		n = r;
-		*outl = (size_t)n;
-		return 1;
+			return -EINVAL;
+		*outl = (size_t)r;
+		return 0;
 	}
 	int r = in ? pca_update(c, out, outl, outsize, in, inl)
 		   : pca_final(c, out, outl, outsize);
-	if (r == 2)
+	if (r == PC_SW)
 		return pca_cipher(c, out, outl, outsize, in, inl);
 	/* As the default provider's: the whole input counts as done. */
-	if (r == 1 && in && c->ci->kind == PC_GCM)
+	if (r == 0 && in && c->ci->kind == PC_GCM)
 		*outl = inl;
 	return r;
 }
@@ -442,16 +444,15 @@ static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 	if (err) {
 		if (!c->enc)
 			OPENSSL_cleanse(pout, plen);
-		pc_op_err(c, err, "TLS record");
-		return 0;
+		return pc_op_err(c, err, "TLS record");
 	}
 	if (c->enc)
 		memcpy(pout + plen, tag, TAG_LEN);
 	*outl = c->enc ? len : plen;
-	return 1;
+	return 0;
 bad:
 	PROV_ERR(c->p, PROV_R_BAD_PARAM, "TLS record of %zu bytes", len);
-	return 0;
+	return -EINVAL;
 }
 
 /* The tlsaad parameter: the record header, its length corrected for the
@@ -487,28 +488,28 @@ static int tls_fixed_set(struct pc_ctx *c, const uint8_t *iv, size_t len)
 {
 	if (c->ci->kind == PC_CHACHAPOLY) {
 		if (len != CP_NONCE)
-			return 0;
+			return -EINVAL;
 		memcpy(c->iv, iv, CP_NONCE);
 		c->ivlen = CP_NONCE;
 		c->iv_set = 1;
-		return 1;
+		return 0;
 	}
 	if (len == (size_t)-1) { /* the whole IV */
 		memcpy(c->iv, iv, c->ivlen);
 	} else {
 		if (len < GCM_TLS_FIXED || len > c->ivlen ||
 		    c->ivlen - len < GCM_TLS_EXPLICIT)
-			return 0;
+			return -EINVAL;
 		memcpy(c->iv, iv, len);
 		if (c->enc &&
 		    RAND_bytes(c->iv + len, (int)(c->ivlen - len)) <= 0)
-			return 0;
+			return -EINVAL;
 		if (c->enc)
 			c->iv_gen_rand = 1;
 	}
 	c->iv_gen = 1;
 	c->iv_state = IV_BUFFERED;
-	return 1;
+	return 0;
 }
 
 /* ---- Parameters ---- */
@@ -627,7 +628,7 @@ int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 	if ((p = OSSL_PARAM_locate_const(
 		     params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
 		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
-		    !tls_fixed_set(c, p->data, p->data_size))
+		    tls_fixed_set(c, p->data, p->data_size))
 			goto bad;
 	}
 	if (gcm && (p = OSSL_PARAM_locate_const(

@@ -129,28 +129,33 @@ static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
 		c->num = (c->num + 1) % bs;
 	}
 	size_t full = (inl - i) / bs * bs;
-	if (full && blk_crypt(c, in + i, out + i, full))
-		return 0;
+	int err = full ? blk_crypt(c, in + i, out + i, full) : 0;
+	if (err)
+		return err;
 	i += full;
 	size_t rem = inl - i;
-	if (rem) {
-		/* A whole block of zero-padded input: its output XOR that
-		 * input is the block's keystream, kept for the next call. */
-		uint8_t blk[CC20_BLK] = { 0 }, o[CC20_BLK];
-		memcpy(blk, in + i, rem);
-		int err = blk_crypt(c, blk, o, bs);
-		if (!err) {
-			for (unsigned j = 0; j < bs; j++)
-				c->ks[j] = o[j] ^ blk[j];
-			memcpy(out + i, o, rem);
-			c->num = (unsigned)rem;
-		}
-		OPENSSL_cleanse(blk, sizeof(blk));
-		OPENSSL_cleanse(o, sizeof(o));
-		if (err)
-			return 0;
+	if (!rem)
+		return 0;
+	/* A whole block of zero-padded input: its output XOR that input is
+	 * the block's keystream, kept for the next call. */
+	uint8_t blk[CC20_BLK] = { 0 }, o[CC20_BLK];
+	memcpy(blk, in + i, rem);
+	err = blk_crypt(c, blk, o, bs);
+	if (!err) {
+		for (unsigned j = 0; j < bs; j++)
+			c->ks[j] = o[j] ^ blk[j];
+		memcpy(out + i, o, rem);
+		c->num = (unsigned)rem;
 	}
-	return 1;
+	OPENSSL_cleanse(blk, sizeof(blk));
+	OPENSSL_cleanse(o, sizeof(o));
+	return err;
+}
+
+static int too_small(struct pc_ctx *c)
+{
+	PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
+	return -ENOBUFS;
 }
 
 /* CBC and ECB: whole blocks out, the partial one buffered; decrypting
@@ -166,34 +171,31 @@ static int block_update(struct pc_ctx *c, uint8_t *out, size_t *outl,
 	if (nout == 0) {
 		memcpy(c->buf + c->bufsz, in, inl);
 		c->bufsz += inl;
-		return 1;
-	}
-	if (outsize < nout) {
-		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
 		return 0;
 	}
+	if (outsize < nout)
+		return too_small(c);
 	/* The tail stays back; copy it aside first, out may be in. */
 	size_t tailn = total - nout;
 	uint8_t tail[BLK];
 	memcpy(tail, in + inl - tailn, tailn);
 	size_t done = 0, from = 0;
+	int err = 0;
 	if (c->bufsz) {
 		from = BLK - c->bufsz;
 		memcpy(c->buf + c->bufsz, in, from);
-		if (blk_crypt(c, c->buf, out, BLK))
-			goto fail;
+		err = blk_crypt(c, c->buf, out, BLK);
 		done = BLK;
 	}
-	if (nout > done && blk_crypt(c, in + from, out + done, nout - done))
-		goto fail;
-	memcpy(c->buf, tail, tailn);
-	c->bufsz = tailn;
+	if (!err && nout > done)
+		err = blk_crypt(c, in + from, out + done, nout - done);
+	if (!err) {
+		memcpy(c->buf, tail, tailn);
+		c->bufsz = tailn;
+		*outl = nout;
+	}
 	OPENSSL_cleanse(tail, sizeof(tail));
-	*outl = nout;
-	return 1;
-fail:
-	OPENSSL_cleanse(tail, sizeof(tail));
-	return 0;
+	return err;
 }
 
 int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
@@ -203,48 +205,53 @@ int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	*outl = 0;
 	if (!c->key_set || (ci->ivlen && !c->iv_set)) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
-		return 0;
+		return -EINVAL;
 	}
 	if (ci->kind == PC_XTS && (inl < BLK || inl > XTS_UNIT_MAX)) {
 		PROV_ERR(c->p, PROV_R_BAD_PARAM,
 			 "XTS: a data unit of %zu bytes (16 .. 16 MiB)", inl);
-		return 0;
+		return -EINVAL;
 	}
 	if (inl == 0)
-		return 1;
+		return 0;
 	if (!c->started) {
 		int r = pc_begin(c, inl, 0);
-		if (r < 0)
-			return 0;
-		if (r == 1)
-			return 2;
+		if (r)
+			return r; /* -errno, or PC_SW */
 	}
+	int err;
 	switch (ci->kind) {
 	case PC_XTS:
-		if (outsize < inl) {
-			PROV_ERR(c->p, PROV_R_BAD_PARAM,
-				 "output buffer too small");
-			return 0;
-		}
-		if (blk_op(c, in, out, inl))
-			return 0;
-		*outl = inl;
-		return 1;
+		if (outsize < inl)
+			return too_small(c);
+		err = blk_op(c, in, out, inl);
+		break;
 	case PC_CTR:
 	case PC_CHACHA20:
-		if (outsize < inl) {
-			PROV_ERR(c->p, PROV_R_BAD_PARAM,
-				 "output buffer too small");
-			return 0;
-		}
-		if (!ctr_update(c, out, in, inl,
-				ci->kind == PC_CTR ? BLK : CC20_BLK))
-			return 0;
-		*outl = inl;
-		return 1;
+		if (outsize < inl)
+			return too_small(c);
+		err = ctr_update(c, out, in, inl,
+				 ci->kind == PC_CTR ? BLK : CC20_BLK);
+		break;
 	default:
 		return block_update(c, out, outl, outsize, in, inl);
 	}
+	if (!err)
+		*outl = inl;
+	return err;
+}
+
+/* PKCS#7 padding of the decrypted last block: its length, or 0 when it
+ * is not valid, without branching on the plaintext. */
+static unsigned pad_len(const uint8_t *b)
+{
+	unsigned n = b[BLK - 1], bad = (n - 1u) >> 31 | (BLK - n) >> 31;
+	for (unsigned i = 0; i < BLK; i++) {
+		/* in the padding (i < n): the byte must be n */
+		unsigned in_pad = (i - n) >> 31;
+		bad |= in_pad & ((b[BLK - 1 - i] ^ n) != 0);
+	}
+	return bad ? 0 : n;
 }
 
 int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
@@ -252,63 +259,54 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	*outl = 0;
 	if (c->ci->kind == PC_CTR || c->ci->kind == PC_XTS ||
 	    c->ci->kind == PC_CHACHA20)
-		return 1;
+		return 0;
 	if (!c->key_set || (c->ci->ivlen && !c->iv_set)) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
-		return 0;
+		return -EINVAL;
 	}
 	if (!c->pad) {
-		if (c->bufsz) {
-			PROV_ERR(c->p, PROV_R_BAD_PARAM,
-				 "wrong final block length (no padding)");
+		if (!c->bufsz)
 			return 0;
-		}
-		return 1;
+		PROV_ERR(c->p, PROV_R_BAD_PARAM,
+			 "wrong final block length (no padding)");
+		return -EINVAL;
 	}
 	if (!c->started) {
 		int r = pc_begin(c, BLK, 0);
-		if (r < 0)
-			return 0;
-		if (r == 1)
-			return 2;
+		if (r)
+			return r;
 	}
 	if (c->enc) {
 		/* PKCS#7: n bytes of value n complete the last block. */
 		unsigned n = BLK - (unsigned)c->bufsz;
 		memset(c->buf + c->bufsz, (int)n, n);
-		if (outsize < BLK) {
-			PROV_ERR(c->p, PROV_R_BAD_PARAM,
-				 "output buffer too small");
-			return 0;
-		}
-		if (blk_crypt(c, c->buf, out, BLK))
-			return 0;
+		if (outsize < BLK)
+			return too_small(c);
+		int err = blk_crypt(c, c->buf, out, BLK);
+		if (err)
+			return err;
 		c->bufsz = 0;
 		*outl = BLK;
-		return 1;
+		return 0;
 	}
 	if (c->bufsz != BLK) {
 		PROV_ERR(c->p, PROV_R_BAD_DECRYPT, "wrong final block length");
-		return 0;
+		return -EINVAL;
 	}
 	uint8_t o[BLK];
-	int ok = !blk_crypt(c, c->buf, o, BLK);
+	int err = blk_crypt(c, c->buf, o, BLK);
 	c->bufsz = 0;
-	unsigned n = o[BLK - 1], bad = ok ? (n == 0 || n > BLK) : 1;
-	for (unsigned i = 0; !bad && i < n; i++)
-		bad |= o[BLK - 1 - i] != n;
-	if (ok && bad)
+	unsigned n = err ? 0 : pad_len(o);
+	if (!err && !n) {
 		PROV_ERR(c->p, PROV_R_BAD_DECRYPT, "bad padding");
-	if (ok && !bad) {
-		if (outsize < BLK - n) {
-			PROV_ERR(c->p, PROV_R_BAD_PARAM,
-				 "output buffer too small");
-			bad = 1;
-		} else {
-			memcpy(out, o, BLK - n);
-			*outl = BLK - n;
-		}
+		err = -EBADMSG;
+	}
+	if (!err && outsize < BLK - n)
+		err = too_small(c);
+	if (!err) {
+		memcpy(out, o, BLK - n);
+		*outl = BLK - n;
 	}
 	OPENSSL_cleanse(o, sizeof(o));
-	return ok && !bad;
+	return err;
 }

@@ -26,15 +26,15 @@ void pcc_initctx(struct pc_ctx *c)
 /* The in-process path: the same CCM calls, replayed. */
 static int ccm_sw(struct pc_ctx *c, size_t len)
 {
-	if (pc_sw_begin(c, NULL, 0))
-		return 0;
-	int n;
+	int n, err = pc_sw_begin(c, NULL, 0);
+	if (err)
+		return err;
 	if (!EVP_CipherUpdate(c->swctx, NULL, &n, NULL, (int)len) ||
 	    (c->aad_len &&
 	     !EVP_CipherUpdate(c->swctx, NULL, &n, c->aad, (int)c->aad_len)))
-		return 0;
+		return -EINVAL;
 	c->started = c->sw = 1;
-	return 2;
+	return PC_SW;
 }
 
 int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
@@ -43,13 +43,13 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	*outl = 0;
 	if (!c->key_set || !c->iv_set) {
 		PROV_ERR(c->p, PROV_R_STATE, "CCM: no key or IV set");
-		return 0;
+		return -EINVAL;
 	}
 	if (!out && !in) { /* the message length, up front */
 		c->ccm_len = inl;
 		c->ccm_len_set = 1;
 		*outl = inl;
-		return 1;
+		return 0;
 	}
 	if (!out) { /* AAD, which needs the length first */
 		if ((!c->ccm_len_set && inl) || c->data_seen ||
@@ -57,37 +57,37 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 			PROV_ERR(c->p, PROV_R_STATE,
 				 "CCM: AAD before the message length, after "
 				 "the data, or over 65535 bytes");
-			return 0;
+			return -EINVAL;
 		}
 		if (c->aad_len + inl > c->aad_cap) {
 			uint8_t *b = OPENSSL_clear_realloc(c->aad, c->aad_cap,
 							   CRD_AAD_MAX);
 			if (!b)
-				return 0;
+				return -ENOMEM;
 			c->aad = b;
 			c->aad_cap = CRD_AAD_MAX;
 		}
 		memcpy(c->aad + c->aad_len, in, inl);
 		c->aad_len += inl;
 		*outl = inl;
-		return 1;
+		return 0;
 	}
 	if (c->data_seen || (c->ccm_len_set && inl != c->ccm_len) ||
 	    (!c->enc && !c->taglen)) {
 		PROV_ERR(c->p, PROV_R_STATE,
 			 "CCM: one data update of the announced length, the "
 			 "tag set first when decrypting");
-		return 0;
+		return -EINVAL;
 	}
 	if (outsize < inl) {
 		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
-		return 0;
+		return -ENOBUFS;
 	}
 	/* The message's path, chosen here: it is the whole message. */
 	int r = pc_begin(c, inl, (unsigned)c->ccm_m);
 	if (r < 0)
-		return 0;
-	if (r == 1)
+		return r;
+	if (r == PC_SW)
 		return ccm_sw(c, inl);
 	uint8_t tag[PC_TAG_MAX];
 	if (!c->enc)
@@ -98,10 +98,8 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 			   tag);
 	c->data_seen = 1;
 	c->ccm_len_set = 0;
-	if (err) {
-		pc_op_err(c, err, "CCM");
-		return 0;
-	}
+	if (err)
+		return pc_op_err(c, err, "CCM");
 	if (c->enc) {
 		memcpy(c->tag, tag, c->ccm_m);
 		c->taglen = c->ccm_m; /* gettable now */
@@ -109,7 +107,7 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		c->taglen = 0; /* once: the next message sets its own */
 	}
 	*outl = inl;
-	return 1;
+	return 0;
 }
 
 int pcc_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])

@@ -204,7 +204,7 @@ static void *pc_dup(void *vctx)
 		if (!c->swctx || !EVP_CIPHER_CTX_copy(c->swctx, src->swctx))
 			goto err;
 	}
-	if ((src->ci->flags & PC_F_AEAD) && !pca_dup(c, src))
+	if ((src->ci->flags & PC_F_AEAD) && pca_dup(c, src))
 		goto err;
 	return c;
 err:
@@ -283,7 +283,7 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 	if (ci->kind == PC_CCM)
 		c->ccm_len_set = 0;
 	else if ((ci->flags & PC_F_AEAD) &&
-		 !pca_init(c, key != NULL, iv != NULL))
+		 pca_init(c, key != NULL, iv != NULL))
 		return 0;
 	return pc_set_ctx_params(c, params);
 }
@@ -316,9 +316,9 @@ static int pc_update(void *vctx, unsigned char *out, size_t *outl,
 		: (c->ci->flags & PC_F_AEAD)
 			? pca_update(c, out, outl, outsize, in, inl)
 			: pcb_update(c, out, outl, outsize, in, inl);
-	if (r == 2) /* the message just went in-process */
+	if (r == PC_SW) /* the message just went in-process */
 		return sw_update(c, out, outl, in, inl);
-	return r;
+	return r == 0;
 }
 
 static int pc_final(void *vctx, unsigned char *out, size_t *outl,
@@ -337,9 +337,9 @@ static int pc_final(void *vctx, unsigned char *out, size_t *outl,
 		return 1; /* the data update did it all */
 	int r = (c->ci->flags & PC_F_AEAD) ? pca_final(c, out, outl, outsize)
 					   : pcb_final(c, out, outl, outsize);
-	if (r == 2)
+	if (r == PC_SW)
 		return pc_final(c, out, outl, outsize);
-	return r;
+	return r == 0;
 }
 
 static int pc_cipher(void *vctx, unsigned char *out, size_t *outl,
@@ -355,7 +355,7 @@ static int pc_cipher(void *vctx, unsigned char *out, size_t *outl,
 		return r;
 	}
 	if (c->ci->flags & PC_F_AEAD)
-		return pca_cipher(c, out, outl, outsize, in, inl);
+		return pca_cipher(c, out, outl, outsize, in, inl) == 0;
 	if (!in)
 		return pc_final(c, out, outl, outsize);
 	return pc_update(c, out, outl, outsize, in, inl);

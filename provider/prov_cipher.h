@@ -39,6 +39,8 @@ struct pc_info {
 #define PC_TAG_MAX 16
 #define PC_TLS_AAD_LEN 13
 
+#define PC_SW 1
+
 enum pc_iv_state { IV_UNSET, IV_BUFFERED, IV_COPIED, IV_FINISHED };
 
 struct pc_ctx {
@@ -90,10 +92,10 @@ struct pc_ctx {
 
 /* prov_cipher.c */
 int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len);
-/* Update and final return 1, 0 (failed, raised) or 2: the message
- * just went in-process, repeat the call on swctx.
- * Choose the message's path at its first piece of len bytes: 0 (the
- * daemon, the session open), 1 (in-process: swctx initialised) or
+/* The update and final helpers return 0, -errno (an error raised), or
+ * PC_SW: the message just went in-process, repeat the call on swctx.
+ * pc_begin chooses the message's path at its first piece of len bytes: 0 (the
+ * daemon, the session open), PC_SW (in-process: swctx initialised) or
  * -errno with an error raised. */
 int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len);
 void pc_end(struct pc_ctx *c);
@@ -111,6 +113,8 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize);
 int pca_cipher(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl);
+/* The parameter functions are the dispatch functions' bodies: OpenSSL's
+ * 1 / 0. */
 int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
 int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
 void pca_reset(struct pc_ctx *c);
