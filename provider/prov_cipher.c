@@ -106,6 +106,7 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 	int err = 0;
 	if (!prov_small(c->p, len)) {
 		/* A failure that falls back leaves nothing on the stack. */
+		unsigned long before = ERR_peek_last_error();
 		ERR_set_mark();
 		err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key,
 				     c->keylen, tag_len);
@@ -118,9 +119,8 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 		}
 		if (!prov_fallback(c->p, err)) {
 			ERR_clear_last_mark();
-			if (err != -ENOMEM && c->sess.conn == NULL &&
-			    ERR_peek_last_error())
-				return err; /* unreachable: raised */
+			if (ERR_peek_last_error() != before)
+				return err; /* unreachable: raised already */
 			PROV_ERR(c->p, PROV_R_SESSION, "%s: %s",
 				 pc_name(c->ci, name, sizeof(name)),
 				 cc_strerror(err));
@@ -134,7 +134,7 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 		return err;
 	c->started = 1;
 	c->sw = 1;
-	return 1;
+	return PC_SW;
 }
 
 void pc_end(struct pc_ctx *c)
