@@ -88,10 +88,13 @@ int prov_err_fallback_ok(int err)
 	case CC_ERR_BAD_PARAM:
 	case CC_ERR_ENGINE:
 	case CC_ERR_STREAM_LIMIT:
+	/* The daemon's key policy refused the key (keys.min_bits; HKDF
+	 * runs HMAC with an empty salt as its key): the daemon will not
+	 * hold it, the program has it anyway. Only with fallback =
+	 * default-provider, and counted. */
+	case CC_ERR_POLICY:
 		return 1;
 	default:
-		/* CC_ERR_POLICY: the operator refused the key; running it
-		 * here instead would defeat the policy. */
 		return 0;
 	}
 }

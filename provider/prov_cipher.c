@@ -139,6 +139,8 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 
 void pc_end(struct pc_ctx *c)
 {
+	if (c->pinned)
+		return;
 	if (c->ci->flags & PC_F_AEAD)
 		pca_reset(c);
 	c->started = 0;
@@ -237,6 +239,14 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 {
 	struct pc_ctx *c = vctx;
 	const struct pc_info *ci = c->ci;
+	if (c->pinned) { /* TLS CBC records: the default provider's */
+		if (key && keylen == ci->keylen) {
+			OPENSSL_cleanse(c->key, sizeof(c->key));
+			memcpy(c->key, key, keylen);
+		}
+		c->enc = enc;
+		return EVP_CipherInit_ex2(c->swctx, NULL, key, iv, enc, params);
+	}
 	if (c->enc != enc && c->sess.id)
 		prov_sess_close(&c->sess); /* XTS and CBC keys differ per dir */
 	c->enc = enc;
@@ -542,6 +552,25 @@ static int pc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	return 1;
 }
 
+/* libssl hands a CBC suite's records to the cipher whole (tls-version,
+ * tls-mac-size): the provider is to check and strip the padding and the
+ * MAC in constant time. cryptod does not do that yet, so with fallback =
+ * default-provider the context is pinned to the default provider for
+ * the rest of its life (counted as one fallback); else refused. */
+static int tls_cbc_pin(struct pc_ctx *c, const OSSL_PARAM params[])
+{
+	if (!c->key_set || !prov_fallback(c->p, -EOPNOTSUPP)) {
+		PROV_ERR(c->p, PROV_R_UNSUPPORTED,
+			 "TLS CBC record processing (fallback = "
+			 "default-provider leaves it to the default provider)");
+		return 0;
+	}
+	if (pc_sw_begin(c, NULL, 0))
+		return 0;
+	c->started = c->sw = c->pinned = 1;
+	return EVP_CIPHER_CTX_set_params(c->swctx, params);
+}
+
 static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct pc_ctx *c = vctx;
@@ -575,10 +604,8 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			goto bad;
 	}
 	if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) ||
-	    OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) {
-		PROV_ERR(c->p, PROV_R_UNSUPPORTED, "TLS CBC record processing");
-		return 0;
-	}
+	    OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))
+		return tls_cbc_pin(c, params);
 	return 1;
 bad:
 	PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);

@@ -60,6 +60,7 @@ struct pc_ctx {
 	/* The message: from init (key or IV) to final. */
 	int started; /* its first piece went out (the path is chosen) */
 	int sw;	     /* ... to swctx rather than the daemon */
+	int pinned;  /* swctx for good: TLS CBC records (prov_cipher.c) */
 	EVP_CIPHER_CTX *swctx; /* owned, reused */
 	EVP_CIPHER *swcipher;  /* owned, fetched once */
 

@@ -911,6 +911,67 @@ static void run_all(uint64_t *s, OSSL_LIB_CTX *l, unsigned n)
 	lib = saved;
 }
 
+/* What the daemon will not do, with fallback = fail (refused, naming
+ * cryptod) and with fallback = default-provider (done in-process, the
+ * same bytes as the default provider's): an HMAC key shorter than the
+ * daemon's key policy allows (HKDF's empty salt), and TLS CBC records. */
+static void refused_cases(OSSL_LIB_CTX *l, int fallback)
+{
+	uint8_t key[32] = { 1, 2, 3, 4, 5, 6, 7, 8 }, iv[16] = { 9 };
+	uint8_t msg[64] = { 7 }, a[64], b[64];
+	size_t na = 0, nb = 0;
+	OSSL_PARAM ps[] = { OSSL_PARAM_construct_utf8_string(
+				    "digest", (char *)"SHA256", 0),
+			    OSSL_PARAM_END };
+	EVP_MAC *rm = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC *cm = EVP_MAC_fetch(l, "HMAC", PQ);
+	EVP_MAC_CTX *r = EVP_MAC_CTX_new(rm), *x = EVP_MAC_CTX_new(cm);
+	EVP_MAC_init(r, key, 8, ps);
+	EVP_MAC_update(r, msg, sizeof(msg));
+	EVP_MAC_final(r, a, &na, sizeof(a));
+	ERR_clear_error();
+	int ok = EVP_MAC_init(x, key, 8, ps) &&
+		 EVP_MAC_update(x, msg, sizeof(msg)) &&
+		 EVP_MAC_final(x, b, &nb, sizeof(b));
+	if (fallback && (!ok || na != nb || memcmp(a, b, na)))
+		FAIL("HMAC with an 8-byte key on fallback");
+	if (!fallback && (ok || !err_names_cryptod()))
+		FAIL("HMAC with an 8-byte key: %s", ok ? "accepted" : "reason");
+	EVP_MAC_CTX_free(r);
+	EVP_MAC_CTX_free(x);
+	EVP_MAC_free(rm);
+	EVP_MAC_free(cm);
+
+	/* A TLS 1.2 CBC record to seal, in place as libssl does: the
+	 * cipher adds the padding. */
+	unsigned ver = 0x0303;
+	size_t macsz = 32;
+	OSSL_PARAM tp[] = { OSSL_PARAM_construct_uint("tls-version", &ver),
+			    OSSL_PARAM_construct_size_t("tls-mac-size", &macsz),
+			    OSSL_PARAM_END };
+	EVP_CIPHER *rc = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
+	EVP_CIPHER *cc = EVP_CIPHER_fetch(l, "AES-128-CBC", PQ);
+	EVP_CIPHER_CTX *rx = EVP_CIPHER_CTX_new(), *cx = EVP_CIPHER_CTX_new();
+	uint8_t ra[80], rb[80];
+	memset(ra, 7, sizeof(ra));
+	memset(rb, 7, sizeof(rb));
+	int n1 = 0, n2 = 0;
+	int r1 = EVP_CipherInit_ex2(rx, rc, key, iv, 1, tp) &&
+		 EVP_CipherUpdate(rx, ra, &n1, ra, 50);
+	ERR_clear_error();
+	int r2 = EVP_CipherInit_ex2(cx, cc, key, iv, 1, tp) &&
+		 EVP_CipherUpdate(cx, rb, &n2, rb, 50);
+	if (fallback && (!r1 || !r2 || n1 != n2 || memcmp(ra, rb, (size_t)n1)))
+		FAIL("a TLS CBC record on fallback: %d %d, %d %d", r1, r2, n1,
+		     n2);
+	if (!fallback && (r2 || !err_names_cryptod()))
+		FAIL("a TLS CBC record: %s", r2 ? "accepted" : "reason");
+	EVP_CIPHER_CTX_free(rx);
+	EVP_CIPHER_CTX_free(cx);
+	EVP_CIPHER_free(rc);
+	EVP_CIPHER_free(cc);
+}
+
 /* fallback = default-provider with no daemon: everything runs, on the default
  * provider, counted. min_size: short messages stay in-process, long
  * ones reach the daemon, both counted. */
@@ -954,6 +1015,20 @@ static void config_cases(uint64_t *s, const struct fx_daemon *d)
 		"min_size = 5000: %llu on the daemon, %llu in-process\n",
 		(unsigned long long)nd, (unsigned long long)ni);
 	OSSL_LIB_CTX_free(l);
+
+	/* The daemon up, fallback = default-provider: what it refuses runs
+	 * in-process, counted. */
+	snprintf(body, sizeof(body),
+		 "socket = %s\nfallback = default-provider\n", d->sock);
+	if (!(l = conf_libctx(d->dir, body))) {
+		FAIL("fallback config");
+		return;
+	}
+	refused_cases(l, 1);
+	counters(l, &nd, &nf, &ni);
+	if (nf < 2)
+		FAIL("refused cases: %llu fallbacks", (unsigned long long)nf);
+	OSSL_LIB_CTX_free(l);
 }
 
 int main(void)
@@ -994,6 +1069,7 @@ int main(void)
 	for (unsigned i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 
+	refused_cases(lib, 0);
 	uint64_t cs = seed * 4 + 99;
 	config_cases(&cs, &d);
 
