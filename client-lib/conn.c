@@ -297,9 +297,9 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 	return err;
 }
 
-static int conn_simple(struct cc_conn *c, Cryptod__Envelope *req)
+/* A call answered by an Ack; the caller holds c->lock. */
+static int conn_simple_locked(struct cc_conn *c, Cryptod__Envelope *req)
 {
-	pthread_mutex_lock(&c->lock);
 	Cryptod__Envelope *rep;
 	int err = conn_call(c, req, &rep, NULL, NULL);
 	if (!err) {
@@ -307,6 +307,13 @@ static int conn_simple(struct cc_conn *c, Cryptod__Envelope *req)
 			err = -EPROTO;
 		wire_free(rep);
 	}
+	return err;
+}
+
+static int conn_simple(struct cc_conn *c, Cryptod__Envelope *req)
+{
+	pthread_mutex_lock(&c->lock);
+	int err = conn_simple_locked(c, req);
 	pthread_mutex_unlock(&c->lock);
 	return err;
 }
@@ -318,9 +325,14 @@ int cc_session_destroy(struct cc_conn *c, uint32_t session_id)
 	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
 	req.body_case = CRYPTOD__ENVELOPE__BODY_DESTROY_SESSION;
 	req.destroy_session = &m;
-	int err = conn_simple(c, &req);
+	/* The table entry goes under the same lock as the call: once the
+	 * daemon freed the id, another thread's create may get it back and
+	 * fill the entry, which must not be cleared after that. */
+	pthread_mutex_lock(&c->lock);
+	int err = conn_simple_locked(c, &req);
 	if (!err && session_id <= c->max_sessions)
 		c->tag_len[session_id] = c->sess_alg[session_id] = 0;
+	pthread_mutex_unlock(&c->lock);
 	return err;
 }
 
