@@ -240,14 +240,10 @@ __attribute__((target("avx"), noinline)) static void clear_ymm(void)
 void engine_clear_vector_regs(void)
 {
 #if defined(__x86_64__)
-	static int avx512 = -1, avx = -1; /* racy but idempotent */
-	if (avx512 < 0) {
-		avx512 = __builtin_cpu_supports("avx512f");
-		avx = __builtin_cpu_supports("avx");
-	}
-	if (avx512)
+	/* A load and a test each: libgcc fills its CPU model before main. */
+	if (__builtin_cpu_supports("avx512f"))
 		clear_zmm_hi();
-	if (avx)
+	if (__builtin_cpu_supports("avx"))
 		clear_ymm();
 #endif
 }
