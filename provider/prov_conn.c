@@ -18,6 +18,7 @@
 #include "prov.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,13 @@ int prov_conn_get(struct prov *p, struct prov_conn **out)
 		pthread_mutex_unlock(&p->lock);
 		return -ENOMEM;
 	}
-	int err = cc_connect(p->socket, "openssl-provider", &c->cc);
+	/* Named after the program, so that cryptoctl clients and stats
+	 * show which program sends what ("openssl/curl"). */
+	char name[64];
+	snprintf(name, sizeof(name), "openssl/%s",
+		 program_invocation_short_name ? program_invocation_short_name
+					       : "?");
+	int err = cc_connect(p->socket, name, &c->cc);
 	if (err) {
 		pthread_mutex_unlock(&p->lock);
 		free(c);

@@ -1082,6 +1082,22 @@ int main(void)
 		     (unsigned long long)nd, (unsigned long long)nf);
 	fprintf(stderr, "%llu messages on the daemon\n",
 		(unsigned long long)nd);
+
+	/* The provider's connection is named after the program, so that
+	 * an operator sees which program sends what. */
+	struct cc_conn *cc;
+	struct cc_client_info *ci = NULL;
+	unsigned nci = 0, named = 0;
+	if (!cc_connect(d.sock, "checker", &cc)) {
+		if (!cc_clients_get(cc, &ci, &nci))
+			for (unsigned i = 0; i < nci; i++)
+				named += !strcmp(ci[i].name,
+						 "openssl/test_prov_evp");
+		free(ci);
+		cc_disconnect(cc);
+	}
+	if (!named)
+		FAIL("no client named openssl/test_prov_evp among %u", nci);
 	OSSL_PROVIDER_unload(prov);
 	OSSL_LIB_CTX_free(lib);
 	int st = fx_daemon_stop(&d);
