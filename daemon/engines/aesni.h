@@ -37,4 +37,16 @@ struct aesni_key {
 _Static_assert(sizeof(struct aesni_key) <= sizeof(((struct session *)0)->key),
 	       "expanded key fits the session");
 
+/*
+ * Run one cipher-only AES job to completion on m, for the stream files:
+ * mode, direction, the expanded keys (key_len bytes of key), n bytes src
+ * -> dst, iv a 16-byte block or NULL. Stream pieces run outside any burst,
+ * so m holds no other job and what it returns is this one. 0, or -EIO
+ * when ipsec-mb refused or failed it.
+ */
+int aesni_job_run(IMB_MGR *m, IMB_CIPHER_MODE mode, int encrypt,
+		  const void *enc_keys, const void *dec_keys, unsigned key_len,
+		  const uint8_t *src, uint8_t *dst, uint64_t n,
+		  const uint8_t *iv);
+
 #endif

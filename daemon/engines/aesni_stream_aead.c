@@ -178,38 +178,18 @@ static void stream_chacha(IMB_MGR *m, struct engine_op *op,
 
 static const uint8_t ccm_zero[BLK];
 
-/*
- * Run one AES job (mode, src -> dst, n bytes, iv: a 16-byte block or
- * NULL) to completion. The manager holds no other job (stream_ccm made
- * sure), so the one that completes is this one. 0, or -1 if ipsec-mb
- * refused it.
- */
+/* Run one AES encryption job (mode, src -> dst, n bytes, iv: a 16-byte
+ * block or NULL) to completion; the manager holds no other job
+ * (stream_ccm made sure). 0, or -1 if ipsec-mb refused it. */
 static int ccm_job(IMB_MGR *m, const struct session *s, IMB_CIPHER_MODE mode,
 		   const uint8_t *src, uint8_t *dst, uint64_t n,
 		   const uint8_t *iv)
 {
 	const struct aesni_key *k = (const struct aesni_key *)s->key;
-	IMB_JOB *job = IMB_GET_NEXT_JOB(m);
-
-	job->cipher_mode = mode;
-	job->cipher_direction = IMB_DIR_ENCRYPT;
-	job->chain_order = IMB_ORDER_CIPHER_HASH;
-	job->hash_alg = IMB_AUTH_NULL;
-	job->key_len_in_bytes = s->key_len;
-	job->enc_keys = k->blk.enc;
-	job->dec_keys = k->blk.dec;
-	job->src = src;
-	job->dst = dst;
-	job->cipher_start_src_offset_in_bytes = 0;
-	job->msg_len_to_cipher_in_bytes = n;
-	job->iv = iv;
-	job->iv_len_in_bytes = iv ? BLK : 0;
-	job->user_data = NULL;
-
-	IMB_JOB *done = IMB_SUBMIT_JOB(m);
-	if (!done) /* CBC waits in a multi-buffer lane */
-		done = IMB_FLUSH_JOB(m);
-	return done == job && done->status == IMB_STATUS_COMPLETED ? 0 : -1;
+	return aesni_job_run(m, mode, 1, k->blk.enc, k->blk.dec, s->key_len,
+			     src, dst, n, iv)
+		       ? -1
+		       : 0;
 }
 
 /* The low 32 bits of a counter block += n, as ipsec-mb's CTR counts.

@@ -53,30 +53,8 @@ static int sc_job(IMB_MGR *m, const struct engine_op *op, IMB_CIPHER_MODE mode,
 		  const uint8_t *iv)
 {
 	const struct aesni_key *k = (const struct aesni_key *)op->sess->key;
-	IMB_JOB *job = IMB_GET_NEXT_JOB(m);
-	int enc = op->op == CRD_OP_ENCRYPT, ok = 1;
-
-	job->cipher_mode = mode;
-	job->cipher_direction = enc ? IMB_DIR_ENCRYPT : IMB_DIR_DECRYPT;
-	job->chain_order = enc ? IMB_ORDER_CIPHER_HASH : IMB_ORDER_HASH_CIPHER;
-	job->key_len_in_bytes = op->sess->key_len;
-	job->enc_keys = k->blk.enc;
-	job->dec_keys = k->blk.dec;
-	job->src = src;
-	job->dst = dst;
-	job->cipher_start_src_offset_in_bytes = 0;
-	job->msg_len_to_cipher_in_bytes = len;
-	job->iv = iv;
-	job->iv_len_in_bytes = iv ? 16 : 0;
-	job->hash_alg = IMB_AUTH_NULL;
-	job->user_data = NULL;
-	/* With ipsec-mb's argument checks: a piece is rarer than a burst's
-	 * op, and the checks are the last guard on what we built. */
-	for (job = IMB_SUBMIT_JOB(m); job; job = IMB_GET_COMPLETED_JOB(m))
-		ok &= job->status == IMB_STATUS_COMPLETED;
-	while ((job = IMB_FLUSH_JOB(m)))
-		ok &= job->status == IMB_STATUS_COMPLETED;
-	return ok;
+	return !aesni_job_run(m, mode, op->op == CRD_OP_ENCRYPT, k->blk.enc,
+			      k->blk.dec, op->sess->key_len, src, dst, len, iv);
 }
 
 /* iv += blocks, as a 128-bit big-endian integer. */

@@ -24,6 +24,7 @@
 /* before intel-ipsec-mb.h, whose compatibility macros name SHA1 & co */
 #include <openssl/sha.h>
 
+#include "aesni.h"
 #include "auth.h"
 #include "stream.h"
 #include "session.h"
@@ -161,28 +162,9 @@ static int sm_cbc_mac(IMB_MGR *m, const struct aesni_auth_key *k,
 
 	while (n && ok) {
 		uint32_t c = n < SM_CBC_CHUNK ? (uint32_t)n : SM_CBC_CHUNK;
-		IMB_JOB *job = IMB_GET_NEXT_JOB(m);
-		job->cipher_mode = IMB_CIPHER_CBC;
-		job->cipher_direction = IMB_DIR_ENCRYPT;
-		job->chain_order = IMB_ORDER_CIPHER_HASH;
-		job->key_len_in_bytes = key_len;
-		job->enc_keys = k->enc;
-		job->dec_keys = k->enc; /* unused when encrypting */
-		job->src = p;
-		job->dst = buf;
-		job->cipher_start_src_offset_in_bytes = 0;
-		job->msg_len_to_cipher_in_bytes = c;
-		job->iv = x;
-		job->iv_len_in_bytes = 16;
-		job->hash_alg = IMB_AUTH_NULL;
-		job->user_data = NULL;
-		/* As aesni_stream_cipher.c: outside any burst, every job
-		 * the manager returns is this one. */
-		for (job = IMB_SUBMIT_JOB(m); job;
-		     job = IMB_GET_COMPLETED_JOB(m))
-			ok &= job->status == IMB_STATUS_COMPLETED;
-		while ((job = IMB_FLUSH_JOB(m)))
-			ok &= job->status == IMB_STATUS_COMPLETED;
+		/* dec keys: unused when encrypting */
+		ok = !aesni_job_run(m, IMB_CIPHER_CBC, 1, k->enc, k->enc,
+				    key_len, p, buf, c, x);
 		memcpy(x, buf + c - 16, 16);
 		if (c > used)
 			used = c;
