@@ -583,9 +583,9 @@ void mc_layout_to_op(const struct mc_layout *l, struct cc_op *op, int is_dst)
  * its own stream (mc_srand() in the thread). */
 static _Thread_local uint64_t mc_rng;
 
-uint64_t mc_seed_from_env(uint64_t def)
+uint64_t mc_seed_env(const char *var, uint64_t def)
 {
-	const char *s = getenv("TEST_SEED");
+	const char *s = getenv(var);
 	char *end;
 	uint64_t v;
 
@@ -594,11 +594,16 @@ uint64_t mc_seed_from_env(uint64_t def)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end) {
-		fprintf(stderr,
-			"TEST_SEED=%s is not a number; using the default\n", s);
+		fprintf(stderr, "%s=%s is not a number; using the default\n",
+			var, s);
 		return def;
 	}
 	return v;
+}
+
+uint64_t mc_seed_from_env(uint64_t def)
+{
+	return mc_seed_env("TEST_SEED", def);
 }
 
 void mc_srand(uint64_t seed)

@@ -184,6 +184,9 @@ void mc_layout_to_op(const struct mc_layout *l, struct cc_op *op, int is_dst);
 
 /* ---- Random numbers: splitmix64, reproducible from a printed seed ---- */
 
+/* A seed from the environment variable var (TEST_SEED for
+ * mc_seed_from_env), else def. */
+uint64_t mc_seed_env(const char *var, uint64_t def);
 uint64_t mc_seed_from_env(uint64_t def);
 void mc_srand(uint64_t seed);
 uint64_t mc_rnd(void);

@@ -29,19 +29,7 @@ int sc_sanitized(void)
 
 uint64_t sc_seed(uint64_t def)
 {
-	const char *s = getenv("STREAM_SEED");
-	char *end;
-	uint64_t v;
-
-	if (!s || !*s)
-		return def;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end) {
-		fprintf(stderr, "STREAM_SEED=%s is not a number; default\n", s);
-		return def;
-	}
-	return v;
+	return mc_seed_env("STREAM_SEED", def);
 }
 
 int sc_allow_missing(void)
