@@ -232,6 +232,7 @@ static void prov_teardown(void *provctx)
 			(unsigned long long)atomic_load(&p->n_daemon),
 			(unsigned long long)atomic_load(&p->n_fallback),
 			(unsigned long long)atomic_load(&p->n_inprocess));
+	prov_io_fini(p);
 	prov_conn_fini(p);
 	if (p->fb_default)
 		OSSL_PROVIDER_unload(p->fb_default);
@@ -330,7 +331,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		return 0;
 	p->handle = handle;
 	pthread_mutex_init(&p->lock, NULL);
-	if (conf_read(p)) {
+	if (conf_read(p) || prov_io_init(p)) {
 		pthread_mutex_destroy(&p->lock);
 		free(p->socket);
 		free(p);
