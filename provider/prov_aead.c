@@ -429,6 +429,7 @@ static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 	} else {
 		plen = c->tls_payload;
 		c->tls_payload = 0;
+		c->tls_aad_len = 0; /* one record per tlsaad */
 		if (len != plen + TAG_LEN || !c->iv_set)
 			goto bad;
 		/* RFC 7905: the nonce XOR the record's sequence number. */
@@ -478,9 +479,10 @@ static size_t tls_aad_set(struct pc_ctx *c, const uint8_t *aad, size_t n)
 		c->tls_aad[n - 2] = (uint8_t)(len >> 8);
 		c->tls_aad[n - 1] = (uint8_t)len;
 	}
-	if (c->ci->kind == PC_GCM)
-		c->tls_aad_len = n;
-	else
+	/* In TLS record mode until the record: tls_aad_len says so (an
+	 * empty record's tls_payload is 0). */
+	c->tls_aad_len = n;
+	if (c->ci->kind == PC_CHACHAPOLY)
 		c->tls_payload = len;
 	return TAG_LEN;
 }
