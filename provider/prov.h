@@ -151,8 +151,8 @@ void prov_io_fini(struct prov *p);
 /* fork()s seen in this process (an atfork handler counts them). */
 unsigned prov_fork_count(void);
 
-/* cc_crypt() on the calling thread's queue of conn: zero-copy through
- * its arena, and inside an ASYNC_JOB the job pauses while the op runs.
+/* cc_crypt() on the calling thread's queue of conn, through its arena
+ * (copied in and out, no lock shared with other threads), and inside an ASYNC_JOB the job pauses while the op runs.
  * tag_len is the session's (used when tag is not NULL); writes: the op
  * has output (not a MAC or digest). Too long an op takes cc_crypt(). */
 int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,

@@ -9,11 +9,11 @@
  * their reference until they let go, so nobody frees a cc_conn another
  * thread is inside.
  *
- * Serialisation: libcryptoclient serialises control calls (sessions) per
- * connection, and its copying streams and cc_crypt() each run on one
- * queue of the connection, one call at a time. So a process's ops run one
- * after another however many threads issue them. Acceptable for this
- * first step; a queue per thread is the plan (docs/provider.md).
+ * libcryptoclient serialises control calls (sessions) per connection;
+ * the ops themselves run on each thread's own queue (prov_io.c).
+ *
+ * After fork() the connection is the parent's: prov_conn_get retires it
+ * unused in the child (prov_fork_count) and opens the child's own.
  */
 #include "prov.h"
 
