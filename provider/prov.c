@@ -26,6 +26,7 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
+#include <openssl/rand.h>
 
 #ifndef CRYPTOD_VERSION
 #define CRYPTOD_VERSION "0"
@@ -148,6 +149,14 @@ static OSSL_LIB_CTX *fb_libctx(struct prov *p)
 		return x;                                                      \
 	}
 FB_FETCH(prov_fb_cipher, EVP_CIPHER, EVP_CIPHER_fetch)
+
+int prov_rand(struct prov *p, void *buf, size_t n)
+{
+	pthread_mutex_lock(&p->lock);
+	OSSL_LIB_CTX *l = fb_libctx(p);
+	pthread_mutex_unlock(&p->lock);
+	return l && RAND_bytes_ex(l, buf, n, 0) > 0 ? 0 : -EIO;
+}
 FB_FETCH(prov_fb_md, EVP_MD, EVP_MD_fetch)
 FB_FETCH(prov_fb_mac, EVP_MAC, EVP_MAC_fetch)
 

@@ -107,6 +107,11 @@ int prov_err_fallback_ok(int err);
 EVP_CIPHER *prov_fb_cipher(struct prov *p, const char *name);
 EVP_MD *prov_fb_md(struct prov *p, const char *name);
 EVP_MAC *prov_fb_mac(struct prov *p, const char *name);
+/* Random bytes from the private context's DRBG: the application's may
+ * fetch its AES from this provider (-propquery provider=cryptod), and a
+ * GCM IV made that way cost a session and a round trip per message.
+ * 0 or -EIO. */
+int prov_rand(struct prov *p, void *buf, size_t n);
 
 /* The decisions taken at the start of each message, counted: does a
  * message whose first piece is len bytes stay in-process (min_size)?

@@ -121,7 +121,7 @@ static int iv_ready(struct pc_ctx *c)
 		/* As OpenSSL: an encryption without an IV gets a random
 		 * one, which the caller reads back with the iv parameter. */
 		if (!c->enc || c->ivlen < 12 ||
-		    RAND_bytes(c->iv, (int)c->ivlen) <= 0) {
+		    prov_rand(c->p, c->iv, c->ivlen)) {
 			PROV_ERR(c->p, PROV_R_STATE, "no IV set");
 			return -EINVAL;
 		}
@@ -504,8 +504,7 @@ static int tls_fixed_set(struct pc_ctx *c, const uint8_t *iv, size_t len)
 		    c->ivlen - len < GCM_TLS_EXPLICIT)
 			return -EINVAL;
 		memcpy(c->iv, iv, len);
-		if (c->enc &&
-		    RAND_bytes(c->iv + len, (int)(c->ivlen - len)) <= 0)
+		if (c->enc && prov_rand(c->p, c->iv + len, c->ivlen - len))
 			return -EINVAL;
 		if (c->enc)
 			c->iv_gen_rand = 1;
@@ -543,7 +542,7 @@ int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 			continue;
 		if (c->iv_state == IV_UNSET &&
 		    (c->tls_aad_len || !c->enc || c->ivlen < 12 ||
-		     RAND_bytes(c->iv, (int)c->ivlen) <= 0))
+		     prov_rand(c->p, c->iv, c->ivlen)))
 			return 0;
 		if (c->iv_state == IV_UNSET) {
 			c->iv_state = IV_BUFFERED;
