@@ -264,9 +264,15 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 				 "XTS: the two key halves are equal");
 			return 0;
 		}
-		prov_sess_close(&c->sess);
-		OPENSSL_cleanse(c->key, sizeof(c->key));
-		memcpy(c->key, key, keylen);
+		/* The same key again (openssl speed, evp_test and many
+		 * programs re-init with it per message): keep its session
+		 * rather than pay two control round trips. */
+		if (!c->key_set || keylen != c->keylen ||
+		    CRYPTO_memcmp(c->key, key, keylen)) {
+			prov_sess_close(&c->sess);
+			OPENSSL_cleanse(c->key, sizeof(c->key));
+			memcpy(c->key, key, keylen);
+		}
 		c->keylen = keylen;
 		c->key_set = 1;
 	}

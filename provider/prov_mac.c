@@ -156,9 +156,14 @@ static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 				 x->m.name, keylen, sizeof(x->key));
 			return 0;
 		}
-		prov_sess_close(&x->m.sess);
-		OPENSSL_cleanse(x->key, sizeof(x->key));
-		memcpy(x->key, key, keylen);
+		/* The same key again keeps its session (prov_sess_open
+		 * still makes a new one for another digest or cipher). */
+		if (!x->key_set || keylen != x->key_len ||
+		    CRYPTO_memcmp(x->key, key, keylen)) {
+			prov_sess_close(&x->m.sess);
+			OPENSSL_cleanse(x->key, sizeof(x->key));
+			memcpy(x->key, key, keylen);
+		}
 		x->key_len = keylen;
 		x->m.key_len = keylen;
 		x->key_set = 1;
