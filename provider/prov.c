@@ -12,6 +12,11 @@
  * config loader follows as a section reference; the environment may
  * say default.)
  *   min_size = BYTES             ($CRYPTOD_PROVIDER_MIN_SIZE; 0 = off)
+ *   algorithms = LIST            ($CRYPTOD_PROVIDER_ALGORITHMS; all)
+ * LIST is a comma-separated subset of ciphers, digests, macs (or all):
+ * the operations the provider offers at all. A TLS program that wants
+ * only its record crypto on the daemon says ciphers, and its handshake's
+ * many small digests, HMACs and HKDF keys stay on the default provider.
  */
 #include "prov.h"
 
@@ -215,13 +220,14 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 					int *no_cache)
 {
 	*no_cache = 0;
+	const struct prov *p = provctx;
 	switch (operation_id) {
 	case OSSL_OP_CIPHER:
-		return prov_ciphers;
+		return p->ops & PROV_OP_CIPHERS ? prov_ciphers : NULL;
 	case OSSL_OP_DIGEST:
-		return prov_digests;
+		return p->ops & PROV_OP_DIGESTS ? prov_digests : NULL;
 	case OSSL_OP_MAC:
-		return prov_macs;
+		return p->ops & PROV_OP_MACS ? prov_macs : NULL;
 	}
 	return NULL;
 }
@@ -277,6 +283,37 @@ static const char *conf_get(const OSSL_CORE_HANDLE *h, const char *key,
 	return e && *e ? e : NULL;
 }
 
+/* algorithms = ciphers,digests,macs (any subset, or all): a bit set of
+ * PROV_OP_*, or -1 for a word that is none of them. */
+static int conf_ops(const char *v)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} words[] = {
+		{ "ciphers", PROV_OP_CIPHERS },
+		{ "digests", PROV_OP_DIGESTS },
+		{ "macs", PROV_OP_MACS },
+		{ "all", PROV_OP_ALL },
+	};
+	unsigned ops = 0;
+	while (*v) {
+		size_t n = strcspn(v, ", \t");
+		size_t i = 0;
+		for (; n && i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i].name) == n &&
+			    !strncasecmp(v, words[i].name, n))
+				break;
+		if (n && i == sizeof(words) / sizeof(words[0]))
+			return -1;
+		if (n)
+			ops |= words[i].bits;
+		v += n;
+		v += strspn(v, ", \t");
+	}
+	return ops ? (int)ops : -1;
+}
+
 static int conf_read(struct prov *p)
 {
 	const char *v = conf_get(p->handle, "socket", "CRYPTOD_SOCKET");
@@ -307,6 +344,20 @@ static int conf_read(struct prov *p)
 			return -EINVAL;
 		}
 		p->min_size = (size_t)n;
+	}
+
+	p->ops = PROV_OP_ALL;
+	v = conf_get(p->handle, "algorithms", "CRYPTOD_PROVIDER_ALGORITHMS");
+	if (v) {
+		int ops = conf_ops(v);
+		if (ops < 0) {
+			PROV_ERR(p, PROV_R_BAD_PARAM,
+				 "algorithms = %s: expected a list of "
+				 "ciphers, digests, macs (or all)",
+				 v);
+			return -EINVAL;
+		}
+		p->ops = (unsigned)ops;
 	}
 	return 0;
 }

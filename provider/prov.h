@@ -64,6 +64,12 @@ struct prov_conn {
 struct pio_q;
 struct pio_stream;
 
+/* The operations the provider offers (algorithms = ...). */
+#define PROV_OP_CIPHERS 1u
+#define PROV_OP_DIGESTS 2u
+#define PROV_OP_MACS 4u
+#define PROV_OP_ALL (PROV_OP_CIPHERS | PROV_OP_DIGESTS | PROV_OP_MACS)
+
 struct prov {
 	const OSSL_CORE_HANDLE *handle;
 
@@ -71,6 +77,7 @@ struct prov {
 	char *socket; /* owned; NULL = cc_default_socket_path() */
 	enum prov_fallback fallback;
 	size_t min_size; /* messages shorter stay in-process; 0 = none */
+	unsigned ops;	 /* PROV_OP_*: what prov_query offers */
 
 	pthread_mutex_t lock;	 /* conn, fb_libctx */
 	struct prov_conn *conn;	 /* the current connection, or NULL */
