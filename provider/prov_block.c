@@ -119,6 +119,11 @@ static int blk_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 	return 0;
 }
 
+int pcb_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+	return blk_crypt(c, in, out, len);
+}
+
 /* CTR and ChaCha20: stream ciphers over blocks of bs bytes. */
 static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
 		      size_t inl, unsigned bs)
@@ -208,6 +213,8 @@ int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
 		return -EINVAL;
 	}
+	if (c->tls_version)
+		return pct_update(c, out, outl, outsize, in, inl);
 	if (ci->kind == PC_XTS && (inl < BLK || inl > XTS_UNIT_MAX)) {
 		PROV_ERR(c->p, PROV_R_BAD_PARAM,
 			 "XTS: a data unit of %zu bytes (16 .. 16 MiB)", inl);
@@ -263,6 +270,10 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 		return 0;
 	if (!c->key_set || (c->ci->ivlen && !c->iv_set)) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+		return -EINVAL;
+	}
+	if (c->tls_version) { /* records are whole updates */
+		PROV_ERR(c->p, PROV_R_STATE, "final in TLS record mode");
 		return -EINVAL;
 	}
 	if (!c->pad) {

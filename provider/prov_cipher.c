@@ -139,8 +139,6 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 
 void pc_end(struct pc_ctx *c)
 {
-	if (c->pinned)
-		return;
 	if (c->ci->flags & PC_F_AEAD)
 		pca_reset(c);
 	c->started = 0;
@@ -201,6 +199,15 @@ static void *pc_dup(void *vctx)
 	c->st_conn = NULL;
 	if (src->swcipher && EVP_CIPHER_up_ref(src->swcipher))
 		c->swcipher = src->swcipher;
+	if (src->started && src->sw && src->tls_version && !src->enc &&
+	    src->tls_mac_size) {
+		/* OpenSSL 3.0's copy shares the opened record's MAC buffer
+		 * and both copies free it. */
+		PROV_ERR(
+			src->p, PROV_R_UNSUPPORTED,
+			"duplicating a TLS CBC context on the default provider");
+		goto err;
+	}
 	if (src->started && src->sw) {
 		c->swctx = EVP_CIPHER_CTX_new();
 		if (!c->swctx || !EVP_CIPHER_CTX_copy(c->swctx, src->swctx))
@@ -239,14 +246,6 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 {
 	struct pc_ctx *c = vctx;
 	const struct pc_info *ci = c->ci;
-	if (c->pinned) { /* TLS CBC records: the default provider's */
-		if (key && keylen == ci->keylen) {
-			OPENSSL_cleanse(c->key, sizeof(c->key));
-			memcpy(c->key, key, keylen);
-		}
-		c->enc = enc;
-		return EVP_CipherInit_ex2(c->swctx, NULL, key, iv, enc, params);
-	}
 	if (c->enc != enc && c->sess.id)
 		prov_sess_close(&c->sess); /* XTS and CBC keys differ per dir */
 	c->enc = enc;
@@ -431,9 +430,8 @@ static const OSSL_PARAM *pc_gettable_params(void *provctx)
 	return pc_gettable;
 }
 
-/* What the default provider's generic ciphers get and set (TLS CBC
- * record handling, tls-version and tls-mac-size, is not offered: libssl
- * then refuses those suites rather than run them half-done). */
+/* What the default provider's generic ciphers get and set (TLS records:
+ * CBC only, prov_tls.c). */
 static const OSSL_PARAM pc_gettable_ctx[] = {
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
@@ -441,11 +439,14 @@ static const OSSL_PARAM pc_gettable_ctx[] = {
 	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+	OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
 	OSSL_PARAM_END
 };
 static const OSSL_PARAM pc_settable_ctx[] = {
 	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL), OSSL_PARAM_END
+	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL), OSSL_PARAM_END
 };
 static const OSSL_PARAM pc_xts_settable_ctx[] = {
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL), OSSL_PARAM_END
@@ -555,26 +556,7 @@ static int pc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) &&
 	    !OSSL_PARAM_set_octet_string(p, c->iv, c->ivlen))
 		return 0;
-	return 1;
-}
-
-/* libssl hands a CBC suite's records to the cipher whole (tls-version,
- * tls-mac-size): the provider is to check and strip the padding and the
- * MAC in constant time. cryptod does not do that yet, so with fallback =
- * default-provider the context is pinned to the default provider for
- * the rest of its life (counted as one fallback); else refused. */
-static int tls_cbc_pin(struct pc_ctx *c, const OSSL_PARAM params[])
-{
-	if (!c->key_set || !prov_fallback(c->p, -EOPNOTSUPP)) {
-		PROV_ERR(c->p, PROV_R_UNSUPPORTED,
-			 "TLS CBC record processing (fallback = "
-			 "default-provider leaves it to the default provider)");
-		return 0;
-	}
-	if (pc_sw_begin(c, NULL, 0))
-		return 0;
-	c->started = c->sw = c->pinned = 1;
-	return EVP_CIPHER_CTX_set_params(c->swctx, params);
+	return pct_get_ctx_params(c, params);
 }
 
 static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
@@ -587,6 +569,9 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		return pcc_set_ctx_params(c, params);
 	if (c->ci->flags & PC_F_AEAD)
 		return pca_set_ctx_params(c, params);
+	/* Kept here on either path: a reinit may bring the daemon back. */
+	if (!pct_set_ctx_params(c, params))
+		return 0;
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_set_params(c->swctx, params);
 	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
@@ -609,9 +594,6 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		if (!OSSL_PARAM_get_size_t(p, &v) || v != c->ci->keylen)
 			goto bad;
 	}
-	if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) ||
-	    OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))
-		return tls_cbc_pin(c, params);
 	return 1;
 bad:
 	PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);

@@ -4,8 +4,8 @@
  * the context's life, parameters, the fallback context), prov_block.c
  * (CBC, ECB, CTR, XTS, ChaCha20: one cc_crypt() per update, the chaining
  * state kept here), prov_aead.c (GCM, ChaCha20-Poly1305: a daemon stream
- * per message, TLS records as one op) and prov_ccm.c (CCM: one op per
- * message).
+ * per message, TLS records as one op), prov_ccm.c (CCM: one op per
+ * message) and prov_tls.c (CBC TLS records: padding and MAC).
  */
 #ifndef CRYPTOD_PROV_CIPHER_H
 #define CRYPTOD_PROV_CIPHER_H
@@ -38,6 +38,7 @@ struct pc_info {
 #define PC_IV_MAX 128 /* GCM takes long IVs (the daemon: up to 16) */
 #define PC_TAG_MAX 16
 #define PC_TLS_AAD_LEN 13
+#define PC_TLS_MAC_MAX 64 /* EVP_MAX_MD_SIZE */
 
 #define PC_SW 1
 
@@ -60,7 +61,6 @@ struct pc_ctx {
 	/* The message: from init (key or IV) to final. */
 	int started; /* its first piece went out (the path is chosen) */
 	int sw;	     /* ... to swctx rather than the daemon */
-	int pinned;  /* swctx for good: TLS CBC records (prov_cipher.c) */
 	EVP_CIPHER_CTX *swctx; /* owned, reused */
 	EVP_CIPHER *swcipher;  /* owned, fetched once */
 
@@ -70,6 +70,11 @@ struct pc_ctx {
 	size_t bufsz;
 	unsigned num;	/* CTR, ChaCha20: bytes of ks used */
 	uint8_t ks[64]; /* ... the keystream of the current block */
+
+	/* CBC TLS records (prov_tls.c): every update is one record. */
+	unsigned tls_version; /* 0 = not in TLS record mode */
+	size_t tls_mac_size;
+	uint8_t tls_mac[PC_TLS_MAC_MAX]; /* the last record opened's */
 
 	/* AEAD (prov_aead.c). */
 	struct pio_stream *st;	   /* owned: the message's stream */
@@ -106,6 +111,16 @@ int pc_op_err(struct pc_ctx *c, int err, const char *what);
 int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl);
 int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize);
+/* len bytes (whole blocks) through the daemon, the chaining state kept. */
+int pcb_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
+
+/* prov_tls.c: CBC with tls-version set. The parameter functions return
+ * OpenSSL's 1 / 0 and ignore what is not theirs; pct_update returns as
+ * pcb_update. */
+int pct_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
+int pct_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
+int pct_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
+	       const uint8_t *in, size_t inl);
 
 /* prov_aead.c */
 int pca_init(struct pc_ctx *c, int key_changed, int iv_changed);
