@@ -104,8 +104,8 @@ int main(void)
 	struct cc_completion c;
 	if (buf)
 		memcpy(buf, b, sizeof(b));
-	if (!buf || fx_run_burst(q, &op, 1, &c, 10000) ||
-	    c.status != CC_OK || memcmp(buf, a, sizeof(a))) {
+	if (!buf || fx_run_burst(q, &op, 1, &c, 10000) || c.status != CC_OK ||
+	    memcmp(buf, a, sizeof(a))) {
 		fprintf(stderr, "FAIL: parent: its queue failed after fork\n");
 		fails++;
 	}
