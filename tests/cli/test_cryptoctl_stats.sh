@@ -84,6 +84,13 @@ EOF
 		awk 'length($0) > 100 { exit 1 }' "$tmp/progs.txt"
 	check "stats: a long name is cut and marked" \
 		grep -Eq "^p+~ +$uid +1 +1 +1 +64 +0 +9 +0 +0$" "$tmp/progs.txt"
+	ctl stats --watch 0.2 --count 2
+	check "stats --watch: a programs table with rates" \
+		grep -Eq '^PROGRAM +UID +CONNS +OPS/s +Gbps +ERR/s +OFFLOAD/s +FALLBACK/s +IN-PROC/s$' "$out"
+	check "stats --watch: the held program's row" \
+		grep -Fq 'cli "q" \back' "$out"
+	check "stats --watch: the long name cut, rows within 100 columns" \
+		awk '/^PROGRAM/ { t = 1 } t && length($0) > 100 { exit 1 } /^p+~ / { f = 1 } END { exit !f }' "$out"
 	exec {LONG[1]}>&-
 	wait "$lpid"
 }
