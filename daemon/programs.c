@@ -136,11 +136,11 @@ static struct prog_rec *rec_new(const char *name, uid_t uid, int admin)
 	}
 	if (!admin && mine >= MAX_PROGRAMS_PER_UID)
 		return NULL;
-	struct prog_rec *r = free_rec;
-	if (!r) {
-		rec_fold_other(lru);
-		r = lru;
-	}
+	struct prog_rec *r = free_rec ? free_rec : lru;
+	if (!r)
+		return NULL; /* no table at all */
+	if (!free_rec)
+		rec_fold_other(r); /* clears it */
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->uid = uid;
