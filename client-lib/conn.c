@@ -7,11 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-enum { CONN_REPLY_TIMEOUT_MS = 30000 };
+enum { CONN_REPLY_TIMEOUT_MS = 30000, FORK_GUARD_SIZE = 4096 };
 
 #define CC_SYSTEM_SOCKET "/run/cryptod/cryptod.sock"
 
@@ -87,6 +88,8 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 	}
 	*nfds = 0;
 	c->last_error[0] = '\0';
+	if (conn_forked(c))
+		return -ECHILD; /* the parent's socket */
 	req->seq = ++c->seq;
 	int err = wire_send(c->fd, req, NULL, 0);
 	if (err == -EPIPE || err == -ECONNRESET) {
@@ -191,15 +194,27 @@ int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
 	struct cc_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	int err;
 	c->rx = malloc(CTL_MSG_MAX);
 	if (!c->rx) {
 		free(c);
 		return -ENOMEM;
 	}
+	c->fork_guard = mmap(NULL, FORK_GUARD_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->fork_guard == MAP_FAILED ||
+	    madvise((void *)c->fork_guard, FORK_GUARD_SIZE, MADV_WIPEONFORK)) {
+		err = c->fork_guard == MAP_FAILED ? -ENOMEM : -errno;
+		if (c->fork_guard != MAP_FAILED)
+			munmap((void *)c->fork_guard, FORK_GUARD_SIZE);
+		free(c->rx);
+		free(c);
+		return err;
+	}
+	c->fork_guard[0] = 1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->sync_lock, NULL);
 	pthread_mutex_init(&c->stream_lock, NULL);
-	int err;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		err = -errno;
@@ -228,6 +243,7 @@ err_free:
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
 	pthread_mutex_destroy(&c->stream_lock);
+	munmap((void *)c->fork_guard, FORK_GUARD_SIZE);
 	free(c);
 	return err;
 }
@@ -236,6 +252,9 @@ void cc_disconnect(struct cc_conn *c)
 {
 	if (!c)
 		return;
+	/* In a child of fork() only our copies go: nothing is sent (see
+	 * cc_queue_close), and closing our copy of the socket leaves the
+	 * parent's connection open. */
 	cc_queue_close(c->sync_q);
 	c->sync_q = NULL;
 	cc_queue_close(c->stream_q);
@@ -253,6 +272,7 @@ void cc_disconnect(struct cc_conn *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->sync_lock);
 	pthread_mutex_destroy(&c->stream_lock);
+	munmap((void *)c->fork_guard, FORK_GUARD_SIZE);
 	free(c);
 }
 

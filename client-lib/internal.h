@@ -84,6 +84,10 @@ struct cc_conn {
 	uint32_t seq;
 	char version[32];
 	int daemon_pid; /* SO_PEERCRED at connect */
+	/* A private page that fork() hands the child zeroed
+	 * (MADV_WIPEONFORK): a child must not use its parent's socket or
+	 * rings (conn_forked). */
+	volatile uint8_t *fork_guard;
 	char last_error[256];
 	uint8_t *rx; /* owned, CTL_MSG_MAX */
 
@@ -106,6 +110,13 @@ struct cc_conn {
 	uint64_t stream_gen;
 	uint64_t stream_seq; /* user_data of the last piece */
 };
+
+/* Is this a child of the process that opened c (fork)? Its socket and
+ * rings are the parent's: nothing may be sent or written there. */
+static inline int conn_forked(const struct cc_conn *c)
+{
+	return c->fork_guard[0] == 0;
+}
 
 /*
  * Send req (seq filled in), wait for the reply with the same seq.

@@ -134,6 +134,16 @@ void cc_queue_close(struct cc_queue *q)
 {
 	if (!q)
 		return;
+	if (conn_forked(q->conn)) {
+		/* A child of fork(): the queue is the parent's, which keeps
+		 * it. Unmap our copy only; no lock, whose holder may have
+		 * been another thread of the parent. */
+		*q->pprev = q->next;
+		if (q->next)
+			q->next->pprev = q->pprev;
+		queue_free(q);
+		return;
+	}
 	pthread_mutex_lock(&q->conn->lock);
 	*q->pprev = q->next;
 	if (q->next)
@@ -421,6 +431,8 @@ static int queue_dead(const struct cc_queue *q)
 
 int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 {
+	if (conn_forked(q->conn))
+		return -ECHILD;
 	if (queue_dead(q))
 		return -EPIPE;
 	uint32_t space = queue_space(q);
@@ -495,6 +507,8 @@ void queue_count_retries(struct cc_queue *q, unsigned n)
 
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
 {
+	if (conn_forked(q->conn))
+		return -ECHILD;
 	/* Whoever looks for completions gets their staged ops sent. */
 	if (q->staged)
 		queue_publish(q);
@@ -539,6 +553,8 @@ enum { CC_WAIT_SPIN_NS = 20000 };
 
 int cc_wait(struct cc_queue *q, int timeout_ms)
 {
+	if (conn_forked(q->conn))
+		return -ECHILD;
 	if (q->staged)
 		queue_publish(q);
 	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
@@ -606,4 +622,37 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 	}
 	crd_flag_clear(flags, CRD_F_NEED_WAKEUP);
 	return ret;
+}
+
+int cc_queue_fd(const struct cc_queue *q)
+{
+	return q->cq_sock;
+}
+
+int cc_wait_prepare(struct cc_queue *q)
+{
+	if (conn_forked(q->conn))
+		return -ECHILD;
+	if (q->staged)
+		queue_publish(q);
+	/* Leftover doorbells first: after this, readable means new. */
+	queue_doorbell_drain(q);
+	if (queue_ready(q))
+		return 1;
+	if (queue_dead(q))
+		return -EPIPE;
+	/* The need-wakeup handshake, as cc_wait's. */
+	crd_flag_set(&q->hdr->client.kflags, CRD_F_NEED_WAKEUP);
+	if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head)
+		return 1;
+	struct pollfd p = { .fd = q->conn->fd, .events = 0 };
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+		return -EPIPE; /* the daemon went away */
+	return 0;
+}
+
+void cc_wait_cancel(struct cc_queue *q)
+{
+	if (!conn_forked(q->conn))
+		crd_flag_clear(&q->hdr->client.kflags, CRD_F_NEED_WAKEUP);
 }

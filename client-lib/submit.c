@@ -35,6 +35,8 @@ void submit_init(struct cc_queue *q, const struct cc_queue_params *p)
 
 int cc_submit(struct cc_queue *q, const struct cc_op *op)
 {
+	if (conn_forked(q->conn))
+		return -ECHILD;
 	if (__atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_ACQUIRE) &
 	    CRD_F_DEAD)
 		return -EPIPE;

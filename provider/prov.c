@@ -187,7 +187,11 @@ void prov_report(struct prov *p, int final)
 	if (atomic_load_explicit(&p->rep_off, memory_order_relaxed))
 		return;
 	if (final) {
-		pthread_mutex_lock(&p->rep_lock);
+		/* Try only: a child of fork() may have inherited the lock
+		 * held by a parent's thread that is not there; it then
+		 * leaves its last report unsaid rather than hang. */
+		if (pthread_mutex_trylock(&p->rep_lock))
+			return;
 	} else {
 		uint64_t now = prov_now_ms();
 		if (now <
@@ -325,6 +329,7 @@ static void prov_teardown(void *provctx)
 			(unsigned long long)atomic_load(&p->n_fallback),
 			(unsigned long long)atomic_load(&p->n_inprocess));
 	prov_report(p, 1);
+	prov_io_fini(p);
 	prov_conn_fini(p);
 	if (p->fb_default)
 		OSSL_PROVIDER_unload(p->fb_default);
@@ -425,7 +430,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	p->handle = handle;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->rep_lock, NULL);
-	if (conf_read(p)) {
+	if (conf_read(p) || prov_io_init(p)) {
 		pthread_mutex_destroy(&p->rep_lock);
 		pthread_mutex_destroy(&p->lock);
 		free(p->socket);

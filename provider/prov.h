@@ -58,7 +58,11 @@ struct prov_conn {
 	atomic_int broken;
 	pthread_mutex_t lock;		       /* hash_sess */
 	uint32_t hash_sess[CC_ALG_SHA512 + 1]; /* keyless digest sessions */
+	unsigned forks; /* prov_fork_count() when opened: a child's parent's */
 };
+
+struct pio_q;
+struct pio_stream;
 
 struct prov {
 	const OSSL_CORE_HANDLE *handle;
@@ -73,6 +77,12 @@ struct prov {
 	OSSL_LIB_CTX *fb_libctx; /* owned: the default provider, lazily */
 	OSSL_PROVIDER *fb_default;
 	int fb_failed;
+
+	/* prov_io.c: each thread's queue (a pthread key's value) and the
+	 * list of them all, under lock. */
+	pthread_key_t tls_key;
+	int tls_key_ok;
+	struct pio_q *queues;
 
 	/* Counters (OSSL_PROVIDER_get_params "cryptod-*"). */
 	atomic_ullong n_daemon;	   /* messages run by the daemon */
@@ -146,6 +156,36 @@ void prov_sess_close(struct prov_sess *s);
 /* The connection's keyless session for a digest. */
 int prov_hash_sess(struct prov *p, struct prov_conn **conn, enum cc_alg alg,
 		   uint32_t *id);
+
+/* ---- prov_io.c: the per-thread queues, async-aware ---- */
+
+int prov_io_init(struct prov *p);
+void prov_io_fini(struct prov *p);
+/* fork()s seen in this process (an atfork handler counts them). */
+unsigned prov_fork_count(void);
+
+/* cc_crypt() on the calling thread's queue of conn, through its arena
+ * (copied in and out, no lock shared with other threads), and inside an ASYNC_JOB the job pauses while the op runs.
+ * tag_len is the session's (used when tag is not NULL); writes: the op
+ * has output (not a MAC or digest). Too long an op takes cc_crypt(). */
+int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
+	      unsigned tag_len, enum cc_dir dir, const void *iv,
+	      unsigned iv_len, const void *aad, size_t aad_len, const void *in,
+	      void *out, size_t len, void *tag, int writes);
+
+/* The copying stream calls (cc_stream_*), on the calling thread's queue
+ * of conn; the stream stays on that queue whichever thread continues
+ * it. Pieces may have any length (AEADs, digests, MACs; not CBC/ECB/XTS).
+ * tag_len: the session's. */
+int pio_stream_open(struct prov *p, struct prov_conn *conn,
+		    const struct cc_stream_params *sp, unsigned tag_len,
+		    struct pio_stream **out);
+int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
+		      void *out, size_t *out_len);
+int pio_stream_final(struct pio_stream *s, void *out, size_t *out_len,
+		     void *tag);
+void pio_stream_free(struct pio_stream *s);
+struct prov_conn *pio_stream_conn(const struct pio_stream *s);
 
 /* ---- the algorithm tables ---- */
 

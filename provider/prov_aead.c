@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES-GCM and ChaCha20-Poly1305: a message is a daemon stream (the
- * library's copying cc_stream_*), opened at the first data update with
+ * AES-GCM and ChaCha20-Poly1305: a message is a daemon stream (on the
+ * thread's queue, prov_io.c), opened at the first data update with
  * the IV and the AAD buffered until then (a stream takes its AAD on the
  * first piece only), closed at final, where the daemon makes or checks
  * the tag. TLS 1.2 records (the tlsaad parameter, then one update of a
- * whole record, in place) are one cc_crypt() each.
+ * whole record, in place) are one op each.
  *
  * A decrypting stream's session is made with the tag length known at
  * its first piece (16 if none was set yet): a shorter tag must be set
@@ -32,7 +32,7 @@ enum {
 
 void pca_reset(struct pc_ctx *c)
 {
-	cc_stream_free(c->st);
+	pio_stream_free(c->st);
 	c->st = NULL;
 	prov_conn_put(c->st_conn);
 	c->st_conn = NULL;
@@ -190,7 +190,7 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 		.aad = c->aad,
 		.aad_len = c->aad_len,
 	};
-	err = cc_stream_open(c->sess.conn->cc, &sp, &c->st);
+	err = pio_stream_open(c->p, c->sess.conn, &sp, tag_len, &c->st);
 	if (err) {
 		c->st = NULL;
 		if (!prov_fallback(c->p, err))
@@ -260,7 +260,7 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	}
 	c->data_seen = 1;
 	size_t n = 0;
-	int err = cc_stream_update(c->st, in, inl, out, &n);
+	int err = pio_stream_update(c->st, in, inl, out, &n);
 	if (err)
 		return pc_op_err(c, err, "update");
 	*outl = n;
@@ -296,8 +296,8 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	uint8_t tag[TAG_LEN];
 	memcpy(tag, c->tag, sizeof(tag));
 	size_t n = 0;
-	int err = cc_stream_final(c->st, out, &n, tag);
-	cc_stream_free(c->st);
+	int err = pio_stream_final(c->st, out, &n, tag);
+	pio_stream_free(c->st);
 	c->st = NULL;
 	prov_conn_put(c->st_conn);
 	c->st_conn = NULL;
@@ -377,9 +377,10 @@ static int oneshot(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
 	int err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
 				 TAG_LEN);
 	if (!err)
-		err = cc_crypt(c->sess.conn->cc, c->sess.id,
-			       c->enc ? CC_ENCRYPT : CC_DECRYPT, iv, iv_len,
-			       c->tls_aad, PC_TLS_AAD_LEN, in, out, len, tag);
+		err = pio_crypt(c->p, c->sess.conn, c->sess.id, TAG_LEN,
+				c->enc ? CC_ENCRYPT : CC_DECRYPT, iv, iv_len,
+				c->tls_aad, PC_TLS_AAD_LEN, in, out, len, tag,
+				1);
 	if (!err) {
 		atomic_fetch_add(&c->p->n_daemon, 1);
 		return 0;
@@ -428,6 +429,7 @@ static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 	} else {
 		plen = c->tls_payload;
 		c->tls_payload = 0;
+		c->tls_aad_len = 0; /* one record per tlsaad */
 		if (len != plen + TAG_LEN || !c->iv_set)
 			goto bad;
 		/* RFC 7905: the nonce XOR the record's sequence number. */
@@ -477,9 +479,10 @@ static size_t tls_aad_set(struct pc_ctx *c, const uint8_t *aad, size_t n)
 		c->tls_aad[n - 2] = (uint8_t)(len >> 8);
 		c->tls_aad[n - 1] = (uint8_t)len;
 	}
-	if (c->ci->kind == PC_GCM)
-		c->tls_aad_len = n;
-	else
+	/* In TLS record mode until the record: tls_aad_len says so (an
+	 * empty record's tls_payload is 0). */
+	c->tls_aad_len = n;
+	if (c->ci->kind == PC_CHACHAPOLY)
 		c->tls_payload = len;
 	return TAG_LEN;
 }

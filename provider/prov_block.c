@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES-CBC, -ECB, -CTR, -XTS and ChaCha20: one cc_crypt() per update, the state
+ * AES-CBC, -ECB, -CTR, -XTS and ChaCha20: one op per update, the state
  * between updates kept here rather than in a daemon stream. That state
  * is small and ours (CBC's chaining block, CTR's and ChaCha20's counter
  * and the unused keystream of a partial block), so dupctx works at any
@@ -22,8 +22,9 @@ enum {
 	BLK = 16,
 	CC20_BLK = 64,
 	/* Split larger updates into ops of this much (a multiple of BLK),
-	 * chaining between them here. */
-	BLK_CHUNK = CRD_OP_MAX_LEN,
+	 * chaining between them here: what a thread's queue takes
+	 * zero-copy (prov_io.c). */
+	BLK_CHUNK = 2 << 20,
 	XTS_UNIT_MAX = 1u << 24, /* 2^20 blocks, as OpenSSL */
 };
 
@@ -81,9 +82,9 @@ static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 				     0);
 		if (err)
 			break;
-		err = cc_crypt(c->sess.conn->cc, c->sess.id, dir,
-			       ci->ivlen ? c->iv : NULL, (unsigned)ci->ivlen,
-			       NULL, 0, in, out, len, NULL);
+		err = pio_crypt(c->p, c->sess.conn, c->sess.id, 0, dir,
+				ci->ivlen ? c->iv : NULL, (unsigned)ci->ivlen,
+				NULL, 0, in, out, len, NULL, 1);
 		if (!err)
 			break;
 		prov_conn_check(c->p, c->sess.conn, err);

@@ -4,7 +4,7 @@
  * length before the key, the message length (update with no input and no
  * output) before the AAD, then exactly one data update, which encrypts
  * and makes the tag or decrypts and verifies it. So a CCM message is one
- * cc_crypt(): no stream, nothing held in the daemon between calls.
+ * op: no stream, nothing held in the daemon between calls.
  */
 #include "prov_cipher.h"
 
@@ -92,10 +92,10 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	uint8_t tag[PC_TAG_MAX];
 	if (!c->enc)
 		memcpy(tag, c->tag, c->ccm_m);
-	int err = cc_crypt(c->sess.conn->cc, c->sess.id,
-			   c->enc ? CC_ENCRYPT : CC_DECRYPT, c->iv,
-			   (unsigned)c->ivlen, c->aad, c->aad_len, in, out, inl,
-			   tag);
+	int err = pio_crypt(c->p, c->sess.conn, c->sess.id, (unsigned)c->ccm_m,
+			    c->enc ? CC_ENCRYPT : CC_DECRYPT, c->iv,
+			    (unsigned)c->ivlen, c->aad, c->aad_len, in, out,
+			    inl, tag, 1);
 	c->data_seen = 1;
 	c->ccm_len_set = 0;
 	if (err)

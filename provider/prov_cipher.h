@@ -72,7 +72,7 @@ struct pc_ctx {
 	uint8_t ks[64]; /* ... the keystream of the current block */
 
 	/* AEAD (prov_aead.c). */
-	struct cc_stream *st;	   /* owned: the message's stream */
+	struct pio_stream *st;	   /* owned: the message's stream */
 	struct prov_conn *st_conn; /* the reference st lives on */
 	uint8_t *aad; /* owned: AAD buffered until the first data */
 	size_t aad_len, aad_cap;

@@ -9,11 +9,11 @@
  * their reference until they let go, so nobody frees a cc_conn another
  * thread is inside.
  *
- * Serialisation: libcryptoclient serialises control calls (sessions) per
- * connection, and its copying streams and cc_crypt() each run on one
- * queue of the connection, one call at a time. So a process's ops run one
- * after another however many threads issue them. Acceptable for this
- * first step; a queue per thread is the plan (docs/provider.md).
+ * libcryptoclient serialises control calls (sessions) per connection;
+ * the ops themselves run on each thread's own queue (prov_io.c).
+ *
+ * After fork() the connection is the parent's: prov_conn_get retires it
+ * unused in the child (prov_fork_count) and opens the child's own.
  */
 #include "prov.h"
 
@@ -26,7 +26,8 @@ static void conn_free(struct prov_conn *c)
 {
 	/* The daemon wipes the connection's sessions when it closes. */
 	cc_disconnect(c->cc);
-	pthread_mutex_destroy(&c->lock);
+	if (c->forks == prov_fork_count())
+		pthread_mutex_destroy(&c->lock); /* else a parent's thread's */
 	free(c);
 }
 
@@ -40,6 +41,15 @@ int prov_conn_get(struct prov *p, struct prov_conn **out)
 {
 	pthread_mutex_lock(&p->lock);
 	struct prov_conn *c = p->conn;
+	if (c && c->forks != prov_fork_count()) {
+		/* We are a child of fork(): that connection is the parent's.
+		 * Retire it unused (the library sends nothing from a child)
+		 * and open our own. */
+		atomic_store(&c->broken, 1);
+		p->conn = NULL;
+		prov_conn_put(c);
+		c = NULL;
+	}
 	if (c) {
 		atomic_fetch_add(&c->refs, 1);
 		pthread_mutex_unlock(&p->lock);
@@ -71,6 +81,7 @@ int prov_conn_get(struct prov *p, struct prov_conn **out)
 		return err;
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	c->forks = prov_fork_count();
 	atomic_init(&c->refs, 2); /* p->conn's, and the caller's */
 	p->conn = c;
 	pthread_mutex_unlock(&p->lock);

@@ -68,7 +68,8 @@ static int ph_start(struct ph_msg *m)
 	if (!err) {
 		struct cc_stream_params sp = { .session = id,
 					       .dir = CC_ENCRYPT };
-		err = cc_stream_open(c->cc, &sp, &m->st);
+		err = pio_stream_open(m->p, c, &sp, cc_alg_tag_len(m->alg),
+				      &m->st);
 		if (err) {
 			m->st = NULL;
 			prov_conn_put(c);
@@ -80,7 +81,7 @@ static int ph_start(struct ph_msg *m)
 	atomic_fetch_add(&m->p->n_daemon, 1);
 	m->conn = c;
 	size_t n;
-	err = cc_stream_update(m->st, m->buf, m->len, NULL, &n);
+	err = pio_stream_update(m->st, m->buf, m->len, NULL, &n);
 	OPENSSL_cleanse(m->buf, m->len);
 	m->len = 0;
 	if (err) {
@@ -98,7 +99,7 @@ int ph_update(struct ph_msg *m, const void *data, size_t len)
 		return m->sw_ops->update(m->owner, data, len);
 	if (m->st) {
 		size_t n;
-		int err = cc_stream_update(m->st, data, len, NULL, &n);
+		int err = pio_stream_update(m->st, data, len, NULL, &n);
 		if (err) {
 			prov_conn_check(m->p, m->conn, err);
 			PROV_ERR(m->p, PROV_R_OP, "%s update: %s", m->name,
@@ -132,8 +133,8 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 		return m->sw_ops->final(m->owner, out, outl);
 	if (m->st) {
 		size_t n;
-		err = cc_stream_final(m->st, NULL, &n, tag);
-		cc_stream_free(m->st);
+		err = pio_stream_final(m->st, NULL, &n, tag);
+		pio_stream_free(m->st);
 		m->st = NULL;
 		prov_conn_check(m->p, m->conn, err);
 		prov_conn_put(m->conn);
@@ -148,9 +149,9 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 		ERR_set_mark();
 		err = ph_session(m, &c, &id);
 		if (!err) {
-			err = cc_crypt(c->cc, id, CC_ENCRYPT, NULL, 0, NULL, 0,
-				       m->len ? m->buf : tag, NULL, m->len,
-				       tag);
+			err = pio_crypt(m->p, c, id, tag_len, CC_ENCRYPT, NULL,
+					0, NULL, 0, m->len ? m->buf : tag, NULL,
+					m->len, tag, 0);
 			prov_conn_check(m->p, c, err);
 			prov_conn_put(c);
 		}
@@ -176,7 +177,7 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 
 void ph_reset(struct ph_msg *m)
 {
-	cc_stream_free(m->st);
+	pio_stream_free(m->st);
 	m->st = NULL;
 	prov_conn_put(m->conn);
 	m->conn = NULL;

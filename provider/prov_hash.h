@@ -31,7 +31,7 @@ struct ph_msg {
 
 	uint8_t *buf; /* owned */
 	size_t len, cap;
-	struct cc_stream *st;	/* owned */
+	struct pio_stream *st;	/* owned */
 	struct prov_conn *conn; /* a reference while st is open */
 	struct prov_sess sess;	/* MAC: the key's session */
 	int sw;

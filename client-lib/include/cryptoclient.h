@@ -319,7 +319,11 @@ struct cc_stats {
  * Writes at most len bytes; returns 0 or -ENAMETOOLONG. */
 int cc_default_socket_path(char *buf, size_t len);
 
-/* path NULL = cc_default_socket_path(). Returns 0 or -errno. */
+/* path NULL = cc_default_socket_path(). Returns 0 or -errno.
+ * A connection belongs to the process that opened it: in a child of
+ * fork() every call on it and its queues fails with -ECHILD (nothing
+ * reaches the parent's socket or rings), and cc_disconnect() only
+ * frees the child's copy. The child opens its own connection. */
 int cc_connect(const char *path, const char *client_name, struct cc_conn **out);
 /* Close the connection. Queues still open on it are closed too (their
  * pointers and arena buffers become invalid); the daemon wipes the
@@ -458,6 +462,21 @@ int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n);
  * Returns 1 when completions are ready, 0 on time-out, -errno on error
  * (-EPIPE when the daemon went away). */
 int cc_wait(struct cc_queue *q, int timeout_ms);
+
+/*
+ * Waiting in an event loop (or an OpenSSL ASYNC_JOB) instead of cc_wait:
+ * cc_wait_prepare() publishes staged ops and arms the queue's completion
+ * doorbell. It returns 1 when completions are ready (dequeue them), 0
+ * when armed: cc_queue_fd() becomes readable when the daemon posts a
+ * completion (or goes away: call cc_wait_prepare() again, which then
+ * returns -EPIPE), or -errno. The doorbell stays armed until
+ * cc_wait_cancel() or the end of a cc_wait(); while it is armed the
+ * daemon rings it for every batch it completes, so cancel it once
+ * nobody waits. The fd belongs to the queue: do not read or close it.
+ */
+int cc_wait_prepare(struct cc_queue *q);
+int cc_queue_fd(const struct cc_queue *q);
+void cc_wait_cancel(struct cc_queue *q);
 
 /* Ops submitted but not yet dequeued. */
 unsigned cc_in_flight(const struct cc_queue *q);

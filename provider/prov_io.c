@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The provider's data path: one queue per thread on the shared
+ * connection, ops submitted zero-copy through its arena, and waiting that
+ * pauses an OpenSSL ASYNC_JOB instead of blocking its thread.
+ *
+ * Each thread that runs an operation gets its own queue (a pthread key's
+ * value, closed when the thread exits), so threads no longer take turns
+ * on the connection's one copying queue. A stream (an AEAD message, a
+ * digest or MAC past its buffer) is bound to the queue where it began:
+ * a context that moves to another thread keeps sending its pieces
+ * there, which is why a queue has a lock (uncontended in the common
+ * case of one thread).
+ *
+ * Waiting: a thread spins briefly (small ops complete in microseconds),
+ * then sleeps on the queue's completion doorbell. Inside an ASYNC_JOB
+ * (openssl speed -async_jobs, async-aware servers) it registers that
+ * doorbell as the job's wait fd and pauses the job instead, so one
+ * thread keeps many ops in flight; whoever holds the queue's lock next
+ * takes every completion that arrived and files it in its op's result
+ * slot (the slot index travels in user_data), where the paused job finds
+ * it when it is resumed.
+ *
+ * Bigger ops than the arena comfortably holds (PIO_OP_MAX) and ops that
+ * find no room take the library's copying cc_crypt() instead, which is
+ * synchronous.
+ *
+ * fork(): a child must not touch its parent's socket or rings. The
+ * library refuses (-ECHILD); here an atfork handler bumps a counter, and
+ * connections and queues made before it are retired unused in the child
+ * (prov_conn_get, pio_queue), so the child reconnects.
+ */
+#include "prov.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/async.h>
+#include <openssl/crypto.h>
+
+enum {
+	PIO_ENTRIES = 128,     /* ring entries per thread queue */
+	PIO_SLOTS = 256,       /* result slots: ops submitted, not yet read */
+	PIO_ARENA = 8 << 20,   /* per thread queue */
+	PIO_OP_MAX = 2 << 20,  /* longer one-shot ops take cc_crypt() */
+	PIO_PIECE = 1 << 20,   /* stream pieces */
+	PIO_DEPTH = 4,	       /* pieces of one call in flight */
+	PIO_SPIN_NS = 20000,   /* spin before sleeping, outside a job */
+	PIO_TIMEOUT_MS = 30000 /* a sleeping thread gives up */
+};
+
+/* An op's outcome, filed by whoever reaps it. */
+struct pio_res {
+	int busy; /* taken by a submitter, not read back yet */
+	int done;
+	int32_t status;
+	uint32_t len;
+};
+
+struct pio_q {
+	struct prov *p;
+	struct prov_conn *conn; /* a reference */
+	struct cc_queue *q;
+	unsigned forks;	      /* prov_forks when it was made */
+	atomic_uint refs;     /* the thread's, and each bound stream's */
+	atomic_int dead;      /* nothing in it can be trusted or reused */
+	pthread_mutex_t lock; /* q, res, waiting */
+	unsigned waiting;     /* sleepers armed on the doorbell */
+	unsigned free_hint;   /* where to look for a free slot */
+	struct pio_res res[PIO_SLOTS];
+	struct pio_q *next, **pprev; /* p->queues, under p->lock */
+};
+
+/* One stream: a message of many pieces on one queue. */
+struct pio_stream {
+	struct pio_q *pq; /* a reference */
+	uint32_t session, handle;
+	enum cc_dir dir;
+	unsigned tag_len;
+	int started; /* FIRST went */
+	int open;    /* the daemon holds its state */
+	uint8_t iv[CRD_IV_MAX];
+	unsigned iv_len;
+	uint8_t *aad; /* owned until FIRST */
+	size_t aad_len;
+};
+
+static atomic_uint prov_forks;
+
+static void on_fork_child(void)
+{
+	atomic_fetch_add(&prov_forks, 1);
+}
+
+static void pio_atfork(void)
+{
+	(void)pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+unsigned prov_fork_count(void)
+{
+	return atomic_load(&prov_forks);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- queues ---- */
+
+static void pq_free(struct pio_q *pq)
+{
+	struct prov *p = pq->p;
+	pthread_mutex_lock(&p->lock);
+	if (pq->pprev) {
+		*pq->pprev = pq->next;
+		if (pq->next)
+			pq->next->pprev = pq->pprev;
+	}
+	pthread_mutex_unlock(&p->lock);
+	/* In a child of fork() the library only unmaps its copy. */
+	cc_queue_close(pq->q);
+	prov_conn_put(pq->conn);
+	/* Not destroyed in a child: its holder may have been another of
+	 * the parent's threads. */
+	if (pq->forks == prov_fork_count())
+		pthread_mutex_destroy(&pq->lock);
+	free(pq);
+}
+
+static void pq_put(struct pio_q *pq)
+{
+	if (pq && atomic_fetch_sub(&pq->refs, 1) == 1)
+		pq_free(pq);
+}
+
+static void pio_tls_dtor(void *v)
+{
+	pq_put(v); /* the exiting thread's reference */
+}
+
+int prov_io_init(struct prov *p)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, pio_atfork);
+	if (pthread_key_create(&p->tls_key, pio_tls_dtor))
+		return -EAGAIN;
+	p->tls_key_ok = 1;
+	return 0;
+}
+
+void prov_io_fini(struct prov *p)
+{
+	/* No destructor runs after this: the module may be unloaded. The
+	 * queues threads still hold go now; nobody may use the provider
+	 * any more. */
+	if (p->tls_key_ok)
+		pthread_key_delete(p->tls_key);
+	p->tls_key_ok = 0;
+	pthread_mutex_lock(&p->lock);
+	struct pio_q *pq = p->queues;
+	p->queues = NULL;
+	for (struct pio_q *x = pq; x; x = x->next)
+		x->pprev = NULL;
+	pthread_mutex_unlock(&p->lock);
+	while (pq) {
+		struct pio_q *next = pq->next;
+		pq_free(pq);
+		pq = next;
+	}
+}
+
+static int pq_usable(const struct pio_q *pq, const struct prov_conn *conn)
+{
+	return pq->conn == conn && pq->forks == prov_fork_count() &&
+	       !atomic_load(&pq->dead) && !atomic_load(&conn->broken);
+}
+
+/* The calling thread's queue on conn, made on first use; a reference. */
+static int pio_queue(struct prov *p, struct prov_conn *conn, struct pio_q **out)
+{
+	if (!p->tls_key_ok)
+		return -ENODEV;
+	struct pio_q *pq = pthread_getspecific(p->tls_key);
+	if (pq && !pq_usable(pq, conn)) {
+		(void)pthread_setspecific(p->tls_key, NULL);
+		pq_put(pq);
+		pq = NULL;
+	}
+	if (!pq) {
+		pq = calloc(1, sizeof(*pq));
+		if (!pq)
+			return -ENOMEM;
+		struct cc_queue_params qp = { .sq_entries = PIO_ENTRIES,
+					      .cq_entries = PIO_ENTRIES,
+					      .arena_size = PIO_ARENA,
+					      .coalesce = 1 };
+		int err = cc_queue_open(conn->cc, &qp, &pq->q);
+		if (err) {
+			free(pq);
+			return err;
+		}
+		pq->p = p;
+		pq->forks = prov_fork_count();
+		atomic_fetch_add(&conn->refs, 1);
+		pq->conn = conn;
+		atomic_init(&pq->refs, 1); /* the thread's */
+		pthread_mutex_init(&pq->lock, NULL);
+		pthread_mutex_lock(&p->lock);
+		pq->next = p->queues;
+		if (pq->next)
+			pq->next->pprev = &pq->next;
+		pq->pprev = &p->queues;
+		p->queues = pq;
+		pthread_mutex_unlock(&p->lock);
+		if (pthread_setspecific(p->tls_key, pq)) {
+			pq_put(pq);
+			return -ENOMEM;
+		}
+	}
+	atomic_fetch_add(&pq->refs, 1);
+	*out = pq;
+	return 0;
+}
+
+/* Everything in flight is lost: buffers may still be written, so the
+ * queue is never used again. Caller holds pq->lock. */
+static int pq_kill(struct pio_q *pq, int err)
+{
+	atomic_store(&pq->dead, 1);
+	prov_conn_check(pq->p, pq->conn, err == -EPROTO ? -EPIPE : err);
+	return err;
+}
+
+/* ---- submission and completion ---- */
+
+static int slot_take(struct pio_q *pq)
+{
+	for (unsigned i = 0; i < PIO_SLOTS; i++) {
+		unsigned s = (pq->free_hint + i) % PIO_SLOTS;
+		if (!pq->res[s].busy) {
+			pq->res[s] = (struct pio_res){ .busy = 1 };
+			pq->free_hint = (s + 1) % PIO_SLOTS;
+			return (int)s;
+		}
+	}
+	return -1;
+}
+
+/* File every completion that arrived. Caller holds the lock. */
+static int pq_reap(struct pio_q *pq)
+{
+	struct cc_completion cpl[32];
+	for (;;) {
+		int n = cc_dequeue_burst(pq->q, cpl, 32);
+		if (n < 0)
+			return pq_kill(pq, n);
+		for (int i = 0; i < n; i++) {
+			uint64_t s = cpl[i].user_data;
+			if (s >= PIO_SLOTS || !pq->res[s].busy ||
+			    pq->res[s].done)
+				return pq_kill(pq, -EPROTO);
+			pq->res[s].status = cpl[i].status;
+			pq->res[s].len = cpl[i].len;
+			pq->res[s].done = 1;
+		}
+		if (n < 32)
+			return 0;
+	}
+}
+
+/* Wait until one more completion may have arrived: a job pauses, a
+ * thread spins briefly, then sleeps. Caller holds the lock, which is let
+ * go meanwhile. *since carries the start of the wait across calls. */
+static int pq_sleep(struct pio_q *pq, uint64_t *since)
+{
+	ASYNC_JOB *job = ASYNC_get_current_job();
+	uint64_t t = now_ns();
+	if (!*since)
+		*since = t;
+	if (!job && t - *since < PIO_SPIN_NS) {
+		pthread_mutex_unlock(&pq->lock);
+		sched_yield();
+		pthread_mutex_lock(&pq->lock);
+		return 0;
+	}
+	int w = cc_wait_prepare(pq->q);
+	if (w < 0)
+		return pq_kill(pq, w);
+	if (w == 1)
+		return 0;
+	int fd = cc_queue_fd(pq->q);
+	pq->waiting++;
+	pthread_mutex_unlock(&pq->lock);
+	int err = 0, paused = 0;
+	if (job) {
+		ASYNC_WAIT_CTX *wc = ASYNC_get_wait_ctx(job);
+		if (wc && ASYNC_WAIT_CTX_set_wait_fd(wc, pq, fd, NULL, NULL)) {
+			paused = ASYNC_pause_job();
+			(void)ASYNC_WAIT_CTX_clear_fd(wc, pq);
+			if (!paused)
+				err = -EIO;
+		}
+	}
+	if (!paused && !err) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int64_t left =
+			PIO_TIMEOUT_MS - (int64_t)((t - *since) / 1000000);
+		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
+		if (r == 0)
+			err = -ETIMEDOUT;
+		else if (r < 0 && errno != EINTR)
+			err = -errno;
+	}
+	pthread_mutex_lock(&pq->lock);
+	if (--pq->waiting == 0)
+		cc_wait_cancel(pq->q);
+	return err ? pq_kill(pq, err) : 0;
+}
+
+/* Block until slot s is done. Caller holds the lock. */
+static int pq_wait(struct pio_q *pq, int s)
+{
+	uint64_t since = 0;
+	for (;;) {
+		if (atomic_load(&pq->dead))
+			return -EPIPE;
+		int err = pq_reap(pq);
+		if (err)
+			return err;
+		if (pq->res[s].done)
+			return 0;
+		err = pq_sleep(pq, &since);
+		if (err)
+			return err;
+	}
+}
+
+/* Submit op in slot s (user_data set here). 0, 1 (no room in the ring:
+ * wait for something and retry) or -errno. */
+static int pq_submit(struct pio_q *pq, struct cc_op *op, int s)
+{
+	op->user_data = (uint64_t)s;
+	int n = cc_enqueue_burst(pq->q, op, 1);
+	if (n == 1)
+		return 0;
+	if (n == 0)
+		return 1;
+	return n == -EPIPE || n == -ECHILD ? pq_kill(pq, n) : n;
+}
+
+/*
+ * One call's pieces: in[0, len) cut into pieces of at most piece bytes,
+ * output (when out) copied back in order, PIO_DEPTH in flight. The first
+ * piece carries fl_first and the IV/AAD of r, the last fl_last and the
+ * tag. Caller holds the lock. 0, a CC_ERR status of a piece, or -errno;
+ * *done counts the bytes of the pieces that completed.
+ */
+struct pio_req {
+	uint32_t session;
+	enum cc_dir dir;
+	const uint8_t *iv;
+	unsigned iv_len;
+	const uint8_t *aad;
+	size_t aad_len;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t len;
+	uint8_t *tag; /* tag_len bytes: read (decrypt) or written */
+	unsigned tag_len;
+	uint32_t stream; /* 0: one op */
+	unsigned first, last;
+	uint32_t param;
+	int writes; /* the op has output */
+};
+
+struct pio_piece {
+	uint8_t *buf;
+	size_t len;
+	int slot;
+};
+
+static uint8_t *pq_alloc(struct pio_q *pq, size_t len)
+{
+	return cc_buf_alloc(pq->q, len ? len : 1);
+}
+
+/* No room (arena or result slots): wait for completions, unless nothing
+ * is in flight, when only the paused jobs that hold the room could give
+ * it back and none of them runs before we return: -ENOMEM (pio_crypt
+ * then takes the copying path). */
+static int pq_no_room(struct pio_q *pq, uint64_t *since)
+{
+	int err = pq_reap(pq);
+	if (err)
+		return err;
+	if (!cc_in_flight(pq->q))
+		return -ENOMEM;
+	return pq_sleep(pq, since);
+}
+
+static void piece_release(struct pio_q *pq, struct pio_piece *pc)
+{
+	memset(pc->buf, 0, pc->len); /* no plaintext left in shared memory */
+	cc_buf_free(pq->q, pc->buf);
+	pq->res[pc->slot].busy = 0;
+}
+
+static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
+{
+	*done = 0;
+	const size_t piece = r->stream ? PIO_PIECE : r->len;
+	struct pio_piece fl[PIO_DEPTH];
+	unsigned head = 0, n_in = 0;
+	size_t sent = 0, side_len = crd_align_up(r->aad_len, 64) + 64;
+	int last_sent = 0, err = 0;
+	uint64_t since = 0;
+
+	uint8_t *side = NULL; /* the AAD, then the tag */
+	if (r->aad_len || r->tag_len) {
+		while (!(side = pq_alloc(pq, side_len)) && !err)
+			err = pq_no_room(pq, &since);
+		if (err)
+			return err;
+	}
+	uint8_t *aad_buf = side;
+	uint8_t *tag_buf = side ? side + crd_align_up(r->aad_len, 64) : NULL;
+	if (r->aad_len)
+		memcpy(aad_buf, r->aad, r->aad_len);
+	if (r->tag_len && r->dir == CC_DECRYPT)
+		memcpy(tag_buf, r->tag, r->tag_len);
+
+	for (;;) {
+		while (!err && n_in < PIO_DEPTH &&
+		       (sent < r->len || (r->last && !last_sent) ||
+			(!r->stream && !last_sent))) {
+			size_t plen =
+				r->len - sent < piece ? r->len - sent : piece;
+			int is_first = sent == 0,
+			    is_last = sent + plen == r->len;
+			uint8_t *buf = pq_alloc(pq, plen);
+			int s = buf ? slot_take(pq) : -1;
+			if (!buf || s < 0) {
+				if (buf)
+					cc_buf_free(pq->q, buf);
+				if (n_in)
+					break; /* take ours first */
+				err = pq_no_room(pq, &since);
+				continue;
+			}
+			if (plen)
+				memcpy(buf, r->in + sent, plen);
+			struct cc_op op = {
+				.session = r->session,
+				.dir = r->dir,
+				.src = buf,
+				.len = (uint32_t)plen,
+				.stream = r->stream,
+			};
+			if (r->stream)
+				op.stream_flags =
+					(is_first && r->first ? CC_STREAM_FIRST
+							      : 0) |
+					(is_last && r->last ? CC_STREAM_LAST
+							    : 0);
+			if (is_first && (!r->stream || r->first)) {
+				op.iv = r->iv;
+				op.iv_len = r->iv_len;
+				op.aad = r->aad_len ? aad_buf : NULL;
+				op.aad_len = (uint32_t)r->aad_len;
+				if (r->stream && !(is_last && r->last))
+					op.stream_param = r->param;
+			}
+			if (is_last && (!r->stream || r->last) && r->tag_len)
+				op.tag = tag_buf;
+			int rc = pq_submit(pq, &op, s);
+			if (rc) {
+				cc_buf_free(pq->q, buf);
+				pq->res[s].busy = 0;
+				if (rc < 0) {
+					err = rc;
+					break;
+				}
+				if (n_in)
+					break;
+				err = pq_sleep(pq, &since);
+				continue;
+			}
+			fl[(head + n_in) % PIO_DEPTH] =
+				(struct pio_piece){ buf, plen, s };
+			n_in++;
+			sent += plen;
+			last_sent |= is_last;
+		}
+		if (!n_in)
+			break;
+		struct pio_piece *pc = &fl[head];
+		int w = pq_wait(pq, pc->slot);
+		if (w) {
+			/* The queue is dead: its buffers are abandoned. */
+			return w;
+		}
+		int32_t st = pq->res[pc->slot].status;
+		if (st != CC_OK && !err)
+			err = st;
+		if (r->writes && r->out) {
+			if (st == CC_OK)
+				memcpy(r->out + *done, pc->buf, pc->len);
+			else
+				memset(r->out + *done, 0, pc->len);
+		}
+		*done += pc->len;
+		piece_release(pq, pc);
+		head = (head + 1) % PIO_DEPTH;
+		n_in--;
+	}
+	if (!err && r->tag_len && r->dir == CC_ENCRYPT && tag_buf)
+		memcpy(r->tag, tag_buf, r->tag_len);
+	if (err == CC_ERR_AUTH_FAILED && r->writes && r->out)
+		memset(r->out, 0, *done); /* forged: release none of it */
+	if (side) {
+		memset(side, 0, side_len);
+		cc_buf_free(pq->q, side);
+	}
+	return err;
+}
+
+/* ---- one-shot ops ---- */
+
+int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
+	      unsigned tag_len, enum cc_dir dir, const void *iv,
+	      unsigned iv_len, const void *aad, size_t aad_len, const void *in,
+	      void *out, size_t len, void *tag, int writes)
+{
+	struct pio_q *pq = NULL;
+	if (len <= PIO_OP_MAX && aad_len <= CRD_AAD_MAX &&
+	    pio_queue(p, conn, &pq) == 0) {
+		struct pio_req r = {
+			.session = session,
+			.dir = dir,
+			.iv = iv,
+			.iv_len = iv_len,
+			.aad = aad,
+			.aad_len = aad_len,
+			.in = in,
+			.out = out,
+			.len = len,
+			.tag = tag,
+			.tag_len = tag ? tag_len : 0,
+			.writes = writes,
+		};
+		size_t done;
+		pthread_mutex_lock(&pq->lock);
+		int err =
+			atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, &done);
+		pthread_mutex_unlock(&pq->lock);
+		pq_put(pq);
+		if (err != -ENOMEM)
+			return err;
+	}
+	/* Too big for the thread's arena, or no queue: the library's
+	 * copying path. */
+	return cc_crypt(conn->cc, session, dir, iv, iv_len, aad, aad_len, in,
+			out, len, tag);
+}
+
+/* ---- streams ---- */
+
+int pio_stream_open(struct prov *p, struct prov_conn *conn,
+		    const struct cc_stream_params *sp, unsigned tag_len,
+		    struct pio_stream **out)
+{
+	/* CCM and XTS do not stream here (prov_ccm.c, prov_block.c). */
+	if (sp->msg_len || sp->data_unit)
+		return -EOPNOTSUPP;
+	if (sp->iv_len > CRD_IV_MAX || sp->aad_len > CRD_AAD_MAX ||
+	    (sp->iv_len && !sp->iv) || (sp->aad_len && !sp->aad))
+		return -EINVAL;
+	struct pio_stream *s = OPENSSL_zalloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int err = pio_queue(p, conn, &s->pq);
+	if (err) {
+		OPENSSL_free(s);
+		return err;
+	}
+	if (sp->aad_len) {
+		s->aad = OPENSSL_memdup(sp->aad, sp->aad_len);
+		if (!s->aad) {
+			pio_stream_free(s);
+			return -ENOMEM;
+		}
+		s->aad_len = sp->aad_len;
+	}
+	pthread_mutex_lock(&s->pq->lock);
+	err = atomic_load(&s->pq->dead)
+		      ? -EPIPE
+		      : cc_stream_handle_get(s->pq->q, &s->handle);
+	pthread_mutex_unlock(&s->pq->lock);
+	if (err) {
+		s->handle = 0;
+		pio_stream_free(s);
+		return err;
+	}
+	s->session = sp->session;
+	s->dir = sp->dir;
+	s->tag_len = tag_len;
+	if (sp->iv_len)
+		memcpy(s->iv, sp->iv, sp->iv_len);
+	s->iv_len = sp->iv_len;
+	*out = s;
+	return 0;
+}
+
+static int stream_run(struct pio_stream *s, const void *in, void *out,
+		      size_t len, int last, void *tag, int writes, size_t *done)
+{
+	struct pio_q *pq = s->pq;
+	*done = 0;
+	if (!s->handle)
+		return CC_ERR_NO_STREAM; /* it ended */
+	struct pio_req r = {
+		.session = s->session,
+		.dir = s->dir,
+		.iv = s->iv,
+		.iv_len = s->started ? 0 : s->iv_len,
+		.aad = s->started ? NULL : s->aad,
+		.aad_len = s->started ? 0 : s->aad_len,
+		.in = in,
+		.out = out,
+		.len = len,
+		.tag = last ? tag : NULL,
+		.tag_len = last ? s->tag_len : 0,
+		.stream = s->handle,
+		.first = !s->started,
+		.last = last,
+		.writes = writes,
+	};
+	pthread_mutex_lock(&pq->lock);
+	int err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, done);
+	if (err || last) {
+		/* A failed piece ends the stream, as LAST does; a dead
+		 * queue takes its handles with it. */
+		if (!atomic_load(&pq->dead))
+			cc_stream_handle_put(pq->q, s->handle);
+		s->handle = 0;
+		s->open = 0;
+	} else {
+		s->open = 1;
+	}
+	pthread_mutex_unlock(&pq->lock);
+	if (!s->started && s->aad) {
+		OPENSSL_clear_free(s->aad, s->aad_len);
+		s->aad = NULL;
+		s->aad_len = 0;
+	}
+	s->started = 1;
+	return err;
+}
+
+int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
+		      void *out, size_t *out_len)
+{
+	size_t done;
+	int err = len ? stream_run(s, in, out, len, 0, NULL, out != NULL, &done)
+		      : 0;
+	if (out_len)
+		*out_len = len && out ? done : 0;
+	return err;
+}
+
+int pio_stream_final(struct pio_stream *s, void *out, size_t *out_len,
+		     void *tag)
+{
+	size_t done;
+	int err = stream_run(s, NULL, out, 0, 1, tag, 0, &done);
+	if (out_len)
+		*out_len = 0;
+	return err;
+}
+
+void pio_stream_free(struct pio_stream *s)
+{
+	if (!s)
+		return;
+	if (s->handle) {
+		if (s->open) {
+			/* Abandoned midway: an empty LAST ends it in the
+			 * daemon (a decrypt fails on the zero tag, which is
+			 * all it has to do). */
+			uint8_t scratch[CRD_TAG_MAX] = { 0 };
+			size_t done;
+			(void)stream_run(s, NULL, NULL, 0, 1, scratch, 0,
+					 &done);
+		} else {
+			pthread_mutex_lock(&s->pq->lock);
+			if (!atomic_load(&s->pq->dead))
+				cc_stream_handle_put(s->pq->q, s->handle);
+			pthread_mutex_unlock(&s->pq->lock);
+		}
+	}
+	if (s->aad)
+		OPENSSL_clear_free(s->aad, s->aad_len);
+	pq_put(s->pq);
+	OPENSSL_clear_free(s, sizeof(*s));
+}
+
+struct prov_conn *pio_stream_conn(const struct pio_stream *s)
+{
+	return s->pq->conn;
+}
