@@ -19,13 +19,19 @@ static const char usage_clients[] =
 	"\n"
 	"List the daemon's client connections: client id, pid, uid, gid, how\n"
 	"long connected, open queues, sessions, ops completed and bytes over\n"
-	"its open queues, ops in flight, arena memory, and the name the client\n"
-	"gave. cryptoctl's own connection is one of them. Unless you are root\n"
-	"or the daemon's user, only your own connection is listed.\n"
+	"its open queues, ops in flight, arena memory, the messages the client\n"
+	"reported it had the daemon run (OFFLOAD), ran elsewhere because the\n"
+	"daemon could not (FALLBACK) and kept in-process by choice (IN-PROC;\n"
+	"'-' when it reports nothing: only the OpenSSL provider does), and the\n"
+	"name the client gave. cryptoctl's own connection is one of them.\n"
+	"Unless you are root or the daemon's user, only your own connection\n"
+	"is listed.\n"
 	"\n"
 	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, name,\n"
 	"                     connected_ms, queues, sessions, ops, bytes,\n"
-	"                     in_flight, arena_bytes, streams}]}\n"
+	"                     in_flight, arena_bytes, streams,\n"
+	"                     usage_reported, offloaded, fallbacks,\n"
+	"                     inprocess}]}\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
@@ -70,9 +76,14 @@ static void clients_json(const struct cc_client_info *v, unsigned n)
 		printf(", \"connected_ms\": %" PRIu64 ", \"queues\": %u, "
 		       "\"sessions\": %u, \"ops\": %" PRIu64
 		       ", \"bytes\": %" PRIu64 ", \"in_flight\": %u, "
-		       "\"arena_bytes\": %" PRIu64 ", \"streams\": %u}",
+		       "\"arena_bytes\": %" PRIu64 ", \"streams\": %u, "
+		       "\"usage_reported\": %s, \"offloaded\": %" PRIu64
+		       ", \"fallbacks\": %" PRIu64 ", \"inprocess\": %" PRIu64
+		       "}",
 		       c->connected_ms, c->queues, c->sessions, c->ops,
-		       c->bytes, c->in_flight, c->arena_bytes, c->streams);
+		       c->bytes, c->in_flight, c->arena_bytes, c->streams,
+		       c->usage_reported ? "true" : "false", c->usage.offloaded,
+		       c->usage.fallbacks, c->usage.inprocess);
 	}
 	printf("%s]}\n", n ? "\n" : "");
 }
@@ -80,10 +91,11 @@ static void clients_json(const struct cc_client_info *v, unsigned n)
 static int clients_table(const struct cc_client_info *v, unsigned n)
 {
 	static const char *const titles[] = {
-		"CLIENT",   "PID", "UID",   "GID",	 "CONNECTED", "QUEUES",
-		"SESSIONS", "OPS", "BYTES", "IN-FLIGHT", "ARENA",     "<NAME",
+		"CLIENT", "PID",      "UID",	  "GID",     "CONNECTED",
+		"QUEUES", "SESSIONS", "OPS",	  "BYTES",   "IN-FLIGHT",
+		"ARENA",  "OFFLOAD",  "FALLBACK", "IN-PROC", "<NAME",
 	};
-	enum { N_COLS = 12 };
+	enum { N_COLS = 15 };
 	struct tbl t;
 
 	if (tbl_init(&t, n, titles, N_COLS))
@@ -102,7 +114,15 @@ static int clients_table(const struct cc_client_info *v, unsigned n)
 		tbl_u64(&t, i, 8, c->bytes);
 		tbl_u64(&t, i, 9, c->in_flight);
 		tbl_u64(&t, i, 10, c->arena_bytes);
-		tbl_text(&t, i, 11, c->name);
+		if (c->usage_reported) {
+			tbl_u64(&t, i, 11, c->usage.offloaded);
+			tbl_u64(&t, i, 12, c->usage.fallbacks);
+			tbl_u64(&t, i, 13, c->usage.inprocess);
+		} else {
+			for (unsigned k = 11; k < 14; k++)
+				snprintf(tbl_cell(&t, i, k), TBL_CELL, "-");
+		}
+		tbl_text(&t, i, 14, c->name);
 	}
 	tbl_print(&t);
 	tbl_fini(&t);

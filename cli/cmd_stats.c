@@ -28,8 +28,13 @@ static const char usage_stats[] =
 	"owner, sessions, ops in flight and service time p50/p90/p99/p99.9\n"
 	"(from a worker's claim of an op to the post of its completion);\n"
 	"per queue the runs of 1, 2-3, 4-7, ... ops workers took at once; and\n"
-	"per session its algorithm, engine and counters. A client that is\n"
-	"not root or the daemon's user sees only its own queues and sessions.\n"
+	"per session its algorithm, engine and counters; and per program\n"
+	"(client name and uid: open connections, plus closed ones the daemon\n"
+	"keeps for up to 64 programs) its connections, queues, ops, bytes,\n"
+	"errors and the messages it reports it sent to the daemon, fell back\n"
+	"on or kept in-process (the OpenSSL provider does). A client that is\n"
+	"not root or the daemon's user sees only its own queues, sessions and\n"
+	"program row.\n"
 	"docs/observability.md describes every field.\n"
 	"\n"
 	"  -j, --json         one JSON object instead of the tables:\n"
@@ -41,17 +46,23 @@ static const char usage_stats[] =
 	"                     in_flight, sessions, COUNTERS, batch_hist[8],\n"
 	"                     latency) and session_list[] (client_id,\n"
 	"                     session_id, pid, uid, alg, key_bits, engine,\n"
-	"                     tag_len, ops, bytes, errors, auth_failures),\n"
+	"                     tag_len, ops, bytes, errors, auth_failures)\n"
+	"                     and programs[] (name, uid, other, connections,\n"
+	"                     connections_total, queues, idle_ms, ops, bytes,\n"
+	"                     errors, auth_failures, offloaded, fallbacks,\n"
+	"                     inprocess),\n"
 	"                     where COUNTERS are ops,\n"
 	"                     bytes, errors, auth_failures, retries,\n"
 	"                     empty_polls and wakeups, and latency is\n"
 	"                     {count, sum_ns, p50_ns, p90_ns, p99_ns, p999_ns}\n"
 	"  -p, --prometheus   Prometheus text format (node_exporter's textfile\n"
 	"                     collector): cryptod_* metrics labelled engine,\n"
-	"                     worker, client, queue, session\n"
+	"                     worker, client, queue, session; cryptod_program_*\n"
+	"                     labelled program, uid\n"
 	"  -w, --watch [SECONDS]\n"
 	"                     a live view refreshed every SECONDS (default 1,\n"
-	"                     0.1 to 3600): rates per second and the service\n"
+	"                     0.1 to 3600): rates per second (engines,\n"
+	"                     workers, queues, programs) and the service\n"
 	"                     time of the last interval; q or Ctrl-C quits.\n"
 	"                     When stdout is not a terminal, one snapshot per\n"
 	"                     interval, one after another\n"
@@ -279,7 +290,11 @@ int stats_print_tables(const struct stats_snap *snap)
 		printf("\nSessions:\n");
 	else
 		putchar('\n');
-	return sessions_table(snap->sess, snap->n_sess);
+	if (sessions_table(snap->sess, snap->n_sess))
+		return -ENOMEM;
+	printf("\nPrograms (connections by client name and uid; OFFLOAD, "
+	       "FALLBACK, IN-PROC:\nmessages as the program reports them):\n");
+	return programs_table(snap->progs, snap->n_progs);
 }
 
 static void json_counters(const struct cc_counters *k)
@@ -369,6 +384,9 @@ static void print_json(const struct stats_snap *snap)
 	}
 	printf("%s]", st->n_queues ? "\n  " : "");
 	json_sessions(snap);
+	fputs(",\n  \"programs\": [", stdout);
+	programs_json_items(snap->progs, snap->n_progs, "    ");
+	printf("%s]", snap->n_progs ? "\n  " : "");
 	fputs("\n}\n", stdout);
 }
 
@@ -386,6 +404,11 @@ int stats_snap_take(struct cc_conn *conn, struct stats_snap *s)
 		cc_stats_free(&s->st);
 		return ret;
 	}
+	ret = cc_programs_get(conn, &s->progs, &s->n_progs);
+	if (ret < 0) {
+		stats_snap_free(s);
+		return ret;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	return 0;
@@ -397,6 +420,9 @@ void stats_snap_free(struct stats_snap *s)
 	free(s->sess);
 	s->sess = NULL;
 	s->n_sess = 0;
+	free(s->progs);
+	s->progs = NULL;
+	s->n_progs = 0;
 }
 
 /* A number of seconds in [0.1, WATCH_MAX_S]: 0, or -EINVAL. */

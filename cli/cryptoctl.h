@@ -104,6 +104,8 @@ struct stats_snap {
 	struct cc_stats st;
 	struct cc_session_info *sess; /* owned */
 	unsigned n_sess;
+	struct cc_program_stats *progs; /* owned */
+	unsigned n_progs;
 	double t; /* CLOCK_MONOTONIC seconds when taken */
 };
 
@@ -113,6 +115,11 @@ void stats_snap_free(struct stats_snap *s);
 void fmt_ns(char *buf, size_t len, uint64_t ns);
 /* The tables of 'cryptoctl stats'. 0 or -ENOMEM. */
 int stats_print_tables(const struct stats_snap *s);
+/* stats_programs.c: the programs view, a table (0 or -ENOMEM) and the
+ * items of a JSON array, one a line after indent. */
+int programs_table(const struct cc_program_stats *v, unsigned n);
+void programs_json_items(const struct cc_program_stats *v, unsigned n,
+			 const char *indent);
 /* Prometheus text exposition format (version 0.0.4). */
 void stats_print_prom(const struct stats_snap *s);
 /* Refresh every interval seconds, count times (0: until q or Ctrl-C).

@@ -213,6 +213,67 @@ static const struct prom_family {
 	  CNT(auth_failures) },
 };
 
+/* Per program (client name and uid): the "(other)" row is labelled
+ * program="(other)",uid="-". */
+#define PRG(f) ((long)offsetof(struct cc_program_stats, f))
+static const struct prog_family {
+	const char *name, *type, *help;
+	long off;
+	int u32;
+} prog_families[] = {
+	{ "cryptod_program_open_connections", "gauge",
+	  "Connections of the program open now.", PRG(connections), 1 },
+	{ "cryptod_program_connections_total", "counter",
+	  "Connections of the program since the daemon started.",
+	  PRG(connections_total), 0 },
+	{ "cryptod_program_queues", "gauge",
+	  "Queues its connections hold open now.", PRG(queues), 1 },
+	{ "cryptod_program_ops_total", "counter",
+	  "Ops completed on its queues, any status.", PRG(ops), 0 },
+	{ "cryptod_program_bytes_total", "counter",
+	  "Payload bytes of the successful ones.", PRG(bytes), 0 },
+	{ "cryptod_program_errors_total", "counter",
+	  "Ops that failed (not tag mismatches).", PRG(errors), 0 },
+	{ "cryptod_program_auth_failures_total", "counter",
+	  "Decrypts whose tag did not verify.", PRG(auth_failures), 0 },
+	{ "cryptod_program_offloaded_messages_total", "counter",
+	  "Messages the daemon ran, as the program reports.",
+	  PRG(usage.offloaded), 0 },
+	{ "cryptod_program_fallbacks_total", "counter",
+	  "Messages it ran elsewhere because the daemon could not, as it "
+	  "reports.",
+	  PRG(usage.fallbacks), 0 },
+	{ "cryptod_program_inprocess_messages_total", "counter",
+	  "Messages it kept in-process (below its size threshold), as it "
+	  "reports.",
+	  PRG(usage.inprocess), 0 },
+};
+
+static void prom_programs(const struct stats_snap *s)
+{
+	for (size_t f = 0; f < sizeof(prog_families) / sizeof(prog_families[0]);
+	     f++) {
+		const struct prog_family *pf = &prog_families[f];
+
+		prom_head(pf->name, pf->type, pf->help);
+		for (unsigned i = 0; i < s->n_progs; i++) {
+			const struct cc_program_stats *p = &s->progs[i];
+			const char *b = (const char *)p + pf->off;
+			uint64_t v =
+				pf->u32 ? *(const uint32_t *)(const void *)b
+					: *(const uint64_t *)(const void *)b;
+
+			printf("%s{program=\"", pf->name);
+			prom_label(p->name);
+			if (p->other)
+				fputs("\",uid=\"-\"}", stdout);
+			else
+				printf("\",uid=\"%u\"}", p->uid);
+			printf(" %" PRIu64 "\n", v);
+		}
+	}
+}
+
 void stats_print_prom(const struct stats_snap *s)
 {
 	const struct cc_stats *st = &s->st;
@@ -250,4 +311,5 @@ void stats_print_prom(const struct stats_snap *s)
 			 "How long the queue's client has been connected.", 0);
 	prom_latency(s, ROW_QUEUE, "cryptod_queue_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
+	prom_programs(s);
 }

@@ -3,7 +3,8 @@
  * cryptoctl stats --watch: a top-like view. Every interval it takes a
  * snapshot and shows rates per second against the previous one, and the
  * service-time percentiles of that interval alone (the difference of the
- * two histograms). On a terminal it redraws in place and quits on q or
+ * two histograms), and per program its rates of ops, bytes and the
+ * messages it reports. On a terminal it redraws in place and quits on q or
  * Ctrl-C; otherwise it prints one snapshot after another.
  */
 #include <errno.h>
@@ -186,6 +187,66 @@ static int watch_queues(const struct cc_stats *a, const struct cc_stats *p,
 	return 0;
 }
 
+static const struct cc_program_stats *
+find_program(const struct stats_snap *s, const struct cc_program_stats *x)
+{
+	for (unsigned i = 0; i < s->n_progs; i++)
+		if (s->progs[i].other == x->other &&
+		    s->progs[i].uid == x->uid &&
+		    !strcmp(s->progs[i].name, x->name))
+			return &s->progs[i];
+	return NULL;
+}
+
+/* Per program: names cut to WATCH_NAME bytes so a row fits 100 columns
+ * (rates are at most 6 characters). */
+static int watch_programs(const struct stats_snap *a,
+			  const struct stats_snap *p, double dt)
+{
+	static const char *const titles[] = {
+		"<PROGRAM", "UID",	 "CONNS",      "OPS/s",	    "Gbps",
+		"ERR/s",    "OFFLOAD/s", "FALLBACK/s", "IN-PROC/s",
+	};
+	enum { N_COLS = 9, WATCH_NAME = 28 };
+	struct tbl t;
+
+	if (!a->n_progs)
+		return 0;
+	if (tbl_init(&t, a->n_progs, titles, N_COLS))
+		return -ENOMEM;
+	for (unsigned i = 0; i < a->n_progs; i++) {
+		const struct cc_program_stats *x = &a->progs[i];
+		const struct cc_program_stats *o =
+			p ? find_program(p, x) : NULL;
+		int hp = o != NULL;
+		char *name = tbl_cell(&t, i, 0);
+
+		if (!o)
+			o = x;
+		tbl_text(&t, i, 0, x->name);
+		if (strlen(name) > WATCH_NAME)
+			strcpy(name + WATCH_NAME - 1, "~");
+		if (x->other)
+			snprintf(tbl_cell(&t, i, 1), TBL_CELL, "-");
+		else
+			tbl_u64(&t, i, 1, x->uid);
+		tbl_u64(&t, i, 2, x->connections);
+		tbl_rate(&t, i, 3, x->ops, o->ops, dt, hp);
+		tbl_gbps(&t, i, 4, x->bytes, o->bytes, dt, hp);
+		tbl_rate(&t, i, 5, x->errors, o->errors, dt, hp);
+		tbl_rate(&t, i, 6, x->usage.offloaded, o->usage.offloaded, dt,
+			 hp);
+		tbl_rate(&t, i, 7, x->usage.fallbacks, o->usage.fallbacks, dt,
+			 hp);
+		tbl_rate(&t, i, 8, x->usage.inprocess, o->usage.inprocess, dt,
+			 hp);
+	}
+	putchar('\n');
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
 static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 		       double interval, unsigned n, int tty)
 {
@@ -210,6 +271,8 @@ static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 		return -ENOMEM;
 	putchar('\n');
 	if (watch_queues(st, p ? &p->st : NULL, dt))
+		return -ENOMEM;
+	if (watch_programs(s, p, dt))
 		return -ENOMEM;
 	if (!tty)
 		putchar('\n');

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Observability calls: stats, the client and session listings. */
+/* Observability calls: stats, the client, session and program listings,
+ * and a client's report of its own usage. */
 #include "internal.h"
 
 #include <errno.h>
@@ -181,6 +182,12 @@ int cc_clients_get(struct cc_conn *c, struct cc_client_info **out, unsigned *n)
 		d->bytes = s->bytes;
 		d->arena_bytes = s->arena_bytes;
 		d->streams = s->streams;
+		d->usage_reported = s->usage_reported;
+		if (s->usage) {
+			d->usage.offloaded = s->usage->offloaded;
+			d->usage.fallbacks = s->usage->fallbacks;
+			d->usage.inprocess = s->usage->inprocess;
+		}
 	}
 	*n = (unsigned)r->n_clients;
 	*out = v;
@@ -225,6 +232,73 @@ int cc_sessions_get(struct cc_conn *c, struct cc_session_info **out,
 	}
 	*n = (unsigned)r->n_sessions;
 	*out = v;
+	wire_free(rep);
+	return 0;
+}
+
+int cc_programs_get(struct cc_conn *c, struct cc_program_stats **out,
+		    unsigned *n)
+{
+	*out = NULL;
+	*n = 0;
+	Cryptod__ProgramsRequest m = CRYPTOD__PROGRAMS_REQUEST__INIT;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_PROGRAMS_REQUEST;
+	req.programs_request = &m;
+	Cryptod__Envelope *rep;
+	int err = stats_call(c, &req, CRYPTOD__ENVELOPE__BODY_PROGRAMS_REPLY,
+			     &rep);
+	if (err)
+		return err;
+	const Cryptod__ProgramsReply *r = rep->programs_reply;
+	struct cc_program_stats *v =
+		calloc(r->n_programs ? r->n_programs : 1, sizeof(*v));
+	if (!v) {
+		wire_free(rep);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_programs; i++) {
+		const Cryptod__ProgramStats *s = r->programs[i];
+		struct cc_program_stats *d = &v[i];
+		snprintf(d->name, sizeof(d->name), "%s",
+			 s->name ? s->name : "");
+		d->uid = s->uid;
+		d->connections = s->connections;
+		d->queues = s->queues;
+		d->connections_total = s->connections_total;
+		d->ops = s->ops;
+		d->bytes = s->bytes;
+		d->errors = s->errors;
+		d->auth_failures = s->auth_failures;
+		if (s->usage) {
+			d->usage.offloaded = s->usage->offloaded;
+			d->usage.fallbacks = s->usage->fallbacks;
+			d->usage.inprocess = s->usage->inprocess;
+		}
+		d->idle_ms = s->idle_ms;
+		d->other = s->other;
+	}
+	*n = (unsigned)r->n_programs;
+	*out = v;
+	wire_free(rep);
+	return 0;
+}
+
+int cc_report_usage(struct cc_conn *c, const struct cc_usage *u)
+{
+	Cryptod__Usage us = CRYPTOD__USAGE__INIT;
+	us.offloaded = u->offloaded;
+	us.fallbacks = u->fallbacks;
+	us.inprocess = u->inprocess;
+	Cryptod__UsageReport m = CRYPTOD__USAGE_REPORT__INIT;
+	m.usage = &us;
+	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
+	req.body_case = CRYPTOD__ENVELOPE__BODY_USAGE_REPORT;
+	req.usage_report = &m;
+	Cryptod__Envelope *rep;
+	int err = stats_call(c, &req, CRYPTOD__ENVELOPE__BODY_ACK, &rep);
+	if (err)
+		return err;
 	wire_free(rep);
 	return 0;
 }

@@ -36,6 +36,11 @@ enum daemon_limits {
 	ACCEPT_PAUSE_MS = 100,	/* out of fds: stop accepting this long */
 	LOG_RATE_BURST = 10,	/* client-caused log lines per uid... */
 	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
+	/* Programs (client name, uid) whose history the daemon keeps after
+	 * their connections closed, in all and per non-administrator uid
+	 * (programs.h); the rest is summed in one "(other)" row. */
+	MAX_PROGRAMS = 64,
+	MAX_PROGRAMS_PER_UID = 8,
 };
 
 #define MAX_ARENA_PER_CLIENT ((uint64_t)MAX_ARENA_PER_CLIENT_MIB << 20)

@@ -213,7 +213,8 @@ static void client_queue_drop(struct client *c, unsigned slot)
 	struct queue *q = c->queues[slot];
 	c->arena_bytes -= q->arena_size;
 	c->inflight_max -= q->cq_entries;
-	worker_detach(q); /* waits until no worker can touch q */
+	worker_detach(q);	     /* waits until no worker can touch q */
+	programs_queue_closed(c, q); /* its counts are final now */
 	queue_destroy(q);
 	c->queues[slot] = NULL;
 	c->n_queues--;
@@ -246,6 +247,7 @@ void client_destroy(struct client *c)
 		n_sessions_total--;
 	}
 	c->n_sessions = 0;
+	programs_retire(c);
 
 	for (struct client **pp = &clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {

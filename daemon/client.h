@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "bounds.h"
+#include "programs.h"
 #include "session.h"
 
 struct event;
@@ -42,6 +43,12 @@ struct client {
 	/* Streams open over all its queues: added to by the posters
 	 * (streams.c), bounded by MAX_STREAMS_PER_CLIENT. */
 	_Atomic unsigned streams_open;
+
+	/* For its program's record (programs.h): the counters of its closed
+	 * queues (closed.u unused), and its own latest UsageReport. */
+	struct prog_counts closed;
+	struct prog_usage usage;
+	int usage_reported;
 
 	struct client *next; /* registry list */
 };

@@ -27,6 +27,7 @@
 #include "sdnotify.h"
 #include "session.h"
 #include "listing.h"
+#include "programs.h"
 #include "stats.h"
 #include "worker.h"
 #include "wire.h"
@@ -230,6 +231,29 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	return wire_send(c->fd, &env, NULL, 0);
 }
 
+/* The client's account of its own messages: it can only say something
+ * about itself (the report names no connection), and only more of it. */
+static int ctl_usage_report(struct client *c, uint32_t seq,
+			    const Cryptod__UsageReport *m)
+{
+	struct prog_usage u = { 0 };
+	if (m->usage) {
+		u.offloaded = m->usage->offloaded;
+		u.fallbacks = m->usage->fallbacks;
+		u.inprocess = m->usage->inprocess;
+	}
+	switch (programs_usage_report(c, &u)) {
+	case 0:
+		return ctl_send_ack(c, seq);
+	case -ERANGE:
+		return ctl_send_error(c, seq, -ERANGE,
+				      "usage total out of range (above 2^56)");
+	default:
+		return ctl_send_error(c, seq, -EINVAL,
+				      "usage totals may only grow");
+	}
+}
+
 /* Returns < 0 only when the connection must close. */
 static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 {
@@ -261,6 +285,10 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 		return clients_reply(c, seq);
 	case CRYPTOD__ENVELOPE__BODY_SESSIONS_REQUEST:
 		return sessions_reply(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_USAGE_REPORT:
+		return ctl_usage_report(c, seq, env->usage_report);
+	case CRYPTOD__ENVELOPE__BODY_PROGRAMS_REQUEST:
+		return programs_reply(c, seq);
 	default:
 		return ctl_send_error(c, seq, -EOPNOTSUPP,
 				      "not a request the daemon serves");

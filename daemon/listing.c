@@ -37,8 +37,9 @@ int clients_reply(struct client *c, uint32_t seq)
 	unsigned n = client_count();
 	Cryptod__ClientInfo *ci = calloc(n ? n : 1, sizeof(*ci));
 	Cryptod__ClientInfo **cip = calloc(n ? n : 1, sizeof(*cip));
+	Cryptod__Usage *us = calloc(n ? n : 1, sizeof(*us));
 	int err = -ENOMEM;
-	if (!ci || !cip)
+	if (!ci || !cip || !us)
 		goto out;
 
 	uint64_t now = stats_now_ms();
@@ -59,6 +60,12 @@ int clients_reply(struct client *c, uint32_t seq)
 		m->arena_bytes = k->arena_bytes;
 		m->streams = atomic_load_explicit(&k->streams_open,
 						  memory_order_relaxed);
+		cryptod__usage__init(&us[j]);
+		us[j].offloaded = k->usage.offloaded;
+		us[j].fallbacks = k->usage.fallbacks;
+		us[j].inprocess = k->usage.inprocess;
+		m->usage = &us[j];
+		m->usage_reported = k->usage_reported != 0;
 		for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
 			struct queue *q = k->queues[i];
 			if (!q)
@@ -82,6 +89,7 @@ int clients_reply(struct client *c, uint32_t seq)
 out:
 	free(ci);
 	free(cip);
+	free(us);
 	return err;
 }
 

@@ -23,6 +23,11 @@ enum wire_limits {
 	WIRE_SCM_MAX_FD = 253, /* the kernel's SCM_MAX_FD: most per message */
 };
 
+/* The largest total a UsageReport may carry (2^56 messages: centuries at
+ * a billion a second), so that the daemon's sums over many connections
+ * stay far from wrapping. */
+#define CTL_USAGE_MAX ((uint64_t)1 << 56)
+
 /*
  * Pack env and send it as one packet with nfds descriptors attached.
  * The packed bytes are wiped before they are freed (they may carry a key).

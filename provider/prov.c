@@ -17,6 +17,9 @@
  * the operations the provider offers at all. A TLS program that wants
  * only its record crypto on the daemon says ciphers, and its handshake's
  * many small digests, HMACs and HKDF keys stay on the default provider.
+ *
+ * The counters go to the daemon too (prov_report), so that cryptoctl
+ * clients and stats show them per connection and per program.
  */
 #include "prov.h"
 
@@ -26,9 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
@@ -107,6 +112,7 @@ int prov_err_fallback_ok(int err)
 
 int prov_small(struct prov *p, size_t len)
 {
+	prov_report(p, 0); /* every message starts here */
 	if (!p->min_size || len >= p->min_size)
 		return 0;
 	atomic_fetch_add(&p->n_inprocess, 1);
@@ -119,6 +125,96 @@ int prov_fallback(struct prov *p, int err)
 		return 0;
 	atomic_fetch_add(&p->n_fallback, 1);
 	return 1;
+}
+
+/* ---- Reports to the daemon ---- */
+
+enum { REPORT_EVERY_MS = 1000 };
+
+static uint64_t prov_now_ms(void)
+{
+	/* The coarse clock: a vDSO read per message, no syscall. */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Each connection is told only what its predecessors did not take, so
+ * that the daemon's per-program sums count every message once: its
+ * totals are ours minus rep_base, what earlier connections acknowledged.
+ * What was counted while no connection worked (fallbacks because the
+ * daemon was unreachable) goes to the next one that does. Holding
+ * rep_conn's reference keeps its address from being reused, so the
+ * comparison below cannot mistake a new connection for it. Caller holds
+ * rep_lock.
+ */
+static void report_locked(struct prov *p)
+{
+	const struct cc_usage now = {
+		.offloaded = atomic_load(&p->n_daemon),
+		.fallbacks = atomic_load(&p->n_fallback),
+		.inprocess = atomic_load(&p->n_inprocess),
+	};
+	if (now.offloaded == p->rep_sent.offloaded &&
+	    now.fallbacks == p->rep_sent.fallbacks &&
+	    now.inprocess == p->rep_sent.inprocess)
+		return; /* nothing new: no round trip */
+	struct prov_conn *c;
+	ERR_set_mark(); /* an unreachable daemon is not the op's error */
+	int err = prov_conn_get(p, &c);
+	ERR_pop_to_mark();
+	if (err)
+		return;
+	if (c != p->rep_conn) {
+		p->rep_base = p->rep_sent;
+		prov_conn_put(p->rep_conn);
+		p->rep_conn = c; /* takes c's reference */
+	} else {
+		prov_conn_put(c); /* rep_conn holds one already */
+	}
+	const struct cc_usage u = {
+		.offloaded = now.offloaded - p->rep_base.offloaded,
+		.fallbacks = now.fallbacks - p->rep_base.fallbacks,
+		.inprocess = now.inprocess - p->rep_base.inprocess,
+	};
+	err = cc_report_usage(c->cc, &u);
+	if (!err) {
+		p->rep_sent = now;
+		return;
+	}
+	if (err == -EOPNOTSUPP) /* an older daemon: stop asking */
+		atomic_store(&p->rep_off, 1);
+	prov_conn_check(p, c, err);
+}
+
+void prov_report(struct prov *p, int final)
+{
+	if (atomic_load_explicit(&p->rep_off, memory_order_relaxed))
+		return;
+	if (final) {
+		/* Try only: a child of fork() may have inherited the lock
+		 * held by a parent's thread that is not there; it then
+		 * leaves its last report unsaid rather than hang. */
+		if (pthread_mutex_trylock(&p->rep_lock))
+			return;
+	} else {
+		uint64_t now = prov_now_ms();
+		if (now <
+		    atomic_load_explicit(&p->rep_next_ms, memory_order_relaxed))
+			return;
+		/* Another thread is reporting: the op does not wait. */
+		if (pthread_mutex_trylock(&p->rep_lock))
+			return;
+		atomic_store_explicit(&p->rep_next_ms, now + REPORT_EVERY_MS,
+				      memory_order_relaxed);
+	}
+	report_locked(p);
+	if (final) {
+		prov_conn_put(p->rep_conn);
+		p->rep_conn = NULL;
+	}
+	pthread_mutex_unlock(&p->rep_lock);
 }
 
 /* The private library context with the default provider, on first use:
@@ -247,11 +343,13 @@ static void prov_teardown(void *provctx)
 			(unsigned long long)atomic_load(&p->n_daemon),
 			(unsigned long long)atomic_load(&p->n_fallback),
 			(unsigned long long)atomic_load(&p->n_inprocess));
+	prov_report(p, 1);
 	prov_io_fini(p);
 	prov_conn_fini(p);
 	if (p->fb_default)
 		OSSL_PROVIDER_unload(p->fb_default);
 	OSSL_LIB_CTX_free(p->fb_libctx);
+	pthread_mutex_destroy(&p->rep_lock);
 	pthread_mutex_destroy(&p->lock);
 	free(p->socket);
 	free(p);
@@ -391,7 +489,9 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		return 0;
 	p->handle = handle;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->rep_lock, NULL);
 	if (conf_read(p) || prov_io_init(p)) {
+		pthread_mutex_destroy(&p->rep_lock);
 		pthread_mutex_destroy(&p->lock);
 		free(p->socket);
 		free(p);

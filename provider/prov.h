@@ -95,6 +95,14 @@ struct prov {
 	atomic_ullong n_daemon;	   /* messages run by the daemon */
 	atomic_ullong n_fallback;  /* left to the default provider */
 	atomic_ullong n_inprocess; /* below min_size */
+
+	/* The counters as reported to the daemon (prov.c, prov_report). */
+	pthread_mutex_t rep_lock;   /* the rep_ fields below */
+	struct prov_conn *rep_conn; /* a reference: the one reported on */
+	struct cc_usage rep_base;   /* what earlier connections took */
+	struct cc_usage rep_sent;   /* what all of them took */
+	atomic_ullong rep_next_ms;  /* no report from the op path before */
+	atomic_int rep_off;	    /* the daemon takes no reports */
 };
 
 /* ---- prov.c: errors, fallback ---- */
@@ -126,6 +134,11 @@ int prov_rand(struct prov *p, void *buf, size_t n);
  * the default provider instead? 1 yes, 0 no. */
 int prov_small(struct prov *p, size_t len);
 int prov_fallback(struct prov *p, int err);
+
+/* Tell the daemon the counters (cc_report_usage) if they changed: from
+ * the op path (prov_small, at the start of every message) at most once a
+ * second, and at teardown. Connects if need be; raises no error. */
+void prov_report(struct prov *p, int final);
 
 /* ---- prov_conn.c: the connection and sessions ---- */
 

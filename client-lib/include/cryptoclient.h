@@ -224,12 +224,42 @@ struct cc_worker_stats {
 	struct cc_latency lat;
 };
 
+/*
+ * A client's own account of its messages (cc_report_usage): totals since
+ * the connection was made. An OpenSSL provider reports the messages the
+ * daemon ran, those it ran on another provider because the daemon could
+ * not (fallbacks), and those it kept in-process by choice (below its size
+ * threshold).
+ */
+struct cc_usage {
+	uint64_t offloaded, fallbacks, inprocess;
+};
+
 /* One connection (cc_clients_get). */
 struct cc_client_info {
 	uint32_t client_id, pid, uid, gid, queues, sessions, in_flight;
 	char name[65];
 	uint64_t connected_ms, ops, bytes, arena_bytes;
-	uint32_t streams; /* open now, over its queues */
+	uint32_t streams;      /* open now, over its queues */
+	struct cc_usage usage; /* its latest report (the client says it) */
+	int usage_reported;    /* it sent one */
+};
+
+/*
+ * One program (cc_programs_get): the connections of one client name and
+ * uid, open ones and, for an administrator, closed ones the daemon keeps
+ * (a bounded number of programs; the rest is summed in one row with
+ * other set, named "(other)", uid UINT32_MAX).
+ */
+struct cc_program_stats {
+	char name[65];
+	uint32_t uid;
+	uint32_t connections, queues; /* open now */
+	uint64_t connections_total;   /* since the daemon started */
+	uint64_t ops, bytes, errors, auth_failures; /* its queues, all */
+	struct cc_usage usage; /* the sum of what its connections reported */
+	uint64_t idle_ms;      /* since its last connection closed; 0: open */
+	int other;
 };
 
 /* One session (cc_sessions_get): never any key material. */
@@ -368,6 +398,19 @@ int cc_clients_get(struct cc_conn *conn, struct cc_client_info **out,
 		   unsigned *n);
 int cc_sessions_get(struct cc_conn *conn, struct cc_session_info **out,
 		    unsigned *n);
+/* The programs this connection may see, as cc_clients_get: every one for
+ * an administrator, else its own connection's. Sorted by name and uid,
+ * "(other)" last. *out is allocated (free with free()). */
+int cc_programs_get(struct cc_conn *conn, struct cc_program_stats **out,
+		    unsigned *n);
+
+/*
+ * Tell the daemon this connection's usage totals (struct cc_usage), for
+ * cryptoctl clients and stats. Totals may only grow: 0, or -EINVAL when
+ * one is below the last report's (nothing is stored), -ERANGE above 2^56.
+ * One control round trip: report when the numbers changed, not per op.
+ */
+int cc_report_usage(struct cc_conn *conn, const struct cc_usage *u);
 
 /* ---- Queues ---- */
 

@@ -2,10 +2,12 @@
 /*
  * hold_queue: a client that keeps a queue open, so test_cryptoctl.sh can
  * see a row in 'cryptoctl stats'. It runs N null ops of LEN bytes on its
- * queue, prints "ready" and holds the queue until stdin reaches EOF.
+ * queue, reports USAGE (offloaded,fallbacks,inprocess: cc_report_usage)
+ * when given, prints "ready" and holds the queue until stdin reaches EOF.
  *
- *   hold_queue SOCKET NAME N LEN
+ *   hold_queue SOCKET NAME N LEN [USAGE]
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,7 @@ int main(int argc, char **argv)
 	void *buf;
 	int ret;
 
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	n = (unsigned)atoi(argv[3]);
 	len = (unsigned)atoi(argv[4]);
@@ -68,6 +70,17 @@ int main(int argc, char **argv)
 			return fail("dequeue", ret);
 		if (cqe.status != CC_OK || cqe.user_data != i)
 			return fail("completion", cqe.status);
+	}
+
+	if (argc == 6) {
+		struct cc_usage u;
+
+		if (sscanf(argv[5], "%" SCNu64 ",%" SCNu64 ",%" SCNu64,
+			   &u.offloaded, &u.fallbacks, &u.inprocess) != 3)
+			return 2;
+		ret = cc_report_usage(conn, &u);
+		if (ret < 0)
+			return fail("report", ret);
 	}
 
 	printf("ready\n");

@@ -16,6 +16,101 @@ json_sum()
 d = json.load(open(sys.argv[1]))
 print(sum(e[sys.argv[2]] for e in d["engines"]))' "$1" "$2"
 }
+# The programs view while the held client ($hpid, $name, reporting
+# 4,2,1) is connected.
+programs_checks()
+{
+	local uid lpid long
+	uid=$(id -u)
+	ctl clients --json
+	python3 - "$out" "$hpid" <<'EOF'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["clients"] if c["pid"] == int(sys.argv[2])]
+assert len(c) == 1, c
+c = c[0]
+assert c["usage_reported"] is True, c
+assert (c["offloaded"], c["fallbacks"], c["inprocess"]) == (4, 2, 1), c
+EOF
+	check "clients --json: the held client's report" test $? -eq 0
+	ctl clients
+	check "clients: OFFLOAD FALLBACK IN-PROC columns" \
+		grep -Eq '^CLIENT .* ARENA +OFFLOAD +FALLBACK +IN-PROC +NAME$' "$out"
+	check "clients: the held client's report" \
+		grep -Fq ' 4         2        1  cli "q" \back' "$out"
+	check "clients: '-' for a client that reported nothing" \
+		grep -Eq ' - +- +- +cryptoctl$' "$out"
+
+	ctl stats --json
+	python3 - "$out" "$name" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("engines", "queues", "session_list", "total_queues", "clients"):
+    assert k in d, k  # the fields that were there stay
+p = [p for p in d["programs"] if p["name"] == sys.argv[2]]
+assert len(p) == 1, d["programs"]
+p = p[0]
+assert p["connections"] == 1 and p["queues"] == 1, p
+assert p["ops"] >= 7 and p["bytes"] >= 7 * 512 and p["errors"] == 0, p
+assert (p["offloaded"], p["fallbacks"], p["inprocess"]) == (4, 2, 1), p
+assert p["other"] is False and p["idle_ms"] == 0, p
+EOF
+	check "stats --json: programs[] has the held client's program" test $? -eq 0
+
+	ctl stats --prometheus
+	cp "$out" "$tmp/prom"
+	check "stats --prometheus passes the strict checker" \
+		python3 "$(dirname "$0")/prom_check.py" "$tmp/prom" \
+		cryptod_program_ops_total cryptod_program_fallbacks_total \
+		cryptod_program_inprocess_messages_total
+	local lbl='program="cli \"q\" \\back",uid="'$uid'"'
+	check "prometheus: the program's fallbacks, its label escaped" \
+		grep -Fqx "cryptod_program_fallbacks_total{$lbl} 2" "$tmp/prom"
+	check "prometheus: its open queue" \
+		grep -Fqx "cryptod_program_queues{$lbl} 1" "$tmp/prom"
+
+	# A 64-byte name: the table still fits 100 columns, the name cut.
+	long=$(printf 'p%.0s' $(seq 64))
+	coproc LONG { "$HOLD" "$sock" "$long" 1 64 9,0,0; }
+	lpid=$LONG_PID
+	read -r -t 10 ready <&"${LONG[0]}"
+	check "second hold_queue ready" test "${ready:-}" = ready
+	ctl stats
+	awk '/^Programs/ { t = 1 } t' "$out" >"$tmp/progs.txt"
+	check "stats: programs table header" \
+		grep -Eq '^PROGRAM +UID +CONNS +QUEUES +OPS +BYTES +ERRORS +OFFLOAD +FALLBACK +IN-PROC$' "$tmp/progs.txt"
+	check "stats: the held program's row" \
+		grep -Eq "^cli \"q\" \\\\back +$uid +1 +1 +[0-9]+ +[0-9]+ +0 +4 +2 +1$" "$tmp/progs.txt"
+	check "stats: the programs table fits 100 columns" \
+		awk 'length($0) > 100 { exit 1 }' "$tmp/progs.txt"
+	check "stats: a long name is cut and marked" \
+		grep -Eq "^p+~ +$uid +1 +1 +1 +64 +0 +9 +0 +0$" "$tmp/progs.txt"
+	ctl stats --watch 0.2 --count 2
+	check "stats --watch: a programs table with rates" \
+		grep -Eq '^PROGRAM +UID +CONNS +OPS/s +Gbps +ERR/s +OFFLOAD/s +FALLBACK/s +IN-PROC/s$' "$out"
+	check "stats --watch: the held program's row" \
+		grep -Fq 'cli "q" \back' "$out"
+	check "stats --watch: the long name cut, rows within 100 columns" \
+		awk '/^PROGRAM/ { t = 1 } t && length($0) > 100 { exit 1 } /^p+~ / { f = 1 } END { exit !f }' "$out"
+	exec {LONG[1]}>&-
+	wait "$lpid"
+}
+
+# After the held client went: its program stays, with its counts.
+programs_after()
+{
+	ctl stats --json
+	python3 - "$out" "$name" <<'EOF'
+import json, sys
+p = [p for p in json.load(open(sys.argv[1]))["programs"] if p["name"] == sys.argv[2]]
+assert len(p) == 1, p
+p = p[0]
+assert p["connections"] == 0 and p["connections_total"] == 1, p
+assert p["queues"] == 0 and p["ops"] >= 7, p
+assert (p["offloaded"], p["fallbacks"], p["inprocess"]) == (4, 2, 1), p
+EOF
+	check "stats --json: the program outlives its connection" test $? -eq 0
+}
+
 ctl stats --json
 cp "$out" "$tmp/stats1.json"
 check "stats --json: exit 0" test "$rc" -eq 0
@@ -59,7 +154,7 @@ if [ -x "$HOLD" ]; then
 	# The daemon keeps printable ASCII only; quote and backslash must be
 	# escaped in JSON.
 	name='cli "q" \back'
-	coproc "$HOLD" "$sock" "$name" 7 512
+	coproc "$HOLD" "$sock" "$name" 7 512 4,2,1
 	hpid=$COPROC_PID
 	read -r -t 10 ready <&"${COPROC[0]}"
 	check "hold_queue ready" test "${ready:-}" = ready
@@ -82,9 +177,11 @@ EOF
 	check "stats: queue table" grep -Eq '^CLIENT +QUEUE +PID +UID +SESSIONS +IN-FLIGHT +OPS +BYTES +ERRORS +AUTH-FAIL +RETRIES +EMPTY-POLLS +WAKEUPS +NAME$' "$out"
 	check "stats: queue row with pid and name" \
 		grep -Eq "^ *[0-9]+ +[0-9]+ +$hpid +[0-9]+ +[0-9]+ +0 +[0-9]+ .* cli \"q\" \\\\back$" "$out"
+	programs_checks
 	exec {COPROC[1]}>&-
 	wait "$hpid"
 	hpid=
+	programs_after
 else
 	echo "  skipped queue rows: no hold_queue helper given"
 fi

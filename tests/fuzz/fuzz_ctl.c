@@ -34,6 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += env->open_queue->sq_entries +
 			env->open_queue->arena_size;
 		break;
+	case CRYPTOD__ENVELOPE__BODY_USAGE_REPORT:
+		if (env->usage_report->usage)
+			sink += env->usage_report->usage->offloaded +
+				env->usage_report->usage->fallbacks +
+				env->usage_report->usage->inprocess;
+		break;
 	default:
 		break;
 	}
