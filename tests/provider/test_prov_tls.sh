@@ -6,7 +6,8 @@
 # the negotiated protocol and suite are the ones asked for, the file
 # arrives intact (SHA-256), the daemon's engines counted both ends'
 # records (>= 2 x 100 MiB: the server seals, the client opens), and
-# neither process fell back to the default provider.
+# neither process fell back to the default provider. With the daemon
+# unreachable, no connection is made and the error names cryptod.
 #   test_prov_tls.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 src=$4 sanitize=${5:-}
@@ -149,6 +150,15 @@ run "TLS 1.2 ECDHE-RSA-AES256-SHA384 (MAC-then-encrypt)" TLSv1.2 ECDHE-RSA-AES25
 	-tls1_2 -cipher ECDHE-RSA-AES256-SHA384 -no_etm
 run "TLS 1.2 AES256-SHA256 (MAC-then-encrypt, stitched)" TLSv1.2 AES256-SHA256 0 \
 	-tls1_2 -cipher AES256-SHA256 -no_etm
+
+# The daemon unreachable, fallback = fail (the example's): no connection,
+# and the error names cryptod; nothing is left to the default provider
+# behind the operator's back.
+CRYPTOD_SOCKET=$tmp/nonexistent.sock fetch small.bin -tls1_3 &&
+	[ "$(body_sha got.bin)" != no-response ] &&
+	bad "daemon unreachable: the transfer went through"
+grep -q "cryptod: daemon unreachable" srv.out cli.err ||
+	bad "daemon unreachable: no error naming cryptod ($(grep -h error srv.out cli.err | head -2))"
 
 # Not a gate: the same transfer with the default provider alone, for
 # docs/provider.md.
