@@ -22,6 +22,11 @@ PKGS=(
 	gnuplot-nox
 	# cryptoctl bench's DPDK path: the cryptodev software PMDs in-process
 	libdpdk-dev librte-crypto-ipsec-mb23
+	# tests/provider/test_prov_nginx.sh and bench/provider-nginx.sh: a real
+	# server and client through the provider. Debian 12's nginx (nginx-light
+	# is only a metapackage on it, adding the echo module) has the SSL
+	# module and links libssl 3; curl links OpenSSL 3 too.
+	nginx curl
 )
 
 SUDO=
