@@ -60,8 +60,11 @@ openssl_conf = openssl_init
 [openssl_init]
 providers = provider_sect
 alg_section = alg_sect
+random = random_sect
 [alg_sect]
 default_properties = ?provider=cryptod
+[random_sect]
+properties = provider=default
 [provider_sect]
 default = default_sect
 cryptod = cryptod_sect
@@ -71,8 +74,8 @@ activate = 1
 activate = 1
 module = $PROV
 socket = $CRYPTOD_SOCKET
-fallback = default-provider
 algorithms = ciphers
+fallback = fail
 EOF
 cat >"$dir/off.cnf" <<EOF
 openssl_conf = openssl_init

@@ -54,22 +54,23 @@ for _ in $(seq 100); do
 done
 "$ctl" ping >/dev/null 2>&1 || { cat "$tmp/daemon.log"; echo "FAIL: daemon"; exit 1; }
 
-# The provider for every program, from one openssl.cnf. The property
-# preference makes libssl fetch cryptod's ciphers (without it OpenSSL
-# may pick either provider's). It also prefers cryptod's digests and
-# HMAC, and TLS 1.3's HKDF keys its HMAC with an empty salt, which the
-# daemon's key policy refuses: fallback = default-provider lets those
-# run in-process (counted). algorithms = ciphers keeps the handshake's
-# digests and MACs on the default provider where the provider knows the
-# key (wt-tls); the byte counters below prove the records went through
-# the daemon either way.
+# The provider for every program, from one openssl.cnf, as the
+# installed cryptod-provider-tls.cnf sets it up (docs/provider.md, TLS):
+# the property preference makes libssl fetch cryptod's ciphers (without
+# it OpenSSL may pick either provider's); algorithms = ciphers leaves the
+# handshake's digests, MACs and KDFs to the default provider, and the
+# random generator is pinned there. fallback = fail: a record the daemon
+# cannot do fails the connection instead of running in-process.
 cat >"$tmp/prov.cnf" <<EOF
 openssl_conf = openssl_init
 [openssl_init]
 providers = provider_sect
 alg_section = alg_sect
+random = random_sect
 [alg_sect]
 default_properties = ?provider=cryptod
+[random_sect]
+properties = provider=default
 [provider_sect]
 default = default_sect
 cryptod = cryptod_sect
@@ -79,8 +80,8 @@ activate = 1
 activate = 1
 module = $provdir/cryptod.so
 socket = $CRYPTOD_SOCKET
-fallback = default-provider
 algorithms = ciphers
+fallback = fail
 EOF
 
 # A throwaway certificate (no provider).
@@ -263,8 +264,8 @@ fetch_curl tls12-mid mid $((32 << 20)) "$sum_mid" TLSv1.2 ECDHE-RSA-AES128-GCM-S
 # connection is open, how many bytes openssl/python3 (this pid) sent.
 fetch_py() { # NAME PROTO SUITE MAXVER
 	local out
-	# The body goes to sha256sum, not hashlib: with the property
-	# preference hashlib's sha256 is the provider's, and its hexdigest()
+	# The body goes to sha256sum, not hashlib: with algorithms = all,
+	# hashlib's sha256 would be the provider's, and its hexdigest()
 	# copies the context, which the provider cannot do past 64 KiB.
 	out=$(OPENSSL_CONF=$tmp/prov.cnf timeout 60 python3 - "$port" "$tmp/cert.pem" \
 		"$ctl" "$4" <<'EOF' 2>&1 3> >(sha256sum >"$tmp/sum.$1")
