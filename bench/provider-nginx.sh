@@ -171,13 +171,14 @@ run() { # MODE SUITE
 	esac
 	mapfile -t ws < <(workers_of "$master")
 	n0=$(cpu_of "${ws[@]}") d0=$(cpu_of "$dpid")
+	rm -f "$dir/sum"
 	t0=$(date +%s.%N)
 	got=$( { OPENSSL_CONF=$dir/$mode.cnf /usr/bin/time -f 'CPU %U %S' curl -sS \
 		--cacert "$dir/cert.pem" "${args[@]}" -o >(sha256sum >"$dir/sum") \
 		"https://localhost:${port[$mode]}/f"; } 2>&1)
 	t1=$(date +%s.%N)
 	n1=$(cpu_of "${ws[@]}") d1=$(cpu_of "$dpid")
-	sleep 0.2
+	for _ in $(seq 100); do [ -s "$dir/sum" ] && break; sleep 0.1; done
 	[ "$(cut -d' ' -f1 "$dir/sum")" = "$want" ] || {
 		echo "provider-nginx: $mode $suite: the download's sha256 differs: $got" >&2
 		exit 1

@@ -216,6 +216,10 @@ else:
 }
 
 url=https://localhost:$port
+# The process substitution's sha256sum finishes after the download.
+sum_wait() { # FILE
+	for _ in $(seq 100); do [ -s "$1" ] && return; sleep 0.1; done
+}
 fetch_curl() { # NAME FILE SIZE WANT_SUM PROTO SUITE curl-args...
 	local name=$1 file=$2 size=$3 want=$4 proto=$5 suite=$6
 	shift 6
@@ -229,7 +233,7 @@ fetch_curl() { # NAME FILE SIZE WANT_SUM PROTO SUITE curl-args...
 		-w '%{http_code} %{size_download}' "$url/$file" 2>"$tmp/curl.$name")
 	t1=$(date +%s.%N)
 	poll_stop
-	sleep 0.2 # the process substitution's sha256sum
+	sum_wait "$tmp/sum.$name"
 	[ "$got" = "200 $size" ] || { cat "$tmp/curl.$name"; bad "$name: curl: $got, want 200 $size"; return; }
 	[ "$(cut -d' ' -f1 "$tmp/sum.$name")" = "$want" ] || bad "$name: sha256 differs"
 	grep -q "^/$file 200 $size $proto $suite\$" "$tmp/logs/access.log" ||
@@ -298,7 +302,7 @@ EOF
 	local status n ver suite cname cbytes
 	read -r status n ver suite cname cbytes <<<"$out"
 	[ "$status $n" = "200 $((32 << 20))" ] || { echo "$out"; bad "$1: python: $status $n"; return; }
-	sleep 0.2 # the process substitution's sha256sum
+	sum_wait "$tmp/sum.$1"
 	[ "$(cut -d' ' -f1 "$tmp/sum.$1")" = "$sum_mid" ] || bad "$1: python: sha256 differs"
 	[ "$ver $suite" = "$2 $3" ] || bad "$1: python negotiated $ver $suite, want $2 $3"
 	[ "$cname" = openssl/python3 ] || bad "$1: python's daemon client is named '$cname'"
