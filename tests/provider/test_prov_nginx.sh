@@ -7,7 +7,8 @@
 # TLS 1.2 (ECDHE-RSA-AES256-GCM-SHA384); every sha256 equals the file's,
 # nginx's log names the protocol and suite, and the daemon saw the bytes:
 # its engines' byte counters, and its clients by name (openssl/nginx,
-# openssl/curl, openssl/python3).
+# openssl/curl, openssl/python3). With no daemon behind its provider,
+# curl must fail, naming cryptod.
 #   test_prov_nginx.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 # Environment: NGINX_WORKERS (default 2), BIG_MIB (default 1024),
 # NGINX_STRICT_NAMES (default 1; 0: see tests/provider/CMakeLists.txt).
@@ -263,6 +264,19 @@ fetch_curl tls13-big big $((BIG_MIB << 20)) "$sum_big" TLSv1.3 TLS_AES_128_GCM_S
 	--tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256
 fetch_curl tls12-mid mid $((32 << 20)) "$sum_mid" TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 \
 	--tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256
+
+# The records depend on the daemon: curl with the provider pointed at a
+# socket where no daemon listens (fallback = fail) must not get the
+# file, and says why, naming cryptod.
+sed "s|^socket = .*|socket = $tmp/nobody.sock|" "$tmp/prov.cnf" >"$tmp/nodaemon.cnf"
+if OPENSSL_CONF=$tmp/nodaemon.cnf timeout 30 curl -sS --cacert "$tmp/cert.pem" \
+	--tlsv1.3 -o /dev/null "$url/mid" 2>"$tmp/curl.nodaemon"; then
+	bad "curl got the file with no daemon behind its provider"
+elif ! grep -q "cryptod" "$tmp/curl.nodaemon"; then
+	bad "curl with no daemon failed without naming cryptod: $(cat "$tmp/curl.nodaemon")"
+else
+	echo "no daemon: curl fails, $(head -c 160 "$tmp/curl.nodaemon")"
+fi
 
 # Python's ssl through http.client: it asks the daemon, while its own
 # connection is open, how many bytes openssl/python3 (this pid) sent.
