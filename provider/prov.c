@@ -460,6 +460,26 @@ static int conf_read(struct prov *p)
 	return 0;
 }
 
+/* The program's name: argv[0]'s base name now, before the program can
+ * rewrite its argv (nginx's workers overwrite it with their title, and
+ * program_invocation_short_name points into it), else the kernel's
+ * comm. */
+static void prov_name(char *buf, size_t len)
+{
+	const char *n = program_invocation_short_name;
+	if (n && *n) {
+		snprintf(buf, len, "%s", n);
+		return;
+	}
+	FILE *f = fopen("/proc/self/comm", "re");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
+}
+
 /* The one exported symbol (-fvisibility=hidden elsewhere). */
 __attribute__((visibility("default"))) int
 OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
@@ -488,6 +508,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	if (!p)
 		return 0;
 	p->handle = handle;
+	prov_name(p->name, sizeof(p->name));
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->rep_lock, NULL);
 	if (conf_read(p) || prov_io_init(p)) {

@@ -75,6 +75,10 @@ struct prov {
 
 	/* Configuration (openssl.cnf section, else the environment). */
 	char *socket; /* owned; NULL = cc_default_socket_path() */
+	/* The program's name, taken at load: a program may rewrite its argv
+	 * later (nginx's workers do), which program_invocation_short_name
+	 * points into. */
+	char name[32];
 	enum prov_fallback fallback;
 	size_t min_size; /* messages shorter stay in-process; 0 = none */
 	unsigned ops;	 /* PROV_OP_*: what prov_query offers */

@@ -63,12 +63,11 @@ int prov_conn_get(struct prov *p, struct prov_conn **out)
 		pthread_mutex_unlock(&p->lock);
 		return -ENOMEM;
 	}
-	/* Named after the program, so that cryptoctl clients and stats
-	 * show which program sends what ("openssl/curl"). */
+	/* Named after the program (p->name, taken when the provider was
+	 * loaded), so that cryptoctl clients and stats show which program
+	 * sends what ("openssl/curl"). */
 	char name[64];
-	snprintf(name, sizeof(name), "openssl/%s",
-		 program_invocation_short_name ? program_invocation_short_name
-					       : "?");
+	snprintf(name, sizeof(name), "openssl/%s", p->name);
 	int err = cc_connect(p->socket, name, &c->cc);
 	if (err) {
 		pthread_mutex_unlock(&p->lock);

@@ -11,7 +11,7 @@
 # curl must fail, naming cryptod.
 #   test_prov_nginx.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 # Environment: NGINX_WORKERS (default 2), BIG_MIB (default 1024),
-# NGINX_STRICT_NAMES (default 1; 0: see tests/provider/CMakeLists.txt).
+# NGINX_STRICT_NAMES (default 1; 0 accepts any openssl/ client name).
 set -uo pipefail
 daemon=$1 provdir=$(realpath "$2") ctl=$3 sanitize=${4:-}
 # As test_prov_cli.sh: Debian's nginx, curl and python3 cannot load a
