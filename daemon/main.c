@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <openssl/crypto.h>
 
 #include "config.h"
 #include "ctl.h"
@@ -299,6 +300,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int main(int argc, char **argv)
 {
+	/* The daemon's OpenSSL must never route back to the daemon: an
+	 * openssl.cnf ($OPENSSL_CONF, or the system's) that prefers cryptod's
+	 * provider would send its own engines' work to itself (aesni found
+	 * "OpenSSL lacks CCM, HMAC or CMAC" and ops hung). It runs on
+	 * OpenSSL's default provider, whatever the configuration says. */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
 	int rc = parse_args(argc, argv, &opts);
 	if (rc)
 		return rc;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The daemon's own OpenSSL never routes to cryptod's provider: with an
+# OPENSSL_CONF that prefers cryptod (the installed TLS example) in its
+# environment, the daemon must still have its aesni engine (which needs
+# OpenSSL's CCM, HMAC and CMAC) and serve ops, rather than send its own
+# work to itself and hang.
+#   test_prov_daemon_conf.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR
+set -uo pipefail
+daemon=$1 provdir=$(realpath "$2") ctl=$3 src=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-dconf.XXXXXX") || exit 1
+dpid=
+trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+export CRYPTOD_SOCKET=$tmp/s.sock
+OPENSSL_CONF=$src/provider/cryptod-provider-tls.cnf OPENSSL_MODULES=$provdir \
+	"$daemon" --no-config --socket "$tmp/s.sock" --log-level warn 2>"$tmp/d.log" &
+dpid=$!
+for _ in $(seq 100); do "$ctl" ping >/dev/null 2>&1 && break; sleep 0.05; done
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+grep -q "engine aesni unavailable" "$tmp/d.log" && bad "aesni unavailable: $(cat "$tmp/d.log")"
+"$ctl" engines | grep -Eq '^aes-gcm +aesni +yes +yes' || bad "aes-gcm is not on aesni: $("$ctl" engines | head -3)"
+key=000102030405060708090a0b0c0d0e0f iv=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
+head -c 100003 /dev/urandom >"$tmp/m"
+timeout 20 "$ctl" encrypt -a aes-128-ctr -k $key -i $iv --in "$tmp/m" >"$tmp/a" || bad "encrypt failed"
+OPENSSL_CONF=/dev/null openssl enc -aes-128-ctr -K $key -iv $iv -in "$tmp/m" -out "$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" || bad "aes-128-ctr differs from openssl enc"
+timeout 20 "$ctl" encrypt -a aes-128-gcm -k $key -i 000102030405060708090a0b --in "$tmp/m" >/dev/null ||
+	bad "aes-128-gcm failed"
+if [ "$fails" -ne 0 ]; then
+	echo "FAIL: $fails"
+	exit 1
+fi
+echo "PASS"
