@@ -456,7 +456,7 @@ int nk_open(const char *name, uint32_t version, uid_t uid, gid_t gid,
 
 void nk_close(struct nk_key *ref)
 {
-	key_unref(ref);
+	key_unref(ref); /* NULL: a session on a client's key */
 }
 
 void nk_account(struct nk_key *ref, uint64_t ops, uint64_t bytes)
