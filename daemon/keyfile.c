@@ -440,8 +440,8 @@ static int hexval(int c)
 	return -1;
 }
 
-int kf_kek_read(const char *path, uid_t owner, uint8_t kek[KF_KEK_LEN],
-		char *why, size_t why_len)
+int kf_kek_read(const char *path, uid_t owner, int credential,
+		uint8_t kek[KF_KEK_LEN], char *why, size_t why_len)
 {
 	uint8_t *buf;
 	struct stat st;
@@ -458,18 +458,18 @@ int kf_kek_read(const char *path, uid_t owner, uint8_t kek[KF_KEK_LEN],
 		why_set(why, why_len, "not a regular file");
 		return -EINVAL;
 	}
-	if (st.st_uid != owner) {
+	if (st.st_uid != owner && !(credential && st.st_uid == 0)) {
 		close(fd);
 		why_set(why, why_len,
 			"owned by uid %u, must be owned by uid %u",
 			(unsigned)st.st_uid, (unsigned)owner);
 		return -EPERM;
 	}
-	if (st.st_mode & 077) {
+	if (st.st_mode & (credential ? 007 : 077)) {
 		close(fd);
-		why_set(why, why_len,
-			"mode %04o lets group or others at it; chmod 0400",
-			(unsigned)(st.st_mode & 07777));
+		why_set(why, why_len, "mode %04o lets %s at it; chmod 0400",
+			(unsigned)(st.st_mode & 07777),
+			credential ? "others" : "group or others");
 		return -EPERM;
 	}
 	buf = ks_map(4096);

@@ -107,12 +107,15 @@ void kf_record_fini(struct kf_record *rec);
 
 /*
  * The key-encryption key from a file: 32 raw bytes, or 64 hex digits
- * and an optional newline. The file must be a regular file owned by
- * owner (root for a plain file, the daemon's uid for a systemd
- * credential) and not readable or writable by group or others;
- * otherwise -EPERM and why says which.
+ * and an optional newline. A plain file (credential 0) must be a regular
+ * file owned by owner (root) and not readable or writable by group or
+ * others. A systemd credential (credential 1) may be owned by owner (the
+ * daemon's uid) or by root: systemd writes credentials root-owned 0400
+ * with an ACL entry for the service user, which shows as a group read
+ * bit; only bits for others are refused there. Otherwise -EPERM and why
+ * says which.
  */
-CRD_MUST_CHECK int kf_kek_read(const char *path, uid_t owner,
+CRD_MUST_CHECK int kf_kek_read(const char *path, uid_t owner, int credential,
 			       uint8_t kek[KF_KEK_LEN], char *why,
 			       size_t why_len);
 

@@ -70,7 +70,9 @@ int keyreq_start(const struct config *cfg)
 	uint8_t *kek = ks_map(KF_KEK_LEN);
 	if (!kek)
 		return -ENOMEM;
-	err = kf_kek_read(path, owner, kek, why, sizeof(why));
+	err = kf_kek_read(path, owner,
+			  !strncmp(cfg->keys.kek, "credential:", 11), kek, why,
+			  sizeof(why));
 	if (err) {
 		log_err("keys.kek: %s: %s", path, why);
 		goto out;

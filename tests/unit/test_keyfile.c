@@ -364,41 +364,57 @@ static void test_kek(void **state)
 		sprintf(hex + 2 * i, "%02x", want[i]);
 	}
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0400);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), 0);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), 0);
 	assert_memory_equal(kek, want, KF_KEK_LEN);
 
 	memset(kek, 0, sizeof(kek));
 	kek_file(f, hex, 2 * KF_KEK_LEN, 0600);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), 0);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), 0);
 	assert_memory_equal(kek, want, KF_KEK_LEN);
 	hex[2 * KF_KEK_LEN] = '\n';
 	kek_file(f, hex, 2 * KF_KEK_LEN + 1, 0600);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), 0);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), 0);
 	assert_memory_equal(kek, want, KF_KEK_LEN);
 
 	/* Wrong sizes and a non-hex digit. */
 	kek_file(f, (const char *)want, KF_KEK_LEN - 1, 0400);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EINVAL);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "31 bytes"));
 	hex[5] = 'g';
 	kek_file(f, hex, 2 * KF_KEK_LEN, 0400);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EINVAL);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EINVAL);
 
 	/* Modes and owner. */
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0440);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EPERM);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, "0440"));
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0604);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EPERM);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EPERM);
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0620);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EPERM);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EPERM);
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0400);
-	assert_int_equal(kf_kek_read(p, me + 1, kek, why, sizeof(why)), -EPERM);
+	assert_int_equal(kf_kek_read(p, me + 1, 0, kek, why, sizeof(why)),
+			 -EPERM);
 	assert_non_null(strstr(why, "owned by uid"));
+
+	/* A systemd credential: root's 0440 (the ACL's mask) is fine, as is
+	 * the service user's 0400; others' bits never. */
+	kek_file(f, (const char *)want, KF_KEK_LEN, 0440);
+	if (me == 0)
+		assert_int_equal(kf_kek_read(p, 4242, 1, kek, why, sizeof(why)),
+				 0);
+	assert_int_equal(kf_kek_read(p, me, 1, kek, why, sizeof(why)), 0);
+	kek_file(f, (const char *)want, KF_KEK_LEN, 0404);
+	assert_int_equal(kf_kek_read(p, me, 1, kek, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "others"));
+	if (me != 0)
+		assert_int_equal(
+			kf_kek_read(p, me + 1, 1, kek, why, sizeof(why)),
+			-EPERM);
 	snprintf(p, sizeof(p), "%s", f->dir);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -EINVAL);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EINVAL);
 	snprintf(p, sizeof(p), "%s/none", f->dir);
-	assert_int_equal(kf_kek_read(p, me, kek, why, sizeof(why)), -ENOENT);
+	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -ENOENT);
 }
 
 int main(void)
