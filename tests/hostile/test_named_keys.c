@@ -25,7 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,23 +248,115 @@ static void test_use_and_rules(struct fx_daemon *d, struct cc_conn *c)
 	explicit_bzero(k2, 32);
 }
 
-/* A client process that uses a named key holds no byte of it: the
- * parent learns the bytes, the child (forked before) only uses them. */
+/*
+ * The wire: a SOCK_SEQPACKET proxy between a client and the daemon that
+ * forwards every packet (and the fds beside it) and keeps a copy of
+ * every byte, both directions.
+ */
+static struct {
+	int listen_fd;
+	char daemon[108];
+	uint8_t rec[1 << 20];
+	size_t len;
+} wire;
+
+static int forward(int from, int to)
+{
+	uint8_t buf[65536];
+	union {
+		char b[CMSG_SPACE(16 * sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec io = { buf, sizeof(buf) };
+	struct msghdr m = { .msg_iov = &io,
+			    .msg_iovlen = 1,
+			    .msg_control = cb.b,
+			    .msg_controllen = sizeof(cb.b) };
+	ssize_t n = recvmsg(from, &m, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return -1;
+	if (wire.len + (size_t)n <= sizeof(wire.rec)) {
+		memcpy(wire.rec + wire.len, buf, (size_t)n);
+		wire.len += (size_t)n;
+	}
+	io.iov_len = (size_t)n;
+	m.msg_controllen = m.msg_controllen ? m.msg_controllen : 0;
+	if (!m.msg_controllen)
+		m.msg_control = NULL;
+	int ok = sendmsg(to, &m, MSG_NOSIGNAL) == n;
+	for (struct cmsghdr *c = m.msg_controllen ? CMSG_FIRSTHDR(&m) : NULL; c;
+	     c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_type == SCM_RIGHTS) {
+			int *fds = (int *)CMSG_DATA(c);
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k; i++)
+				close(fds[i]);
+		}
+	return ok ? 0 : -1;
+}
+
+static void *proxy(void *arg)
+{
+	(void)arg;
+	int c = accept(wire.listen_fd, NULL, NULL);
+	int d = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", wire.daemon);
+	if (c < 0 || d < 0 || connect(d, (struct sockaddr *)&a, sizeof(a)))
+		return NULL;
+	for (;;) {
+		struct pollfd p[2] = { { c, POLLIN, 0 }, { d, POLLIN, 0 } };
+		if (poll(p, 2, 10000) <= 0)
+			break;
+		if ((p[0].revents && forward(c, d)) ||
+		    (p[1].revents && forward(d, c)))
+			break;
+	}
+	close(c);
+	close(d);
+	return NULL;
+}
+
+static int proxy_start(const char *daemon_sock, char *path, size_t len,
+		       pthread_t *t)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(path, len, "%s/wire.sock", tmp);
+	if (strlen(path) >= sizeof(a.sun_path))
+		return -1;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	snprintf(wire.daemon, sizeof(wire.daemon), "%s", daemon_sock);
+	wire.len = 0;
+	wire.listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (wire.listen_fd < 0 ||
+	    bind(wire.listen_fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(wire.listen_fd, 1))
+		return -1;
+	return pthread_create(t, NULL, proxy, NULL) ? -1 : 0;
+}
+
+/* A client process that uses a named key holds no byte of it, and none
+ * crosses its control socket: the parent learns the bytes, the child
+ * (forked before) only uses them, through the recording proxy. */
 static void test_client_memory(struct fx_daemon *d, struct cc_conn *c)
 {
 	int go[2], done[2];
 	uint32_t me = getuid();
+	char wsock[128];
+	pthread_t pt;
+	CHECK(proxy_start(d->sock, wsock, sizeof(wsock), &pt) == 0);
 	CHECK(pipe(go) == 0 && pipe(done) == 0);
 	pid_t pid = fork();
 	if (pid == 0) {
 		char b;
 		struct cc_conn *cc;
 		uint32_t sid;
+		struct cc_key_info in;
 		if (read(go[0], &b, 1) != 1 ||
-		    cc_connect(d->sock, "named-user", &cc))
+		    cc_connect(wsock, "named-user", &cc))
 			_exit(2);
 		if (session_on(cc, "mem", 0, &sid) ||
-		    enc_matches(cc, sid, NULL))
+		    enc_matches(cc, sid, NULL) || cc_key_show(cc, "mem", &in))
 			_exit(3);
 		/* Everything the library got stays mapped: scan now. */
 		if (write(done[1], "x", 1) != 1)
@@ -281,8 +377,41 @@ static void test_client_memory(struct fx_daemon *d, struct cc_conn *c)
 	CHECK(hits == 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	pthread_join(pt, NULL);
+	close(wire.listen_fd);
+	/* The wire carried the session and the show, and no key window. */
+	CHECK(wire.len > 100);
+	long whits = 0;
+	for (size_t i = 0; i + WINDOW <= wire.len; i++)
+		for (size_t j = 0; j + WINDOW <= 32; j++)
+			whits += !memcmp(wire.rec + i, k + j, WINDOW);
+	if (whits)
+		fprintf(stderr, "FAIL: named key on the wire: %ld\n", whits);
+	CHECK(whits == 0);
+	/* The recorder would have seen it: the name did cross. */
+	CHECK(memmem(wire.rec, wire.len, "mem", 3) != NULL);
 	explicit_bzero(k, 32);
 	CHECK(cc_key_delete(c, "mem") == 0);
+}
+
+/* An imported key's bytes cross the administrator's wire once; after
+ * its sessions close and it is deleted, the daemon holds none. */
+static void test_import_wiped(struct fx_daemon *d, struct cc_conn *c)
+{
+	uint32_t me = getuid(), sid;
+	uint8_t k[32];
+	CHECK(RAND_bytes(k, 32) == 1);
+	struct cc_key_spec s = spec("imported", CC_KEY_ENCRYPT, 0, &me);
+	CHECK(cc_key_import(c, &s, k, 32, NULL) == 0);
+	CHECK(session_on(c, "imported", 0, &sid) == 0);
+	CHECK(enc_matches(c, sid, k) == 0);
+	CHECK(scan_windows(d->pid, k, 32) > 0);
+	CHECK(cc_session_destroy(c, sid) == 0);
+	CHECK(cc_key_delete(c, "imported") == 0);
+	long h = scan_windows(d->pid, k, 32);
+	if (h)
+		fprintf(stderr, "FAIL: imported key in the daemon: %ld\n", h);
+	CHECK(h == 0);
 }
 
 /* Management and use as another uid (nobody): root only. */
@@ -494,6 +623,7 @@ int main(void)
 	}
 	test_use_and_rules(&d, c);
 	test_client_memory(&d, c);
+	test_import_wiped(&d, c);
 	test_other_uid(&d, c);
 	cc_disconnect(c);
 	test_crash(&d, &dp);
