@@ -369,9 +369,12 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 			dst[0] = '\0';
 			return 0;
 		}
-		/* keys.kek may name a systemd credential instead. */
-		int cred = k == CK_KEY_KEK && !strncmp(v, "credential:", 11) &&
-			   v[11] && !strchr(v + 11, '/');
+		/* keys.kek may name a systemd credential or a kernel
+		 * keyring key instead. */
+		int cred = k == CK_KEY_KEK &&
+			   ((!strncmp(v, "credential:", 11) && v[11] &&
+			     !strchr(v + 11, '/')) ||
+			    (!strncmp(v, "keyring:", 8) && v[8]));
 		if ((v[0] != '/' && !cred) || strlen(v) >= cap) {
 			snprintf(err, errlen,
 				 "%s: want an absolute path%s shorter than %zu "

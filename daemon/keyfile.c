@@ -10,10 +10,13 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+
+#include <linux/keyctl.h>
 
 static const char kf_magic[8] = { 'C', 'R', 'Y', 'P', 'T', 'O', 'D', 'K' };
 
@@ -440,6 +443,36 @@ static int hexval(int c)
 	return -1;
 }
 
+/* 32 raw bytes, or 64 hex digits and an optional newline. */
+static int kek_payload(const uint8_t *buf, ssize_t n, uint8_t kek[KF_KEK_LEN],
+		       char *why, size_t why_len)
+{
+	int err = -EINVAL;
+
+	if (n == KF_KEK_LEN) {
+		memcpy(kek, buf, KF_KEK_LEN);
+		err = 0;
+	} else if (n == 2 * KF_KEK_LEN ||
+		   (n == 2 * KF_KEK_LEN + 1 && buf[n - 1] == '\n')) {
+		int bad = 0;
+		for (int i = 0; i < KF_KEK_LEN; i++) {
+			int hi = hexval(buf[2 * i]),
+			    lo = hexval(buf[2 * i + 1]);
+			bad |= hi < 0 || lo < 0;
+			kek[i] = (uint8_t)((hi & 15) << 4 | (lo & 15));
+		}
+		err = bad ? -EINVAL : 0;
+	}
+	if (err) {
+		explicit_bzero(kek, KF_KEK_LEN);
+		why_set(why, why_len,
+			"must hold %d raw bytes or %d hex digits (%zd bytes "
+			"read)",
+			KF_KEK_LEN, 2 * KF_KEK_LEN, n);
+	}
+	return err;
+}
+
 int kf_kek_read(const char *path, uid_t owner, int credential,
 		uint8_t kek[KF_KEK_LEN], char *why, size_t why_len)
 {
@@ -480,26 +513,39 @@ int kf_kek_read(const char *path, uid_t owner, int credential,
 	}
 	ssize_t n = read_whole(fd, buf, 4096);
 	close(fd);
-	if (n == KF_KEK_LEN) {
-		memcpy(kek, buf, KF_KEK_LEN);
-		err = 0;
-	} else if (n == 2 * KF_KEK_LEN ||
-		   (n == 2 * KF_KEK_LEN + 1 && buf[n - 1] == '\n')) {
-		int bad = 0;
-		for (int i = 0; i < KF_KEK_LEN; i++) {
-			int hi = hexval(buf[2 * i]),
-			    lo = hexval(buf[2 * i + 1]);
-			bad |= hi < 0 || lo < 0;
-			kek[i] = (uint8_t)((hi & 15) << 4 | (lo & 15));
-		}
-		err = bad ? -EINVAL : 0;
-	}
-	if (err) {
-		explicit_bzero(kek, KF_KEK_LEN);
+	err = kek_payload(buf, n, kek, why, why_len);
+	ks_unmap(buf, 4096);
+	return err;
+}
+
+int kf_kek_keyring(const char *desc, uint8_t kek[KF_KEK_LEN], char *why,
+		   size_t why_len)
+{
+	long id = syscall(SYS_request_key, "user", desc, NULL, 0);
+	if (id < 0) {
+		int err = -errno;
 		why_set(why, why_len,
-			"must hold %d raw bytes or %d hex digits (%zd bytes "
-			"read)",
-			KF_KEK_LEN, 2 * KF_KEK_LEN, n);
+			"no \"user\" key of that description in the daemon's "
+			"keyrings: %s",
+			strerror(errno));
+		return err == -ENOKEY || err == -EKEYREVOKED ||
+				       err == -EKEYEXPIRED
+			       ? -ENOKEY
+			       : err;
+	}
+	uint8_t *buf = ks_map(4096);
+	if (!buf) {
+		why_set(why, why_len, "out of locked memory");
+		return -ENOMEM;
+	}
+	long n = syscall(SYS_keyctl, KEYCTL_READ, id, buf, 4096);
+	int err;
+	if (n < 0) {
+		err = -errno;
+		why_set(why, why_len, "KEYCTL_READ: %s", strerror(errno));
+	} else {
+		err = kek_payload(buf, n > 4096 ? 4097 : (ssize_t)n, kek, why,
+				  why_len);
 	}
 	ks_unmap(buf, 4096);
 	return err;

@@ -119,4 +119,14 @@ CRD_MUST_CHECK int kf_kek_read(const char *path, uid_t owner, int credential,
 			       uint8_t kek[KF_KEK_LEN], char *why,
 			       size_t why_len);
 
+/*
+ * The key-encryption key from the kernel keyring: a "user" key with this
+ * description, found by request_key(2) in the daemon's thread, process,
+ * session (and through it user) keyrings, read with KEYCTL_READ; the same
+ * two forms as a file. "logon" keys cannot be read from user space, so
+ * they cannot serve. -ENOKEY (why: not found) or -EINVAL (bad payload).
+ */
+CRD_MUST_CHECK int kf_kek_keyring(const char *desc, uint8_t kek[KF_KEK_LEN],
+				  char *why, size_t why_len);
+
 #endif

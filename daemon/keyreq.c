@@ -64,15 +64,21 @@ int keyreq_start(const struct config *cfg)
 		log_info("named keys: off (keys.kek is not set)");
 		return 0;
 	}
-	int err = kek_path(cfg->keys.kek, path, sizeof(path), &owner);
+	const char *src = cfg->keys.kek;
+	int keyring = !strncmp(src, "keyring:", 8);
+	int err = keyring ? 0 : kek_path(src, path, sizeof(path), &owner);
 	if (err)
 		return err;
 	uint8_t *kek = ks_map(KF_KEK_LEN);
 	if (!kek)
 		return -ENOMEM;
-	err = kf_kek_read(path, owner,
-			  !strncmp(cfg->keys.kek, "credential:", 11), kek, why,
-			  sizeof(why));
+	if (keyring) {
+		snprintf(path, sizeof(path), "%s", src);
+		err = kf_kek_keyring(src + 8, kek, why, sizeof(why));
+	} else {
+		err = kf_kek_read(path, owner, !strncmp(src, "credential:", 11),
+				  kek, why, sizeof(why));
+	}
 	if (err) {
 		log_err("keys.kek: %s: %s", path, why);
 		goto out;

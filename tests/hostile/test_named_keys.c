@@ -29,11 +29,13 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/keyctl.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -603,6 +605,48 @@ static void test_bad_files(struct fx_daemon *d,
 	cc_disconnect(c);
 }
 
+/* A daemon whose KEK is a "user" key in the kernel keyring (its session
+ * keyring, inherited from this process): keys persist under it through a
+ * restart. Skipped where keyctl is refused. */
+static void test_keyring_kek(void)
+{
+	uint8_t kek[32];
+	char desc[64], kek_arg[96], dir_arg[192];
+	CHECK(RAND_bytes(kek, 32) == 1);
+	snprintf(desc, sizeof(desc), "cryptod-test-%d", (int)getpid());
+	long id = syscall(SYS_add_key, "user", desc, kek, 32,
+			  KEY_SPEC_SESSION_KEYRING);
+	explicit_bzero(kek, sizeof(kek));
+	if (id < 0) {
+		printf("SKIP keyring KEK: add_key: %s\n", strerror(errno));
+		return;
+	}
+	snprintf(kek_arg, sizeof(kek_arg), "keys.kek=keyring:%s", desc);
+	snprintf(dir_arg, sizeof(dir_arg), "keys.dir=%s/kr-keys", tmp);
+	const char *a[] = { "--set", kek_arg, "--set", dir_arg, NULL };
+	struct fx_daemon_params dp = { .workers = 1, .args = a };
+	struct fx_daemon d;
+	struct cc_conn *c;
+	uint32_t me = getuid(), sid;
+	if (fx_daemon_start(&d, &dp) == 0) {
+		struct cc_key_spec s = spec("kr", CC_KEY_ENCRYPT, 0, &me);
+		CHECK(cc_connect(d.sock, "kr", &c) == 0);
+		CHECK(cc_key_create(c, &s, NULL) == 0);
+		cc_disconnect(c);
+		CHECK(fx_daemon_restart(&d, &dp) == 0);
+		CHECK(cc_connect(d.sock, "kr", &c) == 0);
+		CHECK(session_on(c, "kr", 0, &sid) == 0);
+		cc_disconnect(c);
+		CHECK(fx_daemon_stop(&d) == 0);
+	} else {
+		fails++;
+	}
+	/* Without the key the daemon refuses to start. */
+	CHECK(syscall(SYS_keyctl, KEYCTL_INVALIDATE, id) == 0);
+	printf("(a refusal to start is expected next)\n");
+	CHECK(fx_daemon_start(&d, &dp) != 0);
+}
+
 int main(void)
 {
 	struct fx_daemon d;
@@ -630,6 +674,7 @@ int main(void)
 	test_bad_files(&d, &dp);
 	if (fx_daemon_stop(&d))
 		fails++;
+	test_keyring_kek();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

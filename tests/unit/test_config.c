@@ -300,6 +300,9 @@ static void key_paths(void **state)
 	assert_string_equal(v, "/var/lib/k");
 	assert_int_equal(parse(&c, "keys.kek = /etc/cryptod/kek\n"), 0);
 	assert_string_equal(c.keys.kek, "/etc/cryptod/kek");
+	assert_int_equal(parse(&c, "keys.kek = keyring:cryptod-kek\n"), 0);
+	assert_string_equal(c.keys.kek, "keyring:cryptod-kek");
+	assert_int_equal(parse(&c, "keys.kek = keyring:\n"), -EINVAL);
 	assert_int_equal(parse(&c, "keys.kek =\n"), 0);
 	assert_string_equal(c.keys.kek, "");
 	/* Relative paths, a credential with no name or a path in it, and a

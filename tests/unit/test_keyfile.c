@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/keyctl.h>
 
 #include "keyfile.h"
 
@@ -417,6 +420,45 @@ static void test_kek(void **state)
 	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -ENOENT);
 }
 
+/* The kernel keyring: a "user" key in this process's keyring. Skipped
+ * where a seccomp profile refuses keyctl (containers). */
+static void test_kek_keyring(void **state)
+{
+	uint8_t want[KF_KEK_LEN], kek[KF_KEK_LEN];
+	char desc[64], why[256], hex[2 * KF_KEK_LEN + 2];
+
+	for (int i = 0; i < KF_KEK_LEN; i++) {
+		want[i] = (uint8_t)(0x11 * i + 3);
+		sprintf(hex + 2 * i, "%02x", want[i]);
+	}
+	snprintf(desc, sizeof(desc), "cryptod-test-kek-%d", (int)getpid());
+	long id = syscall(SYS_add_key, "user", desc, want, KF_KEK_LEN,
+			  KEY_SPEC_PROCESS_KEYRING);
+	if (id < 0)
+		skip();
+	assert_int_equal(kf_kek_keyring(desc, kek, why, sizeof(why)), 0);
+	assert_memory_equal(kek, want, KF_KEK_LEN);
+	/* Hex with a newline, as keyctl padd from a file gives it. */
+	hex[2 * KF_KEK_LEN] = '\n';
+	assert_true(syscall(SYS_add_key, "user", desc, hex, 2 * KF_KEK_LEN + 1,
+			    KEY_SPEC_PROCESS_KEYRING) == id);
+	memset(kek, 0, sizeof(kek));
+	assert_int_equal(kf_kek_keyring(desc, kek, why, sizeof(why)), 0);
+	assert_memory_equal(kek, want, KF_KEK_LEN);
+	/* A payload of the wrong size. */
+	assert_true(syscall(SYS_add_key, "user", desc, want, 16,
+			    KEY_SPEC_PROCESS_KEYRING) == id);
+	assert_int_equal(kf_kek_keyring(desc, kek, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "16 bytes"));
+	/* Gone. */
+	assert_int_equal(syscall(SYS_keyctl, KEYCTL_INVALIDATE, id), 0);
+	assert_int_equal(kf_kek_keyring(desc, kek, why, sizeof(why)), -ENOKEY);
+	assert_non_null(strstr(why, "no \"user\" key"));
+	assert_int_equal(
+		kf_kek_keyring("cryptod-no-such-key", kek, why, sizeof(why)),
+		-ENOKEY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +476,7 @@ int main(void)
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_kek, fx_setup,
 						fx_teardown),
+		cmocka_unit_test(test_kek_keyring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
