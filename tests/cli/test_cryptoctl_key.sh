@@ -83,6 +83,25 @@ check "no byte of k1 in the key files" \
 	eval '! grep -rqF "$(hex2bin "${K1:0:16}")" "$tmp/keys"'
 
 # ---------------------------------------------------------------------------
+section "encrypt and decrypt by key name"
+IV=$(randhex 12)
+head -c 1024 /dev/urandom >"$tmp/pt"
+"$CTL" encrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/pt" >"$tmp/ct1"
+check "encrypt --key-name k1: exit 0" test $? -eq 0
+"$CTL" encrypt -a aes-gcm -k "$K1" -i "$IV" <"$tmp/pt" >"$tmp/ct2"
+check "encrypt --key-name k1: as with k1's bytes given" cmp -s "$tmp/ct1" "$tmp/ct2"
+"$CTL" decrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/ct1" >"$tmp/rt"
+check "decrypt --key-name k1: the plaintext" cmp -s "$tmp/pt" "$tmp/rt"
+ctl encrypt -a aes-cbc --key-name k1 -i "$(randhex 16)" --in "$tmp/pt"
+check "encrypt --key-name with another algorithm: exit 1, says which" \
+	eval '[ "$rc" -eq 1 ] && grep -q "the key is for aes-gcm" "$err"'
+ctl encrypt -a aes-gcm --key-name mac1 -i "$IV" --in "$tmp/pt"
+check "encrypt --key-name of a key not ours: exit 1, access" \
+	eval '[ "$rc" -eq 1 ] && grep -q "access" "$err"'
+expect_usage encrypt -a aes-gcm --key-name k1 -k "$K1" -i "$IV"
+expect_usage encrypt -a aes-gcm --key-name k1 --sessionless -i "$IV"
+
+# ---------------------------------------------------------------------------
 section "rotate, import, unwrap, delete"
 ctl key rotate k1 --json
 check "rotate k1: version 2" eval '[ "$rc" -eq 0 ] && grep -q "\"versions\": \[1, 2\]" "$out"'
