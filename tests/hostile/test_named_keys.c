@@ -519,6 +519,152 @@ static int files_in(const char *dir)
 	return n;
 }
 
+/*
+ * Crash safety against a model: this process changes keys itself while
+ * a killer child SIGKILLs the daemon at a random moment. Every change
+ * the daemon acknowledged must survive the restart with the same bytes;
+ * the one in flight may have happened or not, but wholly.
+ */
+enum { MODEL_KEYS = 4, MODEL_ROUNDS = 20, MODEL_VERSIONS = 16 };
+
+struct mkey {
+	int present;
+	unsigned nv;				/* versions 1..nv live */
+	unsigned first;				/* the oldest live version */
+	uint8_t bytes[MODEL_VERSIONS + 64][32]; /* by version number */
+	uint8_t known[MODEL_VERSIONS + 64];
+};
+
+static struct mkey model[MODEL_KEYS];
+
+enum mop { M_NONE, M_CREATE, M_ROTATE, M_DELETE };
+
+/* After a restart: the daemon's state of key i against the model, with
+ * op (M_NONE or the one in doubt) allowed to have happened or not. */
+static void model_check(struct cc_conn *c, int i, enum mop op,
+			const uint8_t *created)
+{
+	struct mkey *m = &model[i];
+	struct cc_key_info in;
+	char name[8];
+	snprintf(name, sizeof(name), "m%d", i);
+	int there = cc_key_show(c, name, &in) == 0;
+
+	if (!there) {
+		/* Absent: right if it was, or a delete/create in doubt. */
+		CHECK(!m->present || op == M_DELETE);
+		if (m->present && op != M_DELETE)
+			fprintf(stderr, "FAIL: m%d lost\n", i);
+		m->present = 0;
+		return;
+	}
+	if (!m->present) {
+		/* Present: only a create in doubt, with the bytes it sent. */
+		CHECK(op == M_CREATE);
+		uint8_t got[32];
+		CHECK(in.nversions == 1 && learn(c, name, 1, got) == 0 &&
+		      created && !memcmp(got, created, 32));
+		m->present = 1;
+		m->nv = m->first = 1;
+		memcpy(m->bytes[1], got, 32);
+		m->known[1] = 1;
+		return;
+	}
+	unsigned newest = in.versions[in.nversions - 1];
+	/* The acknowledged versions all there; one more only if a rotate
+	 * was in doubt. */
+	CHECK(newest == m->nv || (op == M_ROTATE && newest == m->nv + 1));
+	if (newest != m->nv && newest != m->nv + 1)
+		fprintf(stderr, "FAIL: m%d newest %u, model %u\n", i, newest,
+			m->nv);
+	m->nv = newest;
+	m->first = in.versions[0];
+	for (unsigned v = m->first; v <= m->nv; v++) {
+		uint8_t got[32];
+		CHECK(learn(c, name, v, got) == 0);
+		if (m->known[v])
+			CHECK(!memcmp(got, m->bytes[v], 32));
+		memcpy(m->bytes[v], got, 32);
+		m->known[v] = 1;
+	}
+}
+
+static void test_crash_model(struct fx_daemon *d,
+			     const struct fx_daemon_params *dp)
+{
+	uint32_t me = getuid();
+	unsigned ops_acked = 0;
+	srand((unsigned)time(NULL) ^ 0x5eed);
+	memset(model, 0, sizeof(model));
+	for (int r = 0; r < MODEL_ROUNDS && !fails; r++) {
+		struct cc_conn *c;
+		CHECK(cc_connect(d->sock, "model", &c) == 0);
+		pid_t daemon = d->pid;
+		pid_t killer = fork();
+		if (killer == 0) {
+			struct timespec ts = { 0,
+					       (long)(rand() % 60) * 1000000L };
+			nanosleep(&ts, NULL);
+			kill(daemon, SIGKILL);
+			_exit(0);
+		}
+		enum mop op = M_NONE;
+		int i = 0;
+		uint8_t created[32];
+		for (;;) {
+			i = rand() % MODEL_KEYS;
+			struct mkey *m = &model[i];
+			char name[8];
+			snprintf(name, sizeof(name), "m%d", i);
+			int e;
+			if (!m->present) {
+				op = M_CREATE;
+				RAND_bytes(created, 32);
+				struct cc_key_spec s =
+					spec(name, CC_KEY_ENCRYPT, 1, &me);
+				e = cc_key_import(c, &s, created, 32, NULL);
+				if (!e) {
+					m->present = 1;
+					m->nv = m->first = 1;
+					memset(m->known, 0, sizeof(m->known));
+					memcpy(m->bytes[1], created, 32);
+					m->known[1] = 1;
+				}
+			} else if (rand() % 4 && m->nv < MODEL_VERSIONS + 60) {
+				op = M_ROTATE;
+				e = cc_key_rotate(c, name, NULL);
+				if (e > 0) {
+					m->nv = (unsigned)e;
+					if (m->nv - m->first >= MODEL_VERSIONS)
+						m->first = m->nv -
+							   MODEL_VERSIONS + 1;
+					e = 0;
+				}
+			} else {
+				op = M_DELETE;
+				e = cc_key_delete(c, name);
+				if (!e)
+					m->present = 0;
+			}
+			if (e) /* cut off: this op is in doubt */
+				break;
+			ops_acked++;
+			op = M_NONE;
+		}
+		waitpid(killer, NULL, 0);
+		cc_disconnect(c);
+		CHECK(fx_daemon_restart(d, dp) == 0);
+		CHECK(cc_connect(d->sock, "check", &c) == 0);
+		for (int k = 0; k < MODEL_KEYS; k++)
+			model_check(c, k, k == i ? op : M_NONE,
+				    k == i && op == M_CREATE ? created : NULL);
+		cc_disconnect(c);
+	}
+	printf("crash model: %u acknowledged changes over %d kills\n",
+	       ops_acked, MODEL_ROUNDS);
+	CHECK(ops_acked > MODEL_ROUNDS);
+}
+
 static void test_crash(struct fx_daemon *d, const struct fx_daemon_params *dp)
 {
 	srand((unsigned)time(NULL));
@@ -671,6 +817,7 @@ int main(void)
 	test_other_uid(&d, c);
 	cc_disconnect(c);
 	test_crash(&d, &dp);
+	test_crash_model(&d, &dp);
 	test_bad_files(&d, &dp);
 	if (fx_daemon_stop(&d))
 		fails++;
