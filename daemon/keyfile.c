@@ -372,16 +372,27 @@ int kf_read(int dir_fd, const char *file, const uint8_t kek[KF_KEK_LEN],
 				      : "read failed");
 		goto out;
 	}
-	if ((size_t)len < KF_HEADER_LEN + KF_TAG_LEN) {
-		why_set(why, why_len, "truncated: %zd bytes, no whole header",
+	err = kf_parse(buf, (size_t)len, file, kek, rec, why, why_len);
+out:
+	free(buf);
+	return err;
+}
+
+int kf_parse(const uint8_t *buf, size_t len, const char *file,
+	     const uint8_t kek[KF_KEK_LEN], struct kf_record *rec, char *why,
+	     size_t why_len)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (len < KF_HEADER_LEN + KF_TAG_LEN) {
+		why_set(why, why_len, "truncated: %zu bytes, no whole header",
 			len);
-		goto out;
+		return -EBADMSG;
 	}
 	if (memcmp(buf, kf_magic, 8)) {
 		why_set(why, why_len, "not a cryptod key file (bad magic)");
-		goto out;
+		return -EBADMSG;
 	}
-	struct cur h = { buf + 8, KF_HEADER_LEN - 8, 0 };
+	struct cur h = { (uint8_t *)buf + 8, KF_HEADER_LEN - 8, 0 };
 	unsigned ver = (unsigned)cur_uint(&h, 2);
 	unsigned hlen = (unsigned)cur_uint(&h, 2);
 	size_t n = (size_t)cur_uint(&h, 4);
@@ -390,24 +401,23 @@ int kf_read(int dir_fd, const char *file, const uint8_t kek[KF_KEK_LEN],
 			"format version %u, header %u bytes: this daemon reads "
 			"version %u",
 			ver, hlen, KF_FORMAT_VERSION);
-		goto out;
+		return -EBADMSG;
 	}
-	if (n > KF_RECORD_MAX ||
-	    (size_t)len != KF_HEADER_LEN + n + KF_TAG_LEN) {
+	if (n > KF_RECORD_MAX || len != KF_HEADER_LEN + n + KF_TAG_LEN) {
 		why_set(why, why_len,
 			"length mismatch: header says %zu sealed bytes, file "
-			"has %zd bytes (truncated or extended)",
+			"has %zu bytes (truncated or extended)",
 			n, len);
-		goto out;
+		return -EBADMSG;
 	}
 	rec->secret = ks_map(KF_RECORD_MAX);
 	if (!rec->secret) {
-		err = -ENOMEM;
 		why_set(why, why_len, "out of locked memory");
-		goto out;
+		return -ENOMEM;
 	}
-	if (gcm(0, kek, buf, buf + KF_HEADER_LEN, n, rec->secret,
-		buf + KF_HEADER_LEN + n)) {
+	uint8_t tag[KF_TAG_LEN];
+	memcpy(tag, buf + KF_HEADER_LEN + n, KF_TAG_LEN);
+	if (gcm(0, kek, buf, buf + KF_HEADER_LEN, n, rec->secret, tag)) {
 		why_set(why, why_len,
 			"authentication failed: corrupted, or sealed under "
 			"another key-encryption key");
@@ -423,13 +433,21 @@ int kf_read(int dir_fd, const char *file, const uint8_t kek[KF_KEK_LEN],
 			"holds key '%s', not the one its name says", rec->name);
 		goto out_wipe;
 	}
-	err = 0;
-	goto out;
+	return 0;
 out_wipe:
 	kf_record_fini(rec);
-out:
-	free(buf);
-	return err;
+	return -EBADMSG;
+}
+
+int kf_record_parse(uint8_t *plain, size_t n, struct kf_record *rec, char *why,
+		    size_t why_len)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (n > KF_RECORD_MAX || !record_get(plain, n, rec, why, why_len)) {
+		memset(rec, 0, sizeof(*rec));
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 static int hexval(int c)

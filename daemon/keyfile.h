@@ -99,6 +99,17 @@ CRD_MUST_CHECK int kf_read(int dir_fd, const char *file,
 			   const uint8_t kek[KF_KEK_LEN], struct kf_record *rec,
 			   char *why, size_t why_len);
 
+/* kf_read on the bytes of a file named file, already read. */
+CRD_MUST_CHECK int kf_parse(const uint8_t *buf, size_t len, const char *file,
+			    const uint8_t kek[KF_KEK_LEN],
+			    struct kf_record *rec, char *why, size_t why_len);
+
+/* The record parser alone, on an opened record (tests and fuzzing): key
+ * pointers point into plain; rec owns nothing (no kf_record_fini). */
+CRD_MUST_CHECK int kf_record_parse(uint8_t *plain, size_t n,
+				   struct kf_record *rec, char *why,
+				   size_t why_len);
+
 /* Unlink dir_fd/<name>.key and fsync the directory. */
 CRD_MUST_CHECK int kf_delete(int dir_fd, const char *name);
 

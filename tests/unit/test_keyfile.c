@@ -420,6 +420,61 @@ static void test_kek(void **state)
 	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -ENOENT);
 }
 
+/* The record parser alone: a minimal record, then every way of breaking
+ * one field of it. */
+static void test_record_parse(void **state)
+{
+	uint8_t good[] = {
+		1, 'k',			      /* name */
+		0, 1,	0, 32,		      /* alg 1, 32-byte key */
+		0, 0,	0, 3,		      /* usage */
+		0,			      /* exportable */
+		1, 0,	0, 3,  0xe8,	      /* one uid: 1000 */
+		0,			      /* no gids */
+		1,			      /* one version */
+		0, 0,	0, 1,		      /* version 1 */
+		0, 0,	0, 0,  0,    0, 0, 9, /* created 9 */
+	};
+	uint8_t buf[sizeof(good) + 33];
+	struct kf_record r;
+	char why[128];
+
+	memcpy(buf, good, sizeof(good));
+	memset(buf + sizeof(good), 0xab, 32);
+	size_t n = sizeof(good) + 32;
+	assert_int_equal(kf_record_parse(buf, n, &r, why, sizeof(why)), 0);
+	assert_string_equal(r.name, "k");
+	assert_int_equal(r.uids[0], 1000);
+	assert_int_equal(r.v[0].created, 9);
+	assert_ptr_equal(r.v[0].key, buf + sizeof(good));
+
+	/* One byte short, one byte more. */
+	assert_int_equal(kf_record_parse(buf, n - 1, &r, why, sizeof(why)),
+			 -EBADMSG);
+	assert_non_null(strstr(why, "short"));
+	buf[n] = 0;
+	assert_int_equal(kf_record_parse(buf, n + 1, &r, why, sizeof(why)),
+			 -EBADMSG);
+	assert_non_null(strstr(why, "trailing"));
+	/* Field by field: a bad name, counts past the bounds, no usage, a
+	 * zero-length key, exportable 2, no versions. */
+	static const struct {
+		size_t off;
+		uint8_t v;
+	} bad[] = { { 1, '.' },	 { 0, 0 },  { 0, 200 }, { 9, 0 },
+		    { 9, 0x13 }, { 5, 0 },  { 10, 2 },	{ 11, 17 },
+		    { 16, 17 },	 { 17, 0 }, { 17, 17 } };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(buf, good, sizeof(good));
+		buf[bad[i].off] = bad[i].v;
+		why[0] = '\0';
+		assert_int_equal(kf_record_parse(buf, n, &r, why, sizeof(why)),
+				 -EBADMSG);
+		assert_true(why[0] != '\0');
+		assert_int_equal(r.nversions, 0);
+	}
+}
+
 /* The kernel keyring: a "user" key in this process's keyring. Skipped
  * where a seccomp profile refuses keyctl (containers). */
 static void test_kek_keyring(void **state)
@@ -477,6 +532,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kek, fx_setup,
 						fx_teardown),
 		cmocka_unit_test(test_kek_keyring),
+		cmocka_unit_test(test_record_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
