@@ -248,6 +248,25 @@ out:
 	return err;
 }
 
+/* Would a session take a key of len bytes for alg? A trial session on a
+ * stand-in key (distinct XTS halves), destroyed at once. 0, -EINVAL,
+ * CRD_ST_POLICY. */
+static int key_len_check(unsigned alg, unsigned len)
+{
+	uint8_t dummy[KF_KEY_MAX];
+	struct session *t;
+
+	if (len > KF_KEY_MAX || !alg || alg >= CRD_ALG_MAX_)
+		return -EINVAL;
+	for (unsigned i = 0; i < len; i++)
+		dummy[i] = (uint8_t)(i + 1);
+	struct session_params p = { .alg = alg, .key = dummy, .key_len = len };
+	int err = session_create(&p, &t);
+	if (!err)
+		session_destroy(t);
+	return err == -EPERM ? CRD_ST_POLICY : err == -ENOSPC ? 0 : err;
+}
+
 static struct nk_spec spec_of(const Cryptod__KeyRequest *m)
 {
 	struct nk_spec s = {
@@ -301,6 +320,23 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 	}
 
 	struct nk_spec s = spec_of(m);
+	/* A key no session could use is refused now, not at first use. */
+	unsigned len = m->op == CRYPTOD__KEY_OP__KEY_IMPORT   ? m->key.len
+		       : m->op == CRYPTOD__KEY_OP__KEY_CREATE ? s.key_len
+							      : 0;
+	if (len) {
+		err = key_len_check(s.alg, len);
+		if (err)
+			return send_error(
+				c, seq, err,
+				err == CRD_ST_POLICY
+					? "key shorter than the "
+					  "daemon's key policy allows "
+					  "(keys.min_bits)"
+					: "no engine takes a key of "
+					  "that length for this "
+					  "algorithm");
+	}
 	switch (m->op) {
 	case CRYPTOD__KEY_OP__KEY_CREATE:
 		err = nk_create(&s);
@@ -314,8 +350,6 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 		err = nk_import_wrapped(&s, m->wrapping_key.data,
 					m->wrapping_key.len, m->wrapped.data,
 					m->wrapped.len);
-		if (err == -EINVAL && m->wrapped.len)
-			err = -EBADMSG; /* a length no wrap of a key has */
 		break;
 	case CRYPTOD__KEY_OP__KEY_ROTATE:
 		err = nk_rotate(name);

@@ -55,6 +55,9 @@ check "create k1: its row" grep -q '^k1 *aes-gcm *256 *1 *encrypt,decrypt *yes' 
 ctl key create k1 --alg aes-gcm
 check "create k1 again: exit 1, says it exists" \
 	eval '[ "$rc" -eq 1 ] && grep -q "exists" "$err"'
+ctl key create short --alg aes-gcm --bits 64
+check "create a 64-bit AES key: exit 1, says no engine takes it" \
+	eval '[ "$rc" -eq 1 ] && grep -q "key of that length" "$err"'
 ctl key create mac1 --alg hmac-sha256 --bits 512 --uid 4242 --gid 27
 check "create mac1: exit 0" test "$rc" -eq 0
 ctl key list --json
