@@ -101,6 +101,16 @@ check "encrypt --key-name with another algorithm: exit 1, says which" \
 ctl encrypt -a aes-gcm --key-name mac1 -i "$IV" --in "$tmp/pt"
 check "encrypt --key-name of a key not ours: exit 1, access" \
 	eval '[ "$rc" -eq 1 ] && grep -q "access" "$err"'
+ctl key create mac2 --alg hmac-sha256 --bits 256 --exportable
+ctl key wrap mac2 --wrapping-key-file "$tmp/wk"
+M2=$(unwrap_py "$WK" "$(cat "$out")")
+ctl mac -a hmac-sha256 --key-name mac2 --in "$tmp/pt"
+cp "$out" "$tmp/mac-named"
+ctl mac -a hmac-sha256 -k "$M2" --in "$tmp/pt"
+check "mac --key-name mac2: as with its bytes given" cmp -s "$out" "$tmp/mac-named"
+ctl mac -a hmac-sha256 --key-name mac2 --verify "$(cat "$tmp/mac-named")" --in "$tmp/pt"
+check "mac --key-name --verify: exit 0" test "$rc" -eq 0
+expect_usage digest --key-name mac2
 expect_usage encrypt -a aes-gcm --key-name k1 -k "$K1" -i "$IV"
 expect_usage encrypt -a aes-gcm --key-name k1 --sessionless -i "$IV"
 
