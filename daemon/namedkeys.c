@@ -130,6 +130,19 @@ int nk_init(const char *dir, const uint8_t kek[KF_KEK_LEN])
 	nk.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (nk.dir_fd < 0)
 		return -errno;
+	/* Others who may write here could delete or swap key files (not
+	 * forge them: they lack the KEK). */
+	struct stat st;
+	if (fstat(nk.dir_fd, &st) < 0 || st.st_uid != geteuid() ||
+	    st.st_mode & 022) {
+		log_err("keys: %s: must be the daemon's (uid %u) and not "
+			"writable by group or others (uid %u, mode %04o)",
+			dir, (unsigned)geteuid(), (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		close(nk.dir_fd);
+		nk.dir_fd = -1;
+		return -EPERM;
+	}
 	nk.kek = ks_map(KF_KEK_LEN);
 	if (!nk.kek) {
 		close(nk.dir_fd);

@@ -346,6 +346,17 @@ static void put_path(const char *p, const void *b, size_t n)
 	close(fd);
 }
 
+static void test_dir_mode(void **state)
+{
+	nk_fini();
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(nk_init(dir, kek), -EPERM);
+	assert_int_equal(chmod(dir, 0702), 0);
+	assert_int_equal(nk_init(dir, kek), -EPERM);
+	assert_int_equal(chmod(dir, 0750), 0); /* readable is fine */
+	assert_int_equal(nk_init(dir, kek), 0);
+}
+
 static void test_bad_files(void **state)
 {
 	const char *names[] = { "good1", "cut", "flip", "good2" };
@@ -412,6 +423,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_create_acl), T(test_import_counters), T(test_rotate),
 		T(test_wrap),	    T(test_persist),	     T(test_bad_files),
+		T(test_dir_mode),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
