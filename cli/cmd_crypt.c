@@ -107,6 +107,9 @@ static const char usage_key_opts[] =
 	"  -k, --key HEX        the key; other users may see it in ps until\n"
 	"                       cryptoctl wipes it: prefer --key-file\n"
 	"      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
+	"      --key-name NAME  a named key the daemon holds (cryptoctl\n"
+	"                       key), instead of -k: its bytes never reach\n"
+	"                       cryptoctl; -a must be the key's algorithm\n"
 	"      --auth-key HEX   the HMAC key of aes-cbc-hmac-*, 1..64 bytes\n"
 	"      --auth-key-file FILE\n"
 	"                       read the HMAC key, in hex, from FILE\n"
@@ -201,6 +204,7 @@ enum {
 	OPT_OUT,
 	OPT_DATA_UNIT,
 	OPT_RELEASE,
+	OPT_KEY_NAME,
 };
 
 static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
@@ -210,6 +214,7 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 		{ "alg", required_argument, NULL, 'a' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "key-name", required_argument, NULL, OPT_KEY_NAME },
 		{ "auth-key", required_argument, NULL, OPT_AUTH_KEY },
 		{ "auth-key-file", required_argument, NULL, OPT_AUTH_KEY_FILE },
 		{ "iv", required_argument, NULL, 'i' },
@@ -242,6 +247,9 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 			break;
 		case OPT_KEY_FILE:
 			ret = crypt_parse_key_file(a, 0, optarg);
+			break;
+		case OPT_KEY_NAME:
+			a->key_name = optarg;
 			break;
 		case OPT_AUTH_KEY:
 			ret = crypt_parse_key_arg(a, 1, optarg);

@@ -60,6 +60,9 @@ static const char usage_mac[] =
 	"  -k, --key HEX        the key; other users may see it in ps until\n"
 	"                       cryptoctl wipes it: prefer --key-file\n"
 	"      --key-file FILE  read the key, in hex, from FILE (/dev/fd/N)\n"
+	"      --key-name NAME  a named key the daemon holds (cryptoctl\n"
+	"                       key), instead of -k; -a must be its\n"
+	"                       algorithm\n"
 	"      --tag-len N      truncate the MAC to its first N bytes\n"
 	"                       (4..its full length)\n"
 	"      --in FILE        read FILE instead of stdin (-: stdin)\n"
@@ -85,6 +88,7 @@ enum {
 	OPT_BINARY,
 	OPT_VERIFY,
 	OPT_ENGINE,
+	OPT_KEY_NAME,
 };
 
 static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
@@ -94,6 +98,7 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 		{ "alg", required_argument, NULL, 'a' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "key-name", required_argument, NULL, OPT_KEY_NAME },
 		{ "tag-len", required_argument, NULL, OPT_TAG_LEN },
 		{ "in", required_argument, NULL, OPT_IN },
 		{ "out", required_argument, NULL, OPT_OUT },
@@ -111,7 +116,8 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 	while ((c = getopt_long(argc, argv, mac ? "a:k:hs:" : "a:hs:", opts,
 				NULL)) != -1) {
 		ret = 0;
-		if (!mac && (c == 'k' || c == OPT_KEY_FILE))
+		if (!mac &&
+		    (c == 'k' || c == OPT_KEY_FILE || c == OPT_KEY_NAME))
 			return cli_usage_err(a->cmd, "a digest takes no key "
 						     "('cryptoctl mac' does)");
 		if (!mac && c == OPT_TAG_LEN)
@@ -125,6 +131,9 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 			break;
 		case OPT_KEY_FILE:
 			ret = crypt_parse_key_file(a, 0, optarg);
+			break;
+		case OPT_KEY_NAME:
+			a->key_name = optarg;
 			break;
 		case OPT_TAG_LEN:
 			if (crypt_parse_uint(optarg, CLI_TAG_MAX, &a->tag_len))

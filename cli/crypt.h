@@ -79,6 +79,7 @@ struct crypt_args {
 	unsigned key_max;   /* the longest -k this command takes */
 	unsigned data_unit; /* aes-xts --data-unit; 0: the message is one */
 	const char *engine;
+	const char *key_name; /* --key-name: a named key the daemon holds */
 	const char *in_path, *out_path; /* --in, --out; NULL: stdin, stdout */
 	uint8_t key[CLI_MAC_KEY_MAX];	/* wiped by crypt_args_wipe() */
 	uint8_t auth_key[CLI_AUTH_KEY_MAX]; /* likewise */

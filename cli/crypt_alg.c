@@ -284,6 +284,22 @@ static int check_keys(struct crypt_args *a)
 	const char *n = a->alg_name;
 	int ret;
 
+	if (a->key_name) {
+		/* The daemon holds the key and checks it against -a. */
+		if (a->have_key || a->have_auth_key)
+			return cli_usage_err(a->cmd, "--key-name or a key, "
+						     "not both");
+		if (a->sessionless)
+			return cli_usage_err(a->cmd, "--key-name needs a "
+						     "session: not with "
+						     "--sessionless");
+		if (a->r->key == CRYPT_KEY_NONE || a->r->auth_key)
+			return cli_usage_err(a->cmd,
+					     "%s takes no named key (one key "
+					     "only, not none or two)",
+					     n);
+		return 0;
+	}
 	if (a->r->key != CRYPT_KEY_NONE && !a->have_key)
 		return cli_usage_err(a->cmd, "a key is required (-k HEX or "
 					     "--key-file FILE)");

@@ -27,6 +27,7 @@ int crypt_open(struct cli *cli, struct crypt_args *a, struct crypt_conn *c)
 		.auth_key_len = a->auth_key_len,
 		.tag_len = a->tag_len,
 		.engine = a->engine,
+		.key_name = a->key_name,
 	};
 	const char *why;
 	int ret;

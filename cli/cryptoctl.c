@@ -42,6 +42,9 @@ static const char usage_main[] =
 	"  digest     SHA-1 or SHA-2 digest of the input, in hex (streams)\n"
 	"  mac        HMAC-SHA-1/2 or AES-CMAC of the input, in hex, or\n"
 	"             --verify it (streams)\n"
+	"  key        named keys held by the daemon, used by name, never\n"
+	"             seen by clients: create, import, list, show, rotate,\n"
+	"             wrap, unwrap, delete (--json)\n"
 	"  ping       health check: does the daemon answer, are the engines\n"
 	"             the operator routes algorithms to available\n"
 	"  version    print the version of cryptoctl (and of the daemon)\n"
@@ -293,6 +296,7 @@ static const struct cli_cmd {
 	{ "decrypt", cmd_decrypt }, { "digest", cmd_digest },
 	{ "mac", cmd_mac },	    { "ping", cmd_ping },
 	{ "version", cmd_version }, { "help", cmd_help },
+	{ "key", cmd_key },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)

@@ -141,5 +141,6 @@ int cmd_mac(struct cli *cli, int argc, char **argv);
 int cmd_clients(struct cli *cli, int argc, char **argv);
 int cmd_sessions(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
+int cmd_key(struct cli *cli, int argc, char **argv);
 
 #endif /* CRYPTOCTL_H */

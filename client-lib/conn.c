@@ -290,6 +290,8 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 	m.auth_key.len = p->auth_key_len;
 	m.tag_len = p->tag_len;
 	m.engine = (char *)(p->engine ? p->engine : "");
+	m.key_name = (char *)(p->key_name ? p->key_name : "");
+	m.key_version = p->key_version;
 	Cryptod__Envelope req = CRYPTOD__ENVELOPE__INIT;
 	req.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION;
 	req.create_session = &m;
@@ -303,10 +305,15 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 		    rep->create_session_reply->session_id > 0 &&
 		    rep->create_session_reply->session_id <= c->max_sessions) {
 			uint32_t id = rep->create_session_reply->session_id;
-			unsigned t = p->tag_len ? p->tag_len
-						: cc_alg_tag_len(p->alg);
+			/* A named key's session: the daemon says its alg. */
+			enum cc_alg alg =
+				p->alg ? p->alg
+				       : (enum cc_alg)
+						 rep->create_session_reply->alg;
+			unsigned t =
+				p->tag_len ? p->tag_len : cc_alg_tag_len(alg);
 			c->tag_len[id] = t;
-			c->sess_alg[id] = p->alg;
+			c->sess_alg[id] = alg;
 			*session_id = id;
 		} else {
 			err = -EPROTO;

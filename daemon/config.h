@@ -24,12 +24,14 @@
 #include "log.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/cryptod/cryptod.conf"
+#define CONFIG_KEY_DIR_DEFAULT "/var/lib/cryptod/keys"
 
 enum config_bounds {
 	CONFIG_FILE_MAX = 1 << 20, /* bytes: a bigger file is refused */
 	CONFIG_LINE_MAX = 4096,	   /* bytes per line */
 	CONFIG_ALLOW_MAX = 64,	   /* entries in allow_users / allow_groups */
 	CONFIG_SOCKET_MAX = 108,   /* sun_path */
+	CONFIG_PATH_MAX = 256,	   /* keys.dir, keys.kek */
 	CONFIG_PCRYPT_ALGS_MAX = 512, /* bytes of kernel.pcrypt_algs */
 	CONFIG_ERR_MAX = 512,	      /* an error message, file:line included */
 };
@@ -58,6 +60,8 @@ enum config_key {
 	CK_KEY_MIN_BITS,
 	CK_KEY_SESSIONLESS,
 	CK_KEY_REQUIRE_MLOCK,
+	CK_KEY_DIR,
+	CK_KEY_KEK,
 	CK_PCRYPT,
 	CK_PCRYPT_ALGS,
 	CK_ROUTE,
@@ -95,6 +99,13 @@ struct config_key_policy {
 	unsigned min_bits; /* shortest cipher key accepted (XTS: half) */
 	int sessionless;   /* session-less ops allowed */
 	int require_mlock; /* refuse to start if keys cannot be locked */
+	/* Named keys (daemon/namedkeys.h): where their files live ("" =
+	 * $STATE_DIRECTORY/keys, else CONFIG_KEY_DIR_DEFAULT), and the
+	 * key-encryption key: an absolute path of a root-only file or
+	 * "credential:NAME" ($CREDENTIALS_DIRECTORY/NAME); "" = named keys
+	 * off. */
+	char dir[CONFIG_PATH_MAX];
+	char kek[CONFIG_PATH_MAX];
 };
 
 struct config {

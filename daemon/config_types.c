@@ -362,19 +362,30 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 
 	const char *name = config_keys[k].name;
 	switch (config_keys[k].type) {
-	case KT_PATH:
+	case KT_PATH: {
+		char *dst = (char *)c + config_keys[k].off;
+		size_t cap = config_keys[k].size;
 		if (!*v) { /* config_set only: back to the default */
-			c->socket[0] = '\0';
+			dst[0] = '\0';
 			return 0;
 		}
-		if (v[0] != '/' || strlen(v) >= sizeof(c->socket)) {
+		/* keys.kek may name a systemd credential or a kernel
+		 * keyring key instead. */
+		int cred = k == CK_KEY_KEK &&
+			   ((!strncmp(v, "credential:", 11) && v[11] &&
+			     !strchr(v + 11, '/')) ||
+			    (!strncmp(v, "keyring:", 8) && v[8]));
+		if ((v[0] != '/' && !cred) || strlen(v) >= cap) {
 			snprintf(err, errlen,
-				 "%s: want an absolute path shorter than %zu "
+				 "%s: want an absolute path%s shorter than %zu "
 				 "bytes",
-				 name, sizeof(c->socket));
+				 name,
+				 k == CK_KEY_KEK ? " or credential:NAME" : "",
+				 cap);
 			return -1;
 		}
-		snprintf(c->socket, sizeof(c->socket), "%s", v);
+		snprintf(dst, cap, "%s", v);
+	}
 		return 0;
 	case KT_MODE: {
 		char *end;
@@ -596,7 +607,7 @@ void config_value_str(const struct config *c, unsigned k, char *buf, size_t len)
 	uint64_t v = key_is_scalar(k) ? field_get(c, k) : 0;
 	switch (config_keys[k].type) {
 	case KT_PATH:
-		snprintf(buf, len, "%s", c->socket);
+		snprintf(buf, len, "%s", (const char *)c + config_keys[k].off);
 		break;
 	case KT_ALGLIST:
 		snprintf(buf, len, "%s", c->pcrypt_algs);

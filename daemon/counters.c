@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "namedkeys.h"
 #include "queue.h"
 #include "session.h"
 #include "streams.h"
@@ -28,6 +29,7 @@ static void sess_flush(struct sess_acc *a)
 	stat_add(&a->s->bytes, a->bytes);
 	stat_add(&a->s->errors, a->errors);
 	stat_add(&a->s->auth_failures, a->auth);
+	nk_account(a->s->named, a->ops, a->bytes); /* NULL: not named */
 	memset(a, 0, sizeof(*a));
 }
 

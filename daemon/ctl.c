@@ -21,6 +21,7 @@
 #include "doorbell.h"
 #include "engine.h"
 #include "fdreap.h"
+#include "keyreq.h"
 #include "bounds.h"
 #include "log.h"
 #include "queue.h"
@@ -180,6 +181,15 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 		.engine = m->engine,
 	};
 	struct session *s;
+	uint32_t key_version = 0;
+	if (m->key_name && *m->key_name) {
+		char msg[160];
+		int err = keyreq_session(c, m, &s, &key_version, msg,
+					 sizeof(msg));
+		if (err)
+			return ctl_send_error(c, seq, err, msg);
+		goto add;
+	}
 	int err = session_create(&p, &s);
 	switch (err) {
 	case 0:
@@ -215,6 +225,7 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	default:
 		return ctl_send_error(c, seq, err, "cannot create session");
 	}
+add:;
 	int id = client_session_add(c, s);
 	if (id < 0) {
 		session_destroy(s);
@@ -224,6 +235,8 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	Cryptod__CreateSessionReply r = CRYPTOD__CREATE_SESSION_REPLY__INIT;
 	r.session_id = id;
 	r.engine = (char *)s->eng->name;
+	r.key_version = key_version;
+	r.alg = (Cryptod__Algorithm)s->alg;
 	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
 	env.seq = seq;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_CREATE_SESSION_REPLY;
@@ -289,6 +302,8 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 		return ctl_usage_report(c, seq, env->usage_report);
 	case CRYPTOD__ENVELOPE__BODY_PROGRAMS_REQUEST:
 		return programs_reply(c, seq);
+	case CRYPTOD__ENVELOPE__BODY_KEY_REQUEST:
+		return keyreq_handle(c, seq, env->key_request);
 	default:
 		return ctl_send_error(c, seq, -EOPNOTSUPP,
 				      "not a request the daemon serves");

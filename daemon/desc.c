@@ -70,6 +70,9 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 {
 	if (e->op != CRD_OP_ENCRYPT && e->op != CRD_OP_DECRYPT)
 		return CRD_ST_BAD_DESC;
+	/* A named key's usage rules: encrypt/generate, decrypt/verify. */
+	if (s && !(s->op_mask >> e->op & 1))
+		return CRD_ST_POLICY;
 	if (e->flags & ~CRD_SQE_FLAGS_KNOWN)
 		return CRD_ST_BAD_DESC;
 	const int stream = e->flags & CRD_SQE_F_STREAM;

@@ -86,3 +86,30 @@ int ks_locked(void)
 {
 	return ks.locked;
 }
+
+void *ks_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* As ks_init: undumpable always, locked where the limit allows (the
+	 * keystore's own warning already told the operator). */
+	if (madvise(p, len, MADV_DONTDUMP) < 0) {
+		int e = errno;
+		munmap(p, len);
+		errno = e;
+		return NULL;
+	}
+	(void)mlock(p, len);
+	return p;
+}
+
+void ks_unmap(void *p, size_t len)
+{
+	if (!p)
+		return;
+	explicit_bzero(p, len);
+	munlock(p, len);
+	munmap(p, len);
+}

@@ -23,4 +23,14 @@ void ks_free(void *slot);
 unsigned ks_in_use(void);
 int ks_locked(void);
 
+/*
+ * A private mapping of len bytes (rounded up to pages), zeroed, excluded
+ * from core dumps and locked when the rlimit allows: for key material
+ * that is not a session (named keys, their serialised records). Any
+ * thread; NULL (errno set) when the mapping fails. ks_unmap wipes it and
+ * takes the same len; NULL is a no-op.
+ */
+void *ks_map(size_t len);
+void ks_unmap(void *p, size_t len);
+
 #endif

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "engine.h"
+#include "keyreq.h"
 #include "keystore.h"
 #include "bounds.h"
 #include "log.h"
@@ -360,6 +361,9 @@ int main(int argc, char **argv)
 		err = -ENOMEM;
 		goto out_keystore;
 	}
+	err = keyreq_start(cfg); /* named keys: logs its own errors */
+	if (err)
+		goto out_keystore;
 	err = fdreap_start();
 	if (err) {
 		log_err("fd reaper: %s", strerror(-err));
@@ -434,6 +438,7 @@ out_workers:
 	workers_destroy();
 out_keystore:
 	fdreap_stop();
+	keyreq_stop(); /* every named key wiped */
 	ks_fini();
 out_engines:
 	engine_fini_all();

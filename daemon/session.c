@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "session.h"
+#include "namedkeys.h"
 
 #include <errno.h>
 #include <string.h>
@@ -88,6 +89,8 @@ int session_setup(struct session *s, const struct session_params *p,
 	s->tag_len = tag;
 	s->key_len = p->key_len;
 	s->eng_idx = idx;
+	s->op_mask = p->op_mask ? p->op_mask
+				: 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
 	s->eng = engine_get(idx);
 	s->cap = cap;
 	/* The IV check of every op, as one bit test. */
@@ -122,5 +125,6 @@ void session_destroy(struct session *s)
 {
 	if (s->eng && s->eng->session_fini)
 		s->eng->session_fini(s);
+	nk_close(s->named);
 	ks_free(s); /* wipes the expanded key with the slot */
 }

@@ -30,6 +30,12 @@ struct session {
 	const struct alg_cap *cap; /* the engine's limits for alg */
 	uint32_t iv_ok;	 /* bit n set: an n-byte IV is in cap->iv (n <= 16) */
 	uint8_t eng_idx; /* engine registry index */
+	/* bit CRD_OP_ENCRYPT / CRD_OP_DECRYPT: the op may run (a named
+	 * key's usage rules; both for a key the client gave) */
+	uint8_t op_mask;
+	/* The named key this session was opened on (a reference, dropped by
+	 * session_destroy), for its counters; NULL for a client's key. */
+	struct nk_key *named;
 	/* Added to by the workers once per run (relaxed), read by
 	 * SessionsReply; ops that completed OK, their bytes, other
 	 * failures, tag mismatches. Zero while the slot is fresh. */
@@ -67,6 +73,7 @@ struct session_params {
 	size_t auth_key_len;
 	unsigned tag_len;   /* 0 = the algorithm's default */
 	const char *engine; /* NULL or "" = fastest available */
+	unsigned op_mask;   /* 0 = both directions (see struct session) */
 };
 
 /*

@@ -76,6 +76,14 @@ struct cc_session_params {
 	/* NULL = fastest available ("aesni", "openssl", "null"); see
 	 * cc_capabilities_get() */
 	const char *engine;
+	/* Or a named key the daemon holds (cc_key_create): key and auth_key
+	 * NULL/0, alg 0 or the key's own; the key's bytes never reach this
+	 * process. key_version 0 = the newest. Not on the key's ACL (or no
+	 * such key): CC_ERR_ACCESS; its usage rules allow neither direction:
+	 * CC_ERR_POLICY; ops in a direction they forbid complete with
+	 * CC_ERR_POLICY. */
+	const char *key_name;
+	uint32_t key_version;
 };
 
 /*
@@ -344,6 +352,70 @@ const char *cc_daemon_version(const struct cc_conn *conn);
 int cc_session_create(struct cc_conn *conn, const struct cc_session_params *p,
 		      uint32_t *session_id);
 int cc_session_destroy(struct cc_conn *conn, uint32_t session_id);
+
+/* ---- Named keys (docs/keys.md) ----
+ * Keys that live only in the daemon, used by name (cc_session_params.
+ * key_name). Managing them (create, import, unwrap, rotate, wrap,
+ * delete) needs an administrator: root or the daemon's user, else
+ * CC_ERR_ACCESS. list/show give the keys the caller may use (all, for an
+ * administrator). Never any key byte: export is cc_key_wrap only, of a
+ * key created exportable, wrapped under a key the caller gives. */
+#define CC_KEY_ENCRYPT 1u
+#define CC_KEY_DECRYPT 2u
+#define CC_KEY_MAC_GENERATE 4u
+#define CC_KEY_MAC_VERIFY 8u
+#define CC_KEY_NAME_MAX 64
+#define CC_KEY_IDS_MAX 16
+#define CC_KEY_VERSIONS_MAX 16
+
+struct cc_key_spec {
+	const char *name;     /* [A-Za-z0-9][A-Za-z0-9._-]*, <= 64 bytes */
+	enum cc_alg alg;      /* one with a single key (not authenc, digests) */
+	unsigned key_len;     /* bytes; import/unwrap: the key's own */
+	unsigned usage;	      /* CC_KEY_* */
+	int exportable;	      /* may cc_key_wrap export it (default no) */
+	const uint32_t *uids; /* who may use it: uids ... */
+	unsigned nuids;
+	const uint32_t *gids; /* ... or members of these groups */
+	unsigned ngids;
+};
+
+struct cc_key_info {
+	char name[CC_KEY_NAME_MAX + 1];
+	enum cc_alg alg;
+	unsigned key_len, usage;
+	int exportable;
+	unsigned nuids, ngids, nversions;
+	uint32_t uids[CC_KEY_IDS_MAX], gids[CC_KEY_IDS_MAX];
+	uint32_t versions[CC_KEY_VERSIONS_MAX]; /* oldest first */
+	uint64_t created[CC_KEY_VERSIONS_MAX];	/* seconds since the epoch */
+	uint64_t ops, bytes, last_use;		/* last_use: 0 = never */
+};
+
+/* Each 0 or -errno/CC_ERR_*; info (may be NULL) gets the key's facts. */
+int cc_key_create(struct cc_conn *conn, const struct cc_key_spec *s,
+		  struct cc_key_info *info);
+int cc_key_import(struct cc_conn *conn, const struct cc_key_spec *s,
+		  const void *key, size_t key_len, struct cc_key_info *info);
+/* Import a key wrapped by RFC 5649 under wrapping_key (16/24/32 bytes). */
+int cc_key_unwrap(struct cc_conn *conn, const struct cc_key_spec *s,
+		  const void *wrapping_key, size_t wrapping_key_len,
+		  const void *wrapped, size_t wrapped_len,
+		  struct cc_key_info *info);
+/* A new version; returns its number (> 0). */
+int cc_key_rotate(struct cc_conn *conn, const char *name,
+		  struct cc_key_info *info);
+/* RFC 5649 wrap of version (0: newest) of an exportable key; returns
+ * the wrapped length (at most key_len + 15 + 8; 272 always suffices). */
+int cc_key_wrap(struct cc_conn *conn, const char *name, uint32_t version,
+		const void *wrapping_key, size_t wrapping_key_len, void *out,
+		size_t out_cap);
+int cc_key_delete(struct cc_conn *conn, const char *name);
+int cc_key_show(struct cc_conn *conn, const char *name,
+		struct cc_key_info *info);
+/* *out allocated (free with cc_key_list_free), *n entries. */
+int cc_key_list(struct cc_conn *conn, struct cc_key_info **out, unsigned *n);
+void cc_key_list_free(struct cc_key_info *list);
 
 /* Every algorithm on every engine, available or not (with the reason).
  * *caps is allocated; free it with cc_capabilities_free(). Returns 0 and

@@ -102,7 +102,14 @@ expect_usage() { expect_usage_from /dev/null "$@"; }
 
 # ---------------------------------------------------------------------------
 section "start cryptod on $sock"
-"$DAEMON" --socket "$sock" --workers 2 >"$tmp/daemon.log" 2>&1 &
+# A test may define daemon_setup to prepare files in $tmp and set
+# DAEMON_ARGS (more options, split on white space) before the start.
+DAEMON_ARGS=
+if declare -F daemon_setup >/dev/null; then
+	daemon_setup
+fi
+# shellcheck disable=SC2086 # DAEMON_ARGS is a list
+"$DAEMON" --socket "$sock" --workers 2 $DAEMON_ARGS >"$tmp/daemon.log" 2>&1 &
 dpid=$!
 for _ in $(seq 100); do
 	"$CTL" --socket "$sock" ping >/dev/null 2>&1 && break

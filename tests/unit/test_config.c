@@ -280,6 +280,44 @@ static void stops_at_error(void **state)
 	assert_int_equal(c.spin_us, WORKER_SPIN_US);
 }
 
+/* The named-key paths: keys.dir a path, keys.kek a path or a systemd
+ * credential's name; each its own field, not the socket's. */
+static void key_paths(void **state)
+{
+	struct config c;
+	char v[CONFIG_PATH_MAX];
+
+	assert_int_equal(parse(&c, "keys.dir = /var/lib/k\n"
+				   "keys.kek = credential:cryptod-kek\n"
+				   "socket = /run/x.sock\n"),
+			 0);
+	assert_string_equal(c.keys.dir, "/var/lib/k");
+	assert_string_equal(c.keys.kek, "credential:cryptod-kek");
+	assert_string_equal(c.socket, "/run/x.sock");
+	config_value_str(&c, CK_KEY_KEK, v, sizeof(v));
+	assert_string_equal(v, "credential:cryptod-kek");
+	config_value_str(&c, CK_KEY_DIR, v, sizeof(v));
+	assert_string_equal(v, "/var/lib/k");
+	assert_int_equal(parse(&c, "keys.kek = /etc/cryptod/kek\n"), 0);
+	assert_string_equal(c.keys.kek, "/etc/cryptod/kek");
+	assert_int_equal(parse(&c, "keys.kek = keyring:cryptod-kek\n"), 0);
+	assert_string_equal(c.keys.kek, "keyring:cryptod-kek");
+	assert_int_equal(parse(&c, "keys.kek = keyring:\n"), -EINVAL);
+	assert_int_equal(parse(&c, "keys.kek =\n"), 0);
+	assert_string_equal(c.keys.kek, "");
+	/* Relative paths, a credential with no name or a path in it, and a
+	 * credential: for the directory are refused. */
+	assert_int_equal(parse(&c, "keys.kek = kek\n"), -EINVAL);
+	assert_non_null(strstr(err, "credential:NAME"));
+	assert_int_equal(parse(&c, "keys.kek = credential:\n"), -EINVAL);
+	assert_int_equal(parse(&c, "keys.kek = credential:../x\n"), -EINVAL);
+	assert_int_equal(parse(&c, "keys.dir = credential:x\n"), -EINVAL);
+	assert_int_equal(parse(&c, "keys.dir = var/lib\n"), -EINVAL);
+	char line[CONFIG_PATH_MAX + 32];
+	snprintf(line, sizeof(line), "keys.dir = /%0*d\n", CONFIG_PATH_MAX, 0);
+	assert_int_equal(parse(&c, line), -EINVAL);
+}
+
 static void command_line(void **state)
 {
 	struct config file, cli;
@@ -475,6 +513,7 @@ int main(void)
 		cmocka_unit_test(bad_files),
 		cmocka_unit_test(bad_bytes),
 		cmocka_unit_test(stops_at_error),
+		cmocka_unit_test(key_paths),
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(value_round_trip),
 		cmocka_unit_test(peer_allowed),

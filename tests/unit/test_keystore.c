@@ -259,6 +259,25 @@ static void test_mapping_flags(void **state)
 	ks_free(s);
 }
 
+/* ks_map: zeroed, undumpable, locked when the limit allows; usable
+ * without the slot store. */
+static void test_map(void **state)
+{
+	char flags[256];
+	enum { LEN = 8192 };
+	uint8_t *p = ks_map(LEN);
+
+	assert_non_null(p);
+	assert_true(all_bytes(p, LEN, 0));
+	memset(p, 0x9d, LEN);
+	if (vm_flags(p, flags, sizeof(flags)) == 0 && !has_flag(flags, "dd"))
+		fail_msg("ks_map not MADV_DONTDUMP: VmFlags%s", flags);
+	ks_unmap(p, LEN);
+	ks_unmap(NULL, LEN); /* no-op */
+	/* Gone: the address is no longer mapped. */
+	assert_int_not_equal(vm_flags(p, flags, sizeof(flags)), 0);
+}
+
 static void test_reinit(void **state)
 {
 	/* After fini the store is empty and can be set up again. */
@@ -314,7 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_alloc_all),   T(test_wiped_on_free), T(test_free_null),
 		T(test_churn),	     T(test_mapping_flags), T(test_reinit),
-		T(test_large_store),
+		T(test_large_store), T(test_map),
 	};
 #undef T
 

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl key: named keys, held by the daemon and used by name
+ * (docs/keys.md). Nothing here ever prints a named key's bytes: they
+ * never reach cryptoctl. Key material cryptoctl sends (import, a
+ * wrapping key) is read from files in hex and wiped after use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cryptoctl.h"
+
+static const char usage_key[] =
+	"Usage: cryptoctl key create NAME --alg ALG [--bits N] [SPEC]\n"
+	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
+	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
+	"                            --wrapped-file FILE [SPEC]\n"
+	"       cryptoctl key list [--json]\n"
+	"       cryptoctl key show NAME [--json]\n"
+	"       cryptoctl key rotate NAME [--json]\n"
+	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
+	"       cryptoctl key delete NAME\n"
+	"\n"
+	"Named keys live only in cryptod: clients use them by name\n"
+	"(cc_session_params.key_name) and never see their bytes. create makes\n"
+	"one from the daemon's randomness; import takes bytes once; unwrap\n"
+	"imports a key wrapped (RFC 5649) under a key you give, which wrap\n"
+	"produces from an exportable key, to move keys between hosts. rotate\n"
+	"adds a version: new sessions get it, open ones keep theirs, older\n"
+	"versions stay usable by number (up to 16). list and show print a\n"
+	"key's facts and counters, never its bytes.\n"
+	"\n"
+	"Access: create, import, unwrap, rotate, wrap and delete need root or\n"
+	"the daemon's user. Using a key needs your uid, gid or a group of\n"
+	"yours on its ACL; list and show give the keys you may use.\n"
+	"\n"
+	"SPEC:\n"
+	"  --usage LIST       comma list of encrypt, decrypt, mac-generate,\n"
+	"                     mac-verify (default: encrypt,decrypt; MAC\n"
+	"                     algorithms mac-generate,mac-verify)\n"
+	"  --uid UID          may use the key (repeat; names or numbers)\n"
+	"  --gid GID          members may use the key (repeat)\n"
+	"                     (neither given: your own uid)\n"
+	"  --exportable       wrap may export it (default: never)\n"
+	"Options:\n"
+	"  --bits N           create: key size (default 256)\n"
+	"  --key-file FILE    import: the key in hex (/dev/fd/N)\n"
+	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
+	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
+	"  --version N        wrap: that version (default: the newest)\n"
+	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
+	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
+	"                     exportable, uids, gids, versions, created,\n"
+	"                     ops, bytes, last_use}]}\n"
+	"  -s, --socket PATH  daemon socket\n"
+	"  -h, --help         this text\n"
+	"wrap prints the wrapped key in hex on stdout.\n";
+
+static const char *const usage_names[] = { "encrypt", "decrypt", "mac-generate",
+					   "mac-verify" };
+
+enum {
+	OPT_ALG = 256,
+	OPT_BITS,
+	OPT_USAGE,
+	OPT_UID,
+	OPT_GID,
+	OPT_EXPORTABLE,
+	OPT_KEY_FILE,
+	OPT_WKEY_FILE,
+	OPT_WRAPPED_FILE,
+	OPT_VERSION,
+};
+
+struct key_args {
+	const char *sub, *name;
+	struct cc_key_spec spec;
+	uint32_t uids[CC_KEY_IDS_MAX], gids[CC_KEY_IDS_MAX];
+	int have_alg, have_usage, json;
+	unsigned bits, version;
+	const char *key_file, *wkey_file, *wrapped_file;
+};
+
+static int parse_usage(const char *s, unsigned *out)
+{
+	char buf[128];
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *save, *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		unsigned i;
+		for (i = 0; i < 4 && strcmp(t, usage_names[i]); i++)
+			;
+		if (i == 4)
+			return -EINVAL;
+		*out |= 1u << i;
+	}
+	return *out ? 0 : -EINVAL;
+}
+
+static int parse_id(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Hex from a file into out[0..max): the byte count or -errno. */
+static int read_hex_file(const char *path, uint8_t *out, size_t max)
+{
+	char buf[CLI_KEYFILE_MAX + 1];
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n > 0)
+			len += (size_t)n;
+	} while ((n > 0 && len < sizeof(buf) - 1) || (n < 0 && errno == EINTR));
+	close(fd);
+	buf[len] = '\0';
+	char *s = buf + strspn(buf, " \t\r\n");
+	s[strcspn(s, " \t\r\n")] = '\0';
+	int ret = n < 0 ? -EIO : hex_decode(s, out, max);
+	explicit_bzero(buf, sizeof(buf));
+	return ret;
+}
+
+static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "alg", required_argument, NULL, OPT_ALG },
+		{ "bits", required_argument, NULL, OPT_BITS },
+		{ "usage", required_argument, NULL, OPT_USAGE },
+		{ "uid", required_argument, NULL, OPT_UID },
+		{ "gid", required_argument, NULL, OPT_GID },
+		{ "exportable", no_argument, NULL, OPT_EXPORTABLE },
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+		{ "wrapping-key-file", required_argument, NULL, OPT_WKEY_FILE },
+		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
+		{ "version", required_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t id;
+	int c, alg;
+
+	a->bits = 256;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "hs:j", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_key, stdout);
+			return 1;
+		case 's':
+			cli->socket = optarg;
+			break;
+		case 'j':
+			a->json = 1;
+			break;
+		case OPT_ALG:
+			alg = cc_alg_from_name(optarg);
+			if (alg < 0)
+				return cli_usage_err("key", "--alg %s: unknown",
+						     optarg);
+			a->spec.alg = (enum cc_alg)alg;
+			a->have_alg = 1;
+			break;
+		case OPT_BITS:
+			if (parse_id(optarg, &id) || !id || id % 8 ||
+			    id > 8 * CLI_MAC_KEY_MAX)
+				return cli_usage_err("key",
+						     "--bits %s: a multiple of "
+						     "8, 8..2048",
+						     optarg);
+			a->bits = id;
+			break;
+		case OPT_USAGE:
+			if (parse_usage(optarg, &a->spec.usage))
+				return cli_usage_err(
+					"key",
+					"--usage %s: want a comma list of "
+					"encrypt, decrypt, mac-generate, "
+					"mac-verify",
+					optarg);
+			a->have_usage = 1;
+			break;
+		case OPT_UID:
+		case OPT_GID: {
+			unsigned *n =
+				c == OPT_UID ? &a->spec.nuids : &a->spec.ngids;
+			uint32_t *v = c == OPT_UID ? a->uids : a->gids;
+			if (parse_id(optarg, &id) || *n == CC_KEY_IDS_MAX)
+				return cli_usage_err(
+					"key", "%s %s: a number, at most %d",
+					c == OPT_UID ? "--uid" : "--gid",
+					optarg, CC_KEY_IDS_MAX);
+			v[(*n)++] = id;
+			break;
+		}
+		case OPT_EXPORTABLE:
+			a->spec.exportable = 1;
+			break;
+		case OPT_KEY_FILE:
+			a->key_file = optarg;
+			break;
+		case OPT_WKEY_FILE:
+			a->wkey_file = optarg;
+			break;
+		case OPT_WRAPPED_FILE:
+			a->wrapped_file = optarg;
+			break;
+		case OPT_VERSION:
+			if (parse_id(optarg, &id))
+				return cli_usage_err("key", "--version %s",
+						     optarg);
+			a->version = id;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_err("key", "which subcommand? (see --help)");
+	a->sub = argv[optind++];
+	if (optind < argc)
+		a->name = argv[optind++];
+	if (optind < argc)
+		return cli_usage_err("key", "unexpected argument '%s'",
+				     argv[optind]);
+	int needs_name = strcmp(a->sub, "list") != 0;
+	if (needs_name != (a->name != NULL))
+		return cli_usage_err("key", "%s %s", a->sub,
+				     needs_name ? "needs a NAME"
+						: "takes no NAME");
+	return 0;
+}
+
+static void print_json(const struct cc_key_info *v, unsigned n)
+{
+	fputs("{\"keys\": [", stdout);
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_key_info *k = &v[i];
+		const char *alg = cc_alg_name(k->alg);
+		printf("%s\n  {\"name\": ", i ? "," : "");
+		json_str(k->name);
+		fputs(", \"alg\": ", stdout);
+		json_str(alg ? alg : "?");
+		printf(", \"key_bits\": %u, \"usage\": [", 8 * k->key_len);
+		for (unsigned b = 0, f = 0; b < 4; b++)
+			if (k->usage >> b & 1)
+				printf("%s\"%s\"", f++ ? ", " : "",
+				       usage_names[b]);
+		printf("], \"exportable\": %s, \"uids\": [",
+		       k->exportable ? "true" : "false");
+		for (unsigned j = 0; j < k->nuids; j++)
+			printf("%s%u", j ? ", " : "", k->uids[j]);
+		fputs("], \"gids\": [", stdout);
+		for (unsigned j = 0; j < k->ngids; j++)
+			printf("%s%u", j ? ", " : "", k->gids[j]);
+		fputs("], \"versions\": [", stdout);
+		for (unsigned j = 0; j < k->nversions; j++)
+			printf("%s%u", j ? ", " : "", k->versions[j]);
+		fputs("], \"created\": [", stdout);
+		for (unsigned j = 0; j < k->nversions; j++)
+			printf("%s%" PRIu64, j ? ", " : "", k->created[j]);
+		printf("], \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
+		       ", \"last_use\": %" PRIu64 "}",
+		       k->ops, k->bytes, k->last_use);
+	}
+	printf("%s]}\n", n ? "\n" : "");
+}
+
+static void fmt_usage(char *buf, size_t len, unsigned usage)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (unsigned b = 0; b < 4 && o < len; b++)
+		if (usage >> b & 1)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+					      o ? "," : "", usage_names[b]);
+}
+
+static void fmt_ids(char *buf, size_t len, const uint32_t *u, unsigned nu,
+		    const uint32_t *g, unsigned ng)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < nu && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%suid %u",
+				      o ? "," : "", u[i]);
+	for (unsigned i = 0; i < ng && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%sgid %u",
+				      o ? "," : "", g[i]);
+}
+
+static int print_table(const struct cc_key_info *v, unsigned n)
+{
+	static const char *const titles[] = {
+		"<NAME",  "<ALG", "BITS",  "VERSION",	"<USAGE",
+		"EXPORT", "OPS",  "BYTES", "<LAST-USE", "<ACL",
+	};
+	enum { N_COLS = 10 };
+	struct tbl t;
+
+	if (tbl_init(&t, n, titles, N_COLS))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_key_info *k = &v[i];
+		const char *alg = cc_alg_name(k->alg);
+		tbl_text(&t, i, 0, k->name);
+		tbl_text(&t, i, 1, alg ? alg : "?");
+		tbl_u64(&t, i, 2, 8 * k->key_len);
+		tbl_u64(&t, i, 3,
+			k->nversions ? k->versions[k->nversions - 1] : 0);
+		fmt_usage(tbl_cell(&t, i, 4), TBL_CELL, k->usage);
+		tbl_text(&t, i, 5, k->exportable ? "yes" : "no");
+		tbl_u64(&t, i, 6, k->ops);
+		tbl_u64(&t, i, 7, k->bytes);
+		if (k->last_use) {
+			time_t s = (time_t)k->last_use;
+			struct tm tm;
+			strftime(tbl_cell(&t, i, 8), TBL_CELL,
+				 "%Y-%m-%d %H:%M:%S", gmtime_r(&s, &tm));
+		} else {
+			tbl_text(&t, i, 8, "never");
+		}
+		fmt_ids(tbl_cell(&t, i, 9), TBL_CELL, k->uids, k->nuids,
+			k->gids, k->ngids);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
+static int print_keys(const struct key_args *a, const struct cc_key_info *v,
+		      unsigned n)
+{
+	if (a->json) {
+		print_json(v, n);
+		return 0;
+	}
+	return print_table(v, n);
+}
+
+/* Default usage and ACL, and the size for create. */
+static void spec_defaults(struct key_args *a)
+{
+	a->spec.name = a->name;
+	if (!a->have_usage) {
+		int mac = !strncmp(cc_alg_name(a->spec.alg), "hmac-", 5) ||
+			  strstr(cc_alg_name(a->spec.alg), "mac") != NULL;
+		a->spec.usage = mac ? CC_KEY_MAC_GENERATE | CC_KEY_MAC_VERIFY
+				    : CC_KEY_ENCRYPT | CC_KEY_DECRYPT;
+	}
+	if (!a->spec.nuids && !a->spec.ngids) {
+		a->uids[0] = (uint32_t)getuid();
+		a->spec.nuids = 1;
+	}
+	a->spec.uids = a->uids;
+	a->spec.gids = a->gids;
+	a->spec.key_len = a->bits / 8;
+}
+
+/* A usage error inside run(): reported, then 1 (CLI_EXIT_USAGE). */
+#define KEY_USAGE(...) ((void)cli_usage_err("key", __VA_ARGS__), 1)
+
+static int run(struct key_args *a, struct cc_conn *conn)
+{
+	struct cc_key_info info;
+	uint8_t key[CLI_MAC_KEY_MAX], wkey[32], blob[CLI_MAC_KEY_MAX + 16];
+	int ret, n, nw;
+	const char *s = a->sub;
+
+	if (!strcmp(s, "list")) {
+		struct cc_key_info *v;
+		unsigned cnt;
+		ret = cc_key_list(conn, &v, &cnt);
+		if (!ret) {
+			ret = print_keys(a, v, cnt);
+			cc_key_list_free(v);
+		}
+		return ret;
+	}
+	if (!strcmp(s, "show")) {
+		ret = cc_key_show(conn, a->name, &info);
+		return ret ? ret : print_keys(a, &info, 1);
+	}
+	if (!strcmp(s, "rotate")) {
+		ret = cc_key_rotate(conn, a->name, &info);
+		return ret < 0 ? ret : print_keys(a, &info, 1);
+	}
+	if (!strcmp(s, "delete"))
+		return cc_key_delete(conn, a->name);
+	if (!strcmp(s, "wrap")) {
+		if (!a->wkey_file)
+			return KEY_USAGE("wrap needs "
+					 "--wrapping-key-file");
+		nw = read_hex_file(a->wkey_file, wkey, sizeof(wkey));
+		if (nw < 0)
+			return KEY_USAGE("--wrapping-key-file %s: %s",
+					 a->wkey_file, strerror(-nw));
+		ret = cc_key_wrap(conn, a->name, a->version, wkey, (size_t)nw,
+				  blob, sizeof(blob));
+		explicit_bzero(wkey, sizeof(wkey));
+		if (ret < 0)
+			return ret;
+		char hex[2 * sizeof(blob) + 1];
+		hex_encode(blob, (size_t)ret, hex);
+		puts(hex);
+		return 0;
+	}
+	if (strcmp(s, "create") && strcmp(s, "import") && strcmp(s, "unwrap"))
+		return KEY_USAGE("unknown subcommand '%s'", s);
+	if (!a->have_alg)
+		return KEY_USAGE("%s needs --alg", s);
+	spec_defaults(a);
+	if (!strcmp(s, "create")) {
+		ret = cc_key_create(conn, &a->spec, &info);
+	} else if (!strcmp(s, "import")) {
+		if (!a->key_file)
+			return KEY_USAGE("import needs --key-file");
+		n = read_hex_file(a->key_file, key, sizeof(key));
+		if (n <= 0) {
+			explicit_bzero(key, sizeof(key));
+			return KEY_USAGE("--key-file %s: %s", a->key_file,
+					 n ? strerror(-n) : "empty");
+		}
+		ret = cc_key_import(conn, &a->spec, key, (size_t)n, &info);
+		explicit_bzero(key, sizeof(key));
+	} else {
+		if (!a->wkey_file || !a->wrapped_file)
+			return KEY_USAGE("unwrap needs "
+					 "--wrapping-key-file and "
+					 "--wrapped-file");
+		nw = read_hex_file(a->wkey_file, wkey, sizeof(wkey));
+		n = read_hex_file(a->wrapped_file, blob, sizeof(blob));
+		if (nw < 0 || n <= 0) {
+			explicit_bzero(wkey, sizeof(wkey));
+			return KEY_USAGE("%s: not hex of the "
+					 "right size",
+					 nw < 0 ? a->wkey_file
+						: a->wrapped_file);
+		}
+		ret = cc_key_unwrap(conn, &a->spec, wkey, (size_t)nw, blob,
+				    (size_t)n, &info);
+		explicit_bzero(wkey, sizeof(wkey));
+	}
+	return ret < 0 ? ret : print_keys(a, &info, 1);
+}
+
+int cmd_key(struct cli *cli, int argc, char **argv)
+{
+	struct key_args a = { 0 };
+	struct cc_conn *conn;
+	int ret;
+
+	ret = parse(cli, &a, argc, argv);
+	if (ret)
+		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	if (cli_connect(cli, &conn))
+		return CLI_EXIT_FAIL;
+	ret = run(&a, conn);
+	if (ret < 0) {
+		const char *why = cc_conn_last_error(conn);
+		cli_err("key %s%s%s: %s%s%s", a.sub, a.name ? " " : "",
+			a.name ? a.name : "", cc_strerror(ret),
+			why && *why ? ": " : "", why ? why : "");
+	}
+	cc_disconnect(conn);
+	if (ret > 0)
+		return CLI_EXIT_USAGE;
+	return ret < 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}

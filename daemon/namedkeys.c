@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+#include "namedkeys.h"
+#include "keystore.h"
+#include "keywrap.h"
+#include "log.h"
+
+#include <cryptod/ring_abi.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One key, wholly in one ks_map() mapping (so wiping it is one call). */
+struct nk_key {
+	struct kf_record rec; /* v[i].key == keys[i]; rec.secret unused */
+	uint8_t keys[KF_MAX_VERSIONS][KF_KEY_MAX];
+	_Atomic uint64_t ops, bytes, last_use;
+	unsigned refs; /* the table's one, plus one per nk_open */
+	int deleted;   /* out of the table, key bytes wiped */
+};
+
+static struct {
+	int dir_fd;
+	const char *dir; /* the caller's, for messages; valid in nk_init */
+	uint8_t *kek;	 /* KF_KEK_LEN bytes in ks_map memory */
+	struct nk_key *keys[NK_MAX_KEYS]; /* owned; first n used */
+	unsigned n;
+} nk = { .dir_fd = -1 };
+
+static struct nk_key *key_new(void)
+{
+	struct nk_key *k = ks_map(sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->refs = 1;
+	return k;
+}
+
+static void key_repoint(struct nk_key *k)
+{
+	for (unsigned i = 0; i < KF_MAX_VERSIONS; i++)
+		k->rec.v[i].key = k->keys[i];
+}
+
+static void key_unref(struct nk_key *k)
+{
+	if (k && --k->refs == 0)
+		ks_unmap(k, sizeof(*k));
+}
+
+static int find(const char *name)
+{
+	for (unsigned i = 0; i < nk.n; i++)
+		if (!strcmp(nk.keys[i]->rec.name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Out of the table: the bytes are wiped now, the mapping when the last
+ * session on it closes. */
+static void remove_at(unsigned i)
+{
+	struct nk_key *k = nk.keys[i];
+
+	nk.keys[i] = nk.keys[--nk.n];
+	nk.keys[nk.n] = NULL;
+	explicit_bzero(k->keys, sizeof(k->keys));
+	k->deleted = 1;
+	key_unref(k);
+}
+
+static int usable_alg(unsigned alg)
+{
+	switch (crd_alg_kind(alg)) {
+	case CRD_KIND_AEAD:
+	case CRD_KIND_CIPHER:
+	case CRD_KIND_MAC:
+		return 1;
+	default: /* no key, or two (authenc's auth_key): not a named key */
+		return 0;
+	}
+}
+
+static int load_one(const char *file)
+{
+	struct kf_record r;
+	char why[200];
+	struct nk_key *k;
+
+	int err = kf_read(nk.dir_fd, file, nk.kek, &r, why, sizeof(why));
+	if (err) {
+		log_err("keys: %s/%s: %s; not loaded", nk.dir, file, why);
+		return err;
+	}
+	if (find(r.name) >= 0 || nk.n == NK_MAX_KEYS || !usable_alg(r.alg)) {
+		log_err("keys: %s/%s: %s; not loaded", nk.dir, file,
+			nk.n == NK_MAX_KEYS ? "registry full"
+			: find(r.name) >= 0 ? "duplicate name"
+					    : "algorithm takes no named key");
+		kf_record_fini(&r);
+		return -EINVAL;
+	}
+	k = key_new();
+	if (!k) {
+		kf_record_fini(&r);
+		return -ENOMEM;
+	}
+	k->rec = r;
+	k->rec.secret = NULL;
+	for (unsigned i = 0; i < r.nversions; i++)
+		memcpy(k->keys[i], r.v[i].key, r.key_len);
+	key_repoint(k);
+	kf_record_fini(&r);
+	nk.keys[nk.n++] = k;
+	return 0;
+}
+
+int nk_init(const char *dir, const uint8_t kek[KF_KEK_LEN])
+{
+	int loaded = 0;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	nk.dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (nk.dir_fd < 0)
+		return -errno;
+	/* Others who may write here could delete or swap key files (not
+	 * forge them: they lack the KEK). */
+	struct stat st;
+	if (fstat(nk.dir_fd, &st) < 0 || st.st_uid != geteuid() ||
+	    st.st_mode & 022) {
+		log_err("keys: %s: must be the daemon's (uid %u) and not "
+			"writable by group or others (uid %u, mode %04o)",
+			dir, (unsigned)geteuid(), (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		close(nk.dir_fd);
+		nk.dir_fd = -1;
+		return -EPERM;
+	}
+	nk.kek = ks_map(KF_KEK_LEN);
+	if (!nk.kek) {
+		close(nk.dir_fd);
+		nk.dir_fd = -1;
+		return -ENOMEM;
+	}
+	memcpy(nk.kek, kek, KF_KEK_LEN);
+	nk.dir = dir;
+
+	int fd = dup(nk.dir_fd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		nk_fini();
+		return -errno;
+	}
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.') {
+			/* An interrupted kf_write's temp file: never the
+			 * key (the rename did not happen), so drop it. */
+			if (l > 5 && !strcmp(e->d_name + l - 4, ".tmp")) {
+				log_warn("keys: %s/%s: stale temp file from an "
+					 "interrupted write; removed",
+					 dir, e->d_name);
+				(void)unlinkat(nk.dir_fd, e->d_name, 0);
+			}
+			continue;
+		}
+		if (l < 5 || strcmp(e->d_name + l - 4, ".key")) {
+			log_warn("keys: %s/%s: not a key file; ignored", dir,
+				 e->d_name);
+			continue;
+		}
+		if (load_one(e->d_name) == 0)
+			loaded++;
+	}
+	closedir(d);
+	nk.dir = NULL;
+	return loaded;
+}
+
+void nk_fini(void)
+{
+	while (nk.n)
+		remove_at(nk.n - 1);
+	ks_unmap(nk.kek, KF_KEK_LEN);
+	nk.kek = NULL;
+	if (nk.dir_fd >= 0)
+		close(nk.dir_fd);
+	nk.dir_fd = -1;
+}
+
+unsigned nk_count(void)
+{
+	return nk.n;
+}
+
+static int spec_ok(const struct nk_spec *s)
+{
+	return s->name && kf_name_ok(s->name) && usable_alg(s->alg) &&
+	       s->key_len >= 1 && s->key_len <= KF_KEY_MAX && s->usage &&
+	       !(s->usage & ~KF_USE_ALL) && s->exportable <= 1 &&
+	       s->nuids <= KF_MAX_IDS && s->ngids <= KF_MAX_IDS &&
+	       (!s->nuids || s->uids) && (!s->ngids || s->gids);
+}
+
+/* The new key k, complete in memory: persist, then publish. */
+static int publish_new(struct nk_key *k)
+{
+	int err = kf_write(nk.dir_fd, &k->rec, nk.kek);
+
+	if (err) {
+		ks_unmap(k, sizeof(*k));
+		return err;
+	}
+	nk.keys[nk.n++] = k;
+	return 0;
+}
+
+static int add(const struct nk_spec *s, const uint8_t *key, size_t len)
+{
+	if (nk.dir_fd < 0)
+		return -ENODEV;
+	if (!spec_ok(s) || len != s->key_len)
+		return -EINVAL;
+	if (find(s->name) >= 0)
+		return -EEXIST;
+	if (nk.n == NK_MAX_KEYS)
+		return -ENOSPC;
+	struct nk_key *k = key_new();
+	if (!k)
+		return -ENOMEM;
+	struct kf_record *r = &k->rec;
+	strcpy(r->name, s->name);
+	r->alg = s->alg;
+	r->key_len = s->key_len;
+	r->usage = s->usage;
+	r->exportable = s->exportable;
+	r->nuids = s->nuids;
+	r->ngids = s->ngids;
+	memcpy(r->uids, s->uids, sizeof(uint32_t) * s->nuids);
+	memcpy(r->gids, s->gids, sizeof(uint32_t) * s->ngids);
+	r->nversions = 1;
+	r->v[0].version = 1;
+	r->v[0].created = (uint64_t)time(NULL);
+	key_repoint(k);
+	if (key)
+		memcpy(k->keys[0], key, len);
+	else if (getrandom(k->keys[0], len, 0) != (ssize_t)len) {
+		ks_unmap(k, sizeof(*k));
+		return -EIO;
+	}
+	return publish_new(k);
+}
+
+int nk_create(const struct nk_spec *s)
+{
+	return add(s, NULL, s->key_len);
+}
+
+int nk_import(const struct nk_spec *s, const uint8_t *key, size_t len)
+{
+	if (!key)
+		return -EINVAL;
+	return add(s, key, len);
+}
+
+int nk_import_wrapped(const struct nk_spec *s, const uint8_t *wkek,
+		      size_t wkek_len, const uint8_t *blob, size_t len)
+{
+	uint8_t *key = ks_map(KW_MAX_INPUT);
+	struct nk_spec t = *s;
+
+	if (!key)
+		return -ENOMEM;
+	int n = len > KF_KEY_MAX + 16 ? -EINVAL
+				      : kwp_unwrap(wkek, wkek_len, blob, len,
+						   key, KW_MAX_INPUT);
+	int err = n;
+	if (n > 0) {
+		t.key_len = (uint16_t)n;
+		err = add(&t, key, (size_t)n);
+	}
+	ks_unmap(key, KW_MAX_INPUT);
+	return err;
+}
+
+int nk_rotate(const char *name)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	struct nk_key *k = nk.keys[i];
+	/* Build the next state in a scratch copy: the key in force changes
+	 * only once the file holding the new state is in place. */
+	struct nk_key *t = key_new();
+	if (!t)
+		return -ENOMEM;
+	t->rec = k->rec;
+	memcpy(t->keys, k->keys, sizeof(t->keys));
+	unsigned n = t->rec.nversions;
+	uint32_t ver = t->rec.v[n - 1].version + 1;
+	int err = 0;
+	if (ver > INT32_MAX) {
+		err = -EOVERFLOW;
+		goto out;
+	}
+	if (n == KF_MAX_VERSIONS) {
+		/* Retire the oldest; its bytes are overwritten below. */
+		memmove(t->keys[0], t->keys[1], sizeof(t->keys[0]) * (n - 1));
+		memmove(&t->rec.v[0], &t->rec.v[1],
+			sizeof(t->rec.v[0]) * (n - 1));
+		n--;
+	}
+	t->rec.v[n].version = ver;
+	t->rec.v[n].created = (uint64_t)time(NULL);
+	t->rec.nversions = (uint8_t)(n + 1);
+	explicit_bzero(t->keys[n], sizeof(t->keys[n]));
+	key_repoint(t);
+	if (getrandom(t->keys[n], t->rec.key_len, 0) != t->rec.key_len) {
+		err = -EIO;
+		goto out;
+	}
+	err = kf_write(nk.dir_fd, &t->rec, nk.kek);
+	if (err)
+		goto out;
+	k->rec = t->rec;
+	memcpy(k->keys, t->keys, sizeof(k->keys));
+	key_repoint(k);
+	err = (int)ver;
+out:
+	ks_unmap(t, sizeof(*t));
+	return err;
+}
+
+int nk_delete(const char *name)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	int err = kf_delete(nk.dir_fd, name);
+	if (err)
+		return err;
+	remove_at((unsigned)i);
+	return 0;
+}
+
+static int version_index(const struct nk_key *k, uint32_t version)
+{
+	if (version == 0)
+		return k->rec.nversions - 1;
+	for (unsigned i = 0; i < k->rec.nversions; i++)
+		if (k->rec.v[i].version == version)
+			return (int)i;
+	return -1;
+}
+
+int nk_wrap(const char *name, uint32_t version, const uint8_t *wkek,
+	    size_t wkek_len, uint8_t *out, size_t out_cap)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	const struct nk_key *k = nk.keys[i];
+	int v = version_index(k, version);
+	if (v < 0)
+		return -ENOENT;
+	if (!k->rec.exportable)
+		return -EPERM;
+	return kwp_wrap(wkek, wkek_len, k->keys[v], k->rec.key_len, out,
+			out_cap);
+}
+
+int nk_info(const char *name, struct nk_info *o)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	struct nk_key *k = nk.keys[i];
+	const struct kf_record *r = &k->rec;
+	memset(o, 0, sizeof(*o));
+	strcpy(o->name, r->name);
+	o->alg = r->alg;
+	o->key_len = r->key_len;
+	o->usage = r->usage;
+	o->exportable = r->exportable;
+	o->nuids = r->nuids;
+	o->ngids = r->ngids;
+	o->nversions = r->nversions;
+	memcpy(o->uids, r->uids, sizeof(o->uids));
+	memcpy(o->gids, r->gids, sizeof(o->gids));
+	for (unsigned v = 0; v < r->nversions; v++) {
+		o->versions[v] = r->v[v].version;
+		o->created[v] = r->v[v].created;
+	}
+	o->ops = atomic_load_explicit(&k->ops, memory_order_relaxed);
+	o->bytes = atomic_load_explicit(&k->bytes, memory_order_relaxed);
+	o->last_use = atomic_load_explicit(&k->last_use, memory_order_relaxed);
+	return 0;
+}
+
+const char *nk_name_at(unsigned i)
+{
+	return i < nk.n ? nk.keys[i]->rec.name : NULL;
+}
+
+static int acl_ok(const struct kf_record *r, uid_t uid, gid_t gid,
+		  const gid_t *groups, unsigned ngroups)
+{
+	for (unsigned i = 0; i < r->nuids; i++)
+		if (r->uids[i] == uid)
+			return 1;
+	for (unsigned i = 0; i < r->ngids; i++) {
+		if (r->gids[i] == gid)
+			return 1;
+		for (unsigned g = 0; g < ngroups; g++)
+			if (r->gids[i] == groups[g])
+				return 1;
+	}
+	return 0;
+}
+
+int nk_allowed(const char *name, uid_t uid, gid_t gid, const gid_t *groups,
+	       unsigned ngroups)
+{
+	int i = find(name);
+
+	return i >= 0 && acl_ok(&nk.keys[i]->rec, uid, gid, groups, ngroups);
+}
+
+int nk_open(const char *name, uint32_t version, uid_t uid, gid_t gid,
+	    const gid_t *groups, unsigned ngroups, uint32_t want, uint8_t *key,
+	    uint16_t *key_len, uint16_t *alg, uint32_t *version_out,
+	    struct nk_key **ref)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	struct nk_key *k = nk.keys[i];
+	/* The ACL before anything else: a stranger learns only that it may
+	 * not, not which versions exist or what the key allows. */
+	if (!acl_ok(&k->rec, uid, gid, groups, ngroups))
+		return -EACCES;
+	if (!want || want & ~k->rec.usage)
+		return -EPERM;
+	int v = version_index(k, version);
+	if (v < 0)
+		return -ENOENT;
+	memcpy(key, k->keys[v], k->rec.key_len);
+	*key_len = k->rec.key_len;
+	*alg = k->rec.alg;
+	*version_out = k->rec.v[v].version;
+	k->refs++;
+	*ref = k;
+	return 0;
+}
+
+void nk_close(struct nk_key *ref)
+{
+	key_unref(ref); /* NULL: a session on a client's key */
+}
+
+void nk_account(struct nk_key *ref, uint64_t ops, uint64_t bytes)
+{
+	if (!ref)
+		return;
+	atomic_fetch_add_explicit(&ref->ops, ops, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ref->bytes, bytes, memory_order_relaxed);
+	atomic_store_explicit(&ref->last_use, (uint64_t)time(NULL),
+			      memory_order_relaxed);
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cryptoctl key: create, import, list, show, rotate, wrap, unwrap, delete
+# against a daemon whose KEK is a credential in a private
+# $CREDENTIALS_DIRECTORY. The wrap of an exportable key is unwrapped with
+# Python's cryptography (RFC 5649) to learn its bytes, which then must
+# appear in no output of list or show, text or JSON, nor in the key files.
+#
+#   test_cryptoctl_key.sh CRYPTOD CRYPTOCTL   (cryptoctl_lib.sh)
+set -u
+
+daemon_setup()
+{
+	mkdir -m 0700 "$tmp/creds"
+	head -c 32 /dev/urandom >"$tmp/creds/kek"
+	chmod 0400 "$tmp/creds/kek"
+	export CREDENTIALS_DIRECTORY=$tmp/creds
+	DAEMON_ARGS="--set keys.kek=credential:kek --set keys.dir=$tmp/keys"
+}
+. "$(dirname "$0")/cryptoctl_lib.sh"
+
+if ! python3 -c 'import cryptography.hazmat.primitives.keywrap' 2>/dev/null; then
+	echo "skipped: python3-cryptography is needed"
+	exit 77
+fi
+
+unwrap_py()
+{
+	python3 - "$1" "$2" <<'PY'
+import sys
+from cryptography.hazmat.primitives.keywrap import aes_key_unwrap_with_padding
+print(aes_key_unwrap_with_padding(bytes.fromhex(sys.argv[1]),
+				  bytes.fromhex(sys.argv[2])).hex())
+PY
+}
+wrap_py()
+{
+	python3 - "$1" "$2" <<'PY'
+import sys
+from cryptography.hazmat.primitives.keywrap import aes_key_wrap_with_padding
+print(aes_key_wrap_with_padding(bytes.fromhex(sys.argv[1]),
+				bytes.fromhex(sys.argv[2])).hex())
+PY
+}
+
+WK=$(randhex 32)
+echo "$WK" >"$tmp/wk"
+
+# ---------------------------------------------------------------------------
+section "create, list, show"
+ctl key create k1 --alg aes-gcm --exportable
+check "create k1: exit 0" test "$rc" -eq 0
+check "create k1: its row" grep -q '^k1 *aes-gcm *256 *1 *encrypt,decrypt *yes' "$out"
+ctl key create k1 --alg aes-gcm
+check "create k1 again: exit 1, says it exists" \
+	eval '[ "$rc" -eq 1 ] && grep -q "exists" "$err"'
+ctl key create short --alg aes-gcm --bits 64
+check "create a 64-bit AES key: exit 1, says no engine takes it" \
+	eval '[ "$rc" -eq 1 ] && grep -q "key of that length" "$err"'
+ctl key create mac1 --alg hmac-sha256 --bits 512 --uid 4242 --gid 27
+check "create mac1: exit 0" test "$rc" -eq 0
+ctl key list --json
+check "list --json: exit 0" test "$rc" -eq 0
+check "list --json: both keys, their facts" python3 - "$out" <<'PY'
+import json, sys
+k = {x["name"]: x for x in json.load(open(sys.argv[1]))["keys"]}
+a, m = k["k1"], k["mac1"]
+assert a["alg"] == "aes-gcm" and a["key_bits"] == 256 and a["exportable"]
+assert a["usage"] == ["encrypt", "decrypt"] and a["versions"] == [1]
+assert m["usage"] == ["mac-generate", "mac-verify"] and m["key_bits"] == 512
+assert m["uids"] == [4242] and m["gids"] == [27] and not m["exportable"]
+assert len(a["created"]) == 1 and a["ops"] == 0 and a["last_use"] == 0
+PY
+ctl key wrap k1 --wrapping-key-file "$tmp/wk"
+check "wrap k1: exit 0, 40 bytes of hex" eval '[ "$rc" -eq 0 ] && [ "$(tr -d "\n" <"$out" | wc -c)" -eq 80 ]'
+K1=$(unwrap_py "$WK" "$(cat "$out")")
+check "wrap k1: RFC 5649, unwraps to 32 bytes" test "${#K1}" -eq 64
+for f in "list" "list --json" "show k1" "show k1 --json"; do
+	# shellcheck disable=SC2086
+	ctl key $f
+	check "key $f: no byte of k1 in the output" \
+		eval '! grep -qi "${K1:0:16}\|${K1:16:16}\|${K1:32:16}\|${K1:48:16}" "$out" "$err"'
+done
+check "no byte of k1 in the key files" \
+	eval '! grep -rqF "$(hex2bin "${K1:0:16}")" "$tmp/keys"'
+
+# ---------------------------------------------------------------------------
+section "encrypt and decrypt by key name"
+IV=$(randhex 12)
+head -c 1024 /dev/urandom >"$tmp/pt"
+"$CTL" encrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/pt" >"$tmp/ct1"
+check "encrypt --key-name k1: exit 0" test $? -eq 0
+"$CTL" encrypt -a aes-gcm -k "$K1" -i "$IV" <"$tmp/pt" >"$tmp/ct2"
+check "encrypt --key-name k1: as with k1's bytes given" cmp -s "$tmp/ct1" "$tmp/ct2"
+"$CTL" decrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/ct1" >"$tmp/rt"
+check "decrypt --key-name k1: the plaintext" cmp -s "$tmp/pt" "$tmp/rt"
+ctl encrypt -a aes-cbc --key-name k1 -i "$(randhex 16)" --in "$tmp/pt"
+check "encrypt --key-name with another algorithm: exit 1, says which" \
+	eval '[ "$rc" -eq 1 ] && grep -q "the key is for aes-gcm" "$err"'
+ctl encrypt -a aes-gcm --key-name mac1 -i "$IV" --in "$tmp/pt"
+check "encrypt --key-name of a key not ours: exit 1, access" \
+	eval '[ "$rc" -eq 1 ] && grep -q "access" "$err"'
+ctl key create mac2 --alg hmac-sha256 --bits 256 --exportable
+ctl key wrap mac2 --wrapping-key-file "$tmp/wk"
+M2=$(unwrap_py "$WK" "$(cat "$out")")
+ctl mac -a hmac-sha256 --key-name mac2 --in "$tmp/pt"
+cp "$out" "$tmp/mac-named"
+ctl mac -a hmac-sha256 -k "$M2" --in "$tmp/pt"
+check "mac --key-name mac2: as with its bytes given" cmp -s "$out" "$tmp/mac-named"
+ctl mac -a hmac-sha256 --key-name mac2 --verify "$(cat "$tmp/mac-named")" --in "$tmp/pt"
+check "mac --key-name --verify: exit 0" test "$rc" -eq 0
+expect_usage digest --key-name mac2
+expect_usage encrypt -a aes-gcm --key-name k1 -k "$K1" -i "$IV"
+expect_usage encrypt -a aes-gcm --key-name k1 --sessionless -i "$IV"
+
+# ---------------------------------------------------------------------------
+section "rotate, import, unwrap, delete"
+ctl key rotate k1 --json
+check "rotate k1: version 2" eval '[ "$rc" -eq 0 ] && grep -q "\"versions\": \[1, 2\]" "$out"'
+ctl key wrap k1 --version 1 --wrapping-key-file "$tmp/wk"
+check "wrap k1 version 1: the same bytes as before" \
+	test "$(unwrap_py "$WK" "$(cat "$out")")" = "$K1"
+ctl key wrap k1 --wrapping-key-file "$tmp/wk"
+check "wrap k1 version 2: other bytes" \
+	test "$(unwrap_py "$WK" "$(cat "$out")")" != "$K1"
+K2=$(randhex 16)
+echo "$K2" >"$tmp/k2"
+ctl key import k2 --alg aes-cbc --key-file "$tmp/k2" --exportable --usage decrypt
+check "import k2: exit 0, 128 bits, decrypt only" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^k2 *aes-cbc *128 *1 *decrypt " "$out"'
+ctl key wrap k2 --wrapping-key-file "$tmp/wk"
+check "wrap k2: the imported bytes" test "$(unwrap_py "$WK" "$(cat "$out")")" = "$K2"
+wrap_py "$WK" "$K2" >"$tmp/w2"
+ctl key unwrap k3 --alg aes-cbc --wrapping-key-file "$tmp/wk" --wrapped-file "$tmp/w2"
+check "unwrap k3 from python's wrap: exit 0" test "$rc" -eq 0
+ctl key wrap k3 --wrapping-key-file "$tmp/wk"
+check "wrap k3 (not exportable): exit 1, says so" \
+	eval '[ "$rc" -eq 1 ] && grep -q "not exportable" "$err"'
+flipped=$(sed 's/^./f/' "$tmp/w2")
+[ "$flipped" = "$(cat "$tmp/w2")" ] && flipped=$(sed 's/^./0/' "$tmp/w2")
+echo "$flipped" >"$tmp/w3"
+ctl key unwrap k4 --alg aes-cbc --wrapping-key-file "$tmp/wk" --wrapped-file "$tmp/w3"
+check "unwrap a corrupted wrap: exit 1" test "$rc" -eq 1
+ctl key show k4
+check "show k4: never created" test "$rc" -eq 1
+ctl key delete k1
+check "delete k1: exit 0" test "$rc" -eq 0
+ctl key show k1
+check "show k1 after delete: exit 1" test "$rc" -eq 1
+check "k1's file is gone" test ! -e "$tmp/keys/k1.key"
+
+# ---------------------------------------------------------------------------
+section "usage errors"
+expect_usage key
+expect_usage key bogus x
+expect_usage key show
+expect_usage key list extra
+expect_usage key create k9
+expect_usage key create k9 --alg no-such-alg
+expect_usage key create k9 --alg aes-gcm --usage sign
+expect_usage key create k9 --alg aes-gcm --bits 7
+expect_usage key import k9 --alg aes-gcm
+expect_usage key wrap k2
+ctl key --help
+check "key --help: exit 0, the access policy" eval '[ "$rc" -eq 0 ] && grep -q "need root" "$out"'
+
+finish "cryptoctl key"
