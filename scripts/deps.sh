@@ -22,6 +22,12 @@ PKGS=(
 	gnuplot-nox
 	# cryptoctl bench's DPDK path: the cryptodev software PMDs in-process
 	libdpdk-dev librte-crypto-ipsec-mb23
+	# the Debian packages (debian/, tests/deb/): debhelper with the dkms
+	# add-on (cryptoshim-dkms), lintian to check them
+	debhelper dh-dkms dkms lintian
+	# the systemd boot test (tests/boot/): a bookworm image from the
+	# mirror, made into an ext4 file system without mounting it
+	mmdebstrap e2fsprogs
 )
 
 SUDO=
