@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boot the Debian packages under systemd: a minimal bookworm image built
 # with mmdebstrap from this machine's apt mirror, the .debs installed in
-# it with dpkg, booted under qemu (KVM if /dev/kvm is usable, else TCG)
+# it with apt, booted under qemu (KVM if /dev/kvm is usable, else TCG)
 # with this machine's Debian kernel and systemd as PID 1; the checks of
 # tests/boot/guest.sh run there and report over the serial console.
 #
@@ -101,7 +101,7 @@ deps=$(for p in "${PKGS[@]}"; do dpkg-deb -f "$p" Depends; done | tr ',' '\n' |
 	grep -vxE 'cryptod|cryptoctl|libcryptoclient0|cryptod-openssl-provider' | sort -u)
 mapfile -t ALL < <(printf '%s\n' "${BASE[@]}" $deps | sort -u)
 INCLUDE=$(IFS=,; echo "${ALL[*]}")
-MMOPTS=(--variant=essential --mode=root --format=tar
+MMOPTS=(--variant=apt --mode=root --format=tar
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*'
 	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*')
 key=$( (echo "$SUITE $MIRROR $INCLUDE"; printf '%s\n' "${MMOPTS[@]}") | sha256sum | cut -c1-16)
@@ -127,14 +127,16 @@ ROOT=$WORK/root
 mkdir "$ROOT"
 tar -C "$ROOT" --numeric-owner -xf "$base"
 
-# The packages, installed as apt would (maintainer scripts in the image;
-# no systemd runs there, so the postinst enables but starts nothing).
+# The packages, installed as the README says (apt install FILE.deb), in the
+# image (its dependencies are in the base already, so apt needs no
+# network). No systemd runs there: the postinst enables, starts nothing.
 mkdir -p "$ROOT/tmp/debs"
 cp "${PKGS[@]}" "$ROOT/tmp/debs/"
-chroot "$ROOT" sh -c 'dpkg -i /tmp/debs/*.deb' >"$WORK/dpkg.log" 2>&1 ||
-	{ cat "$WORK/dpkg.log" >&2; die "dpkg -i of the packages failed in the image"; }
+chroot "$ROOT" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/debs/*.deb' \
+	>"$WORK/apt.log" 2>&1 ||
+	{ cat "$WORK/apt.log" >&2; die "apt install ./*.deb failed in the image"; }
 rm -rf "$ROOT/tmp/debs"
-grep -iE "warning|error" "$WORK/dpkg.log" | sed 's/^/run-boot: dpkg: /' || true
+grep -E "^(W|E):" "$WORK/apt.log" | grep -v -e "unsandboxed as root" -e "Can not write log" | sed 's/^/run-boot: apt: /' || true
 
 # The guest kernel's crypto modules (AF_ALG, pcrypt, the ciphers) for the
 # kernel engine; the kernel loads them on demand with the image's modprobe.
@@ -178,7 +180,8 @@ echo "/dev/vda / ext4 rw,relatime 0 1" >"$ROOT/etc/fstab"
 
 IMG=$WORK/disk.img
 size=$(( $(du -sm "$ROOT" | cut -f1) + 256 ))
-mke2fs -q -t ext4 -L cryptod-boot -d "$ROOT" "$IMG" "${size}M" || die "mke2fs -d failed"
+truncate -s "${size}M" "$IMG"
+mke2fs -q -t ext4 -L cryptod-boot -d "$ROOT" "$IMG" || die "mke2fs -d failed"
 
 # initramfs: busybox, the modules to reach an ext4 root on virtio-blk.
 initramfs() {
