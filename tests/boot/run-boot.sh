@@ -95,7 +95,7 @@ rm -f "$rel"
 
 # Base image packages: systemd as init, what the checks use, and the
 # packages' own dependencies (first alternative, without versions).
-BASE=(systemd systemd-sysv dbus kmod procps passwd)
+BASE=(systemd systemd-sysv dbus kmod procps passwd openssl)
 deps=$(for p in "${PKGS[@]}"; do dpkg-deb -f "$p" Depends; done | tr ',' '\n' |
 	sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | sed '/^$/d' |
 	grep -vxE 'cryptod|cryptoctl|libcryptoclient0|cryptod-openssl-provider' | sort -u)
@@ -130,6 +130,9 @@ tar -C "$ROOT" --numeric-owner -xf "$base"
 # The packages, installed as the README says (apt install FILE.deb), in the
 # image (its dependencies are in the base already, so apt needs no
 # network). No systemd runs there: the postinst enables, starts nothing.
+# The base left out docs, man pages and locales to stay small; the
+# packages' own files (the example configurations) must all be there.
+rm -f "$ROOT/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
 mkdir -p "$ROOT/tmp/debs"
 cp "${PKGS[@]}" "$ROOT/tmp/debs/"
 chroot "$ROOT" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/debs/*.deb' \
