@@ -143,5 +143,30 @@ else
 	bad "a client does not build with pkg-config against the -dev package: $(head -3 "$work/cc.log")"
 fi
 
+# cryptoshim-dkms: dkms.conf names this version, and its sources build the
+# module with the make line DKMS runs, against the newest kernel headers
+# here. (Not "dkms build" itself: it would create a module-signing key in
+# /var/lib/dkms on this machine.)
+dpkg-deb -x "$(deb cryptoshim-dkms all)" "$work/dkms"
+dk=$work/dkms/usr/src/cryptoshim-$VERSION
+grep -qx "PACKAGE_VERSION=\"$VERSION\"" "$dk/dkms.conf" && ok ||
+	bad "dkms.conf: $(grep PACKAGE_VERSION "$dk/dkms.conf")"
+kdir=$(ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -1)
+if [ -n "$kdir" ]; then
+	kernel_source_dir=$kdir dkms_tree=$work/dkms-tree PACKAGE_NAME=cryptoshim PACKAGE_VERSION=$VERSION
+	mkdir -p "$work/dkms-tree/cryptoshim/$VERSION"
+	cp -r "$dk" "$work/dkms-tree/cryptoshim/$VERSION/build"
+	# shellcheck disable=SC1090 # MAKE[0] as dkms.conf spells it
+	mk=$(. "$dk/dkms.conf" && eval "echo \"${MAKE[0]}\"")
+	if (cd "$work/dkms-tree/cryptoshim/$VERSION/build" && eval "$mk") >"$work/kmod.log" 2>&1 &&
+		[ -f "$work/dkms-tree/cryptoshim/$VERSION/build/cryptoshim.ko" ]; then
+		ok
+	else
+		bad "cryptoshim-dkms sources do not build against $kdir: $(tail -3 "$work/kmod.log")"
+	fi
+else
+	echo "test_deb: no kernel headers here; the DKMS sources are not built"
+fi
+
 echo "test_deb: $((checks - fails))/$checks checks passed; packages in $OUT"
 [ "$fails" = 0 ]
