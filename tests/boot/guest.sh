@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # the checks read variables through eval (check)
 # The checks of the systemd boot test, run in the booted guest by
 # cryptod-boottest.service (tests/boot/run-boot.sh puts both there) with
 # systemd as PID 1 and the .debs installed. One line per check on stdout
