@@ -78,7 +78,8 @@ static void usage(FILE *f)
 		"key policy change at once; other changes are logged and wait for a\n"
 		"restart; a broken file is logged and the running configuration kept.\n"
 		"SIGTERM or SIGINT stops accepting clients, completes submitted work,\n"
-		"wipes keys and exits 0.\n"
+		"wipes keys and exits 0. A configuration it cannot use exits 78\n"
+		"(EX_CONFIG), bad arguments 2, other start-up failures 1.\n"
 		"Under systemd it reports readiness and pings the watchdog\n"
 		"($NOTIFY_SOCKET, $WATCHDOG_USEC), and serves a socket passed by\n"
 		"socket activation ($LISTEN_FDS) instead of --socket. See cryptod(8)\n"
@@ -299,6 +300,18 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(base);
 }
 
+/* A broken configuration only an edit fixes: EX_CONFIG of sysexits(3), so
+ * the unit's RestartPreventExitStatus= does not retry it. */
+enum { EXIT_CONFIG = 78 };
+
+/* Before log_init(): at error priority in the journal too (journald reads
+ * a "<3>" prefix), so "journalctl -p warning" shows the reason. */
+static void config_error(const char *why)
+{
+	fprintf(stderr, "%scryptod: %s\n", log_stderr_is_journal() ? "<3>" : "",
+		why);
+}
+
 int main(int argc, char **argv)
 {
 	/* The daemon's OpenSSL must never route back to the daemon: an
@@ -316,15 +329,15 @@ int main(int argc, char **argv)
 	rc = config_build(&opts, cfg, &path, why, sizeof(why));
 	if (opts.check) {
 		if (rc) {
-			fprintf(stderr, "cryptod: %s\n", why);
+			config_error(why);
 			return 1;
 		}
 		printf("%s: configuration OK\n", path ? path : "(no file)");
 		return 0;
 	}
 	if (rc) {
-		fprintf(stderr, "cryptod: %s\n", why);
-		return 1;
+		config_error(why);
+		return EXIT_CONFIG;
 	}
 	log_init(cfg->log_level);
 	config_set_active(cfg);

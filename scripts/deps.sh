@@ -27,6 +27,12 @@ PKGS=(
 	# is only a metapackage on it, adding the echo module) has the SSL
 	# module and links libssl 3; curl links OpenSSL 3 too.
 	nginx curl
+	# the Debian packages (debian/, tests/deb/): debhelper with the dkms
+	# add-on (cryptoshim-dkms), lintian to check them
+	debhelper dh-dkms dkms lintian
+	# the systemd boot test (tests/boot/): a bookworm image from the
+	# mirror, made into an ext4 file system without mounting it
+	mmdebstrap e2fsprogs
 )
 
 SUDO=

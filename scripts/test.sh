@@ -4,13 +4,20 @@
 #  2. gcc build with -Werror, every ctest test
 #  3. the kernel VM suite (tests/vm/run-vm.sh): Debian's stock kernel under
 #     qemu with the gcc build, AF_ALG, pcrypt and kmod-shim/cryptoshim.ko
+#  3b. the Debian packages (tests/deb/test_deb.sh: dpkg-buildpackage,
+#     lintian, contents) into build-deb/
+#  3c. a real systemd boot (tests/boot/run-boot.sh): a bookworm image made
+#     with mmdebstrap, the packages installed, booted under qemu with
+#     systemd as PID 1; socket activation, notify, group access, reload,
+#     broken configuration, watchdog, crashes, stop, journal, sandbox
 #  4. clang build with ASan+UBSan, every ctest test
 #  5. clang build with ThreadSanitizer, every ctest test (the daemon the
 #     tests start is the TSan build too, and halts on any report)
 #  6. libFuzzer (ASan+UBSan) on every parser of client bytes: replay the
 #     saved crashers, then FUZZ_SECONDS (default 30) of fuzzing each
 # Set QUICK=1 to skip the sanitizer and fuzzing passes while developing,
-# VM=0 to skip the VM suite.
+# VM=0 to skip the VM suite, DEB=0 to skip the packages (and the boot),
+# BOOT=0 to skip the boot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,6 +53,24 @@ if [ "${VM:-1}" != 0 ]; then
 	make -s -C kmod-shim KDIR="/lib/modules/$KVER/build"
 	echo "== kernel VM suite ($KVER, build-test-gcc) =="
 	tests/vm/run-vm.sh --kver "$KVER" --kmod kmod-shim/cryptoshim.ko build-test-gcc
+fi
+if [ "${DEB:-1}" != 0 ]; then
+	echo
+	echo "== Debian packages (build-deb) =="
+	t=$(date +%s)
+	tests/deb/test_deb.sh build-deb
+	echo "packages: $(( $(date +%s) - t )) s"
+	if [ "${BOOT:-1}" != 0 ]; then
+		echo
+		echo "== systemd boot of the packages (tests/boot) =="
+		rc=0
+		tests/boot/run-boot.sh build-deb || rc=$?
+		if [ $rc = 77 ]; then
+			echo "systemd boot: skipped (see above)"
+		elif [ $rc != 0 ]; then
+			exit $rc
+		fi
+	fi
 fi
 if [ "${QUICK:-0}" != 1 ]; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -3,8 +3,10 @@
  * The configuration file against a real daemon: command-line settings
  * beat the file, SIGHUP applies the live keys at once and logs the
  * restart-only ones without applying them, a broken file on reload keeps
- * the running configuration and names file and line, and
- * --check-config answers 0 or 1.
+ * the running configuration and names file and line,
+ * --check-config answers 0 or 1, and a broken file at start exits 78
+ * (EX_CONFIG, which the unit does not retry) with the reason at error
+ * priority when stderr is the journal.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -184,6 +186,57 @@ static void flags_and_reload(void **state)
 	assert_int_equal(fx_daemon_stop(&d), 0);
 }
 
+/* Runs "sh -c SCRIPT" (stderr into out); its exit status. */
+static int run_sh(const char *script, char *out, size_t len)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "exec 2>&1; %s", script);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A value the daemon cannot use stops it at once with 78; with
+ * $JOURNAL_STREAM naming its stderr the line carries priority <3>, and
+ * without it no prefix. */
+static void broken_config_at_start(void **state)
+{
+	char cmd[768], out[1024];
+	write_conf("workers = abc\n");
+	snprintf(cmd, sizeof(cmd),
+		 "%s --config %s --socket /tmp/cryptod-never.sock", CRYPTOD_BIN,
+		 conf);
+	assert_int_equal(run_sh(cmd, out, sizeof(out)), 78);
+	assert_non_null(strstr(out, "cryptod: "));
+	assert_non_null(strstr(out, "workers"));
+	assert_null(strstr(out, "<3>"));
+
+	snprintf(cmd, sizeof(cmd),
+		 "JOURNAL_STREAM=$(stat -L -c %%d:%%i /proc/self/fd/2) "
+		 "%s --config %s --socket /tmp/cryptod-never.sock",
+		 CRYPTOD_BIN, conf);
+	assert_int_equal(run_sh(cmd, out, sizeof(out)), 78);
+	assert_int_equal(strncmp(out, "<3>cryptod: ", 12), 0);
+	/* --check-config keeps its documented 1, at error priority too */
+	snprintf(cmd, sizeof(cmd),
+		 "JOURNAL_STREAM=$(stat -L -c %%d:%%i /proc/self/fd/2) "
+		 "%s --check-config --config %s",
+		 CRYPTOD_BIN, conf);
+	assert_int_equal(run_sh(cmd, out, sizeof(out)), 1);
+	assert_int_equal(strncmp(out, "<3>cryptod: ", 12), 0);
+	/* a JOURNAL_STREAM that names another file is not trusted */
+	snprintf(cmd, sizeof(cmd),
+		 "JOURNAL_STREAM=$(stat -L -c %%d:%%i /dev/null) "
+		 "%s --check-config --config %s",
+		 CRYPTOD_BIN, conf);
+	assert_int_equal(run_sh(cmd, out, sizeof(out)), 1);
+	assert_int_equal(strncmp(out, "cryptod: ", 9), 0);
+	unlink(conf);
+}
+
 /* An explicit --config that does not exist stops the daemon at once. */
 static void missing_explicit_config(void **state)
 {
@@ -198,7 +251,7 @@ static void missing_explicit_config(void **state)
 	out[n] = '\0';
 	int st = pclose(p);
 	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_int_equal(WEXITSTATUS(st), 78);
 	assert_non_null(strstr(out, "/nonexistent/cryptod.conf"));
 	assert_int_equal(check_config("/nonexistent/x.conf", out, sizeof(out)),
 			 1);
@@ -213,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flags_and_reload),
 		cmocka_unit_test(missing_explicit_config),
+		cmocka_unit_test(broken_config_at_start),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(conf);

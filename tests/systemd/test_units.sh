@@ -50,22 +50,33 @@ done
 grep -q "^ExecStart=$prefix/sbin/cryptod\( \|$\)" "$svc" && ok ||
 	bad "ExecStart= does not name the installed daemon: $(grep ExecStart= "$svc")"
 
-# The configuration is checked before start and before reload; outside
-# prefix /usr the unit names the installed file. Run the unit's own
-# ExecStartPre= line: the shipped configuration passes, a broken one fails.
-pre=$(sed -n 's/^ExecStartPre=//p' "$svc")
+# The configuration is checked before reload (a broken file fails the
+# reload, the daemon keeps running); at start the daemon checks it itself
+# and exits 78, which the unit does not retry. Outside prefix /usr the unit
+# names the installed file. Run the unit's own command lines: the shipped
+# configuration passes, a broken one fails with the status the unit knows.
+grep -q '^ExecStartPre=' "$svc" && bad "ExecStartPre= is back: its failure would be retried" || ok
+pre=$(sed -n 's/^ExecReload=\(.*--check-config.*\)/\1/p' "$svc")
 case "$pre" in
 "$prefix/sbin/cryptod --check-config"*) ok ;;
-*) bad "ExecStartPre= is not 'cryptod --check-config': $pre" ;;
+*) bad "the first ExecReload= is not 'cryptod --check-config': $pre" ;;
 esac
-grep -qx "ExecReload=$pre" "$svc" && ok || bad "ExecReload= does not check the configuration first"
+start=$(sed -n 's/^ExecStart=//p' "$svc")
+grep -qx 'RestartPreventExitStatus=2 78' "$svc" && ok ||
+	bad "cryptod.service retries configuration errors: $(grep ^RestartPrevent "$svc")"
+grep -qx 'StartLimitIntervalSec=0' "$svc" && ok ||
+	bad "cryptod.service has a start limit: hitting it takes cryptod.socket down"
 if [ -f "$prefix/etc/cryptod/cryptod.conf" ]; then
-	grep -qx "ExecStart=$prefix/sbin/cryptod --config $prefix/etc/cryptod/cryptod.conf" "$svc" && ok ||
-		bad "ExecStart= does not name the installed configuration: $(grep ^ExecStart= "$svc")"
-	out=$($pre 2>&1) && ok || bad "the unit's ExecStartPre= fails on the shipped configuration: $out"
+	[ "$start" = "$prefix/sbin/cryptod --config $prefix/etc/cryptod/cryptod.conf" ] && ok ||
+		bad "ExecStart= does not name the installed configuration: $start"
+	out=$($pre 2>&1) && ok || bad "the unit's reload check fails on the shipped configuration: $out"
 	cp "$prefix/etc/cryptod/cryptod.conf" "$tmp/good.conf"
 	{ cat "$tmp/good.conf"; echo "workers = many"; } >"$prefix/etc/cryptod/cryptod.conf"
-	$pre >/dev/null 2>&1 && bad "the unit's ExecStartPre= accepted 'workers = many'" || ok
+	$pre >/dev/null 2>&1 && bad "the unit's reload check accepted 'workers = many'" || ok
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd does
+	$start --socket "$tmp/never.sock" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 78 ] && ok || bad "ExecStart= on 'workers = many' exited $rc, not 78"
 	cp "$tmp/good.conf" "$prefix/etc/cryptod/cryptod.conf"
 fi
 
@@ -135,6 +146,8 @@ grep -qx 'ListenSequentialPacket=/run/cryptod/cryptod.sock' "$sockunit" && ok ||
 	bad "cryptod.socket does not listen on /run/cryptod/cryptod.sock (seqpacket)"
 grep -qx 'SocketMode=0660' "$sockunit" && grep -qx 'SocketGroup=cryptod' "$sockunit" && ok ||
 	bad "cryptod.socket: mode 0660 group cryptod expected"
+grep -qx 'FlushPending=yes' "$sockunit" && ok ||
+	bad "cryptod.socket keeps connections a failed start left: it would start the service for them at once, again and again"
 for k in Type=notify WatchdogSec= Restart=on-failure ExecReload= LimitMEMLOCK= LimitCORE=0 \
 	RestrictAddressFamilies=AF_UNIX.AF_ALG.AF_NETLINK CapabilityBoundingSet=$; do
 	grep -q "^$k" "$svc" && ok || bad "cryptod.service lacks $k"
