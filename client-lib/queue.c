@@ -317,14 +317,22 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		 * in tag_off. */
 		/* A tag (LAST's) or a parameter (FIRST's) on another piece
 		 * would be dropped without a word: refuse it. */
+		const unsigned fl = op->stream_flags;
+		const int clone = fl & CC_STREAM_CLONE;
 		if (op->sessionless || op->src_sgl || op->dst_sgl ||
-		    (op->stream_flags & ~(CC_STREAM_FIRST | CC_STREAM_LAST)) ||
-		    (op->tag && !(op->stream_flags & CC_STREAM_LAST)) ||
-		    (op->stream_param &&
-		     (op->stream_flags & (CC_STREAM_FIRST | CC_STREAM_LAST)) !=
-			     CC_STREAM_FIRST))
+		    (fl &
+		     ~(CC_STREAM_FIRST | CC_STREAM_LAST | CC_STREAM_CLONE)) ||
+		    (op->tag && !(fl & CC_STREAM_LAST)) ||
+		    (op->stream_param && !clone &&
+		     (fl & (CC_STREAM_FIRST | CC_STREAM_LAST)) !=
+			     CC_STREAM_FIRST) ||
+		    (clone && ((fl & (CC_STREAM_FIRST | CC_STREAM_LAST)) ||
+			       !op->stream_param || op->len || op->iv_len ||
+			       op->aad_len)))
 			return -EINVAL;
 		flags |= CRD_SQE_F_STREAM;
+		if (clone)
+			flags |= CRD_SQE_F_CLONE;
 		if (op->stream_flags & CC_STREAM_FIRST)
 			flags |= CRD_SQE_F_FIRST;
 		if (op->stream_flags & CC_STREAM_LAST)
@@ -333,7 +341,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		if (op->stream_flags & CC_STREAM_LAST)
 			tag = queue_off(q, op->tag, tag_len);
 		else
-			tag = op->stream_flags & CC_STREAM_FIRST
+			tag = op->stream_flags & (CC_STREAM_FIRST |
+						  CC_STREAM_CLONE)
 				      ? op->stream_param
 				      : 0;
 	} else {

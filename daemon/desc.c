@@ -50,6 +50,8 @@ static int desc_stream_fields(const struct crd_sqe *e, const struct session *s,
 	unsigned t = e->tag_len ? e->tag_len : s->tag_len;
 	if ((last && t != s->tag_len) || (!last && e->tag_len))
 		return CRD_ST_BAD_PARAM;
+	if ((e->flags & CRD_SQE_F_CLONE) && e->len)
+		return CRD_ST_BAD_PARAM; /* a clone carries no data */
 	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
 	    crd_alg_bit_len(s->alg))
 		return CRD_ST_BAD_PARAM;
@@ -83,7 +85,10 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 	    (!(e->flags & CRD_SQE_F_DST_SGL) && e->dst_nseg) ||
 	    (!(e->flags & CRD_SQE_F_SESSIONLESS) && !stream && e->sl_off) ||
 	    ((e->flags & CRD_SQE_F_SESSIONLESS) && e->session) ||
-	    (!stream && (e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_LAST))) ||
+	    (!stream && (e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_LAST |
+				     CRD_SQE_F_CLONE))) ||
+	    ((e->flags & CRD_SQE_F_CLONE) &&
+	     (e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_LAST))) ||
 	    (stream && (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL |
 				    CRD_SQE_F_SESSIONLESS))))
 		return CRD_ST_BAD_DESC;

@@ -81,9 +81,10 @@ void stream_sweep(struct stream_table *t, const struct session_table *st)
 	}
 }
 
-/* FIRST: take the slot, within the owner's bound. */
+/* FIRST: take the slot for handle, within the owner's bound. */
 static int stream_open(struct stream_table *t, struct stream_slot *ss,
-		       const struct crd_sqe *e, const struct session *s)
+		       uint32_t handle, const struct crd_sqe *e,
+		       const struct session *s)
 {
 	if (t->client_open && atomic_fetch_add_explicit(t->client_open, 1,
 							memory_order_relaxed) >=
@@ -93,12 +94,60 @@ static int stream_open(struct stream_table *t, struct stream_slot *ss,
 		return CRD_ST_STREAM_LIMIT;
 	}
 	memset(ss->state, 0, sizeof(ss->state));
-	ss->handle = e->sl_off;
+	ss->handle = handle;
 	ss->session_id = e->session;
 	ss->session_serial = s->serial;
 	ss->dir = e->op;
 	ss->open = 1;
 	t->nopen++;
+	return CRD_ST_OK;
+}
+
+/* Is the stream in ss over, its session gone (even if no sweep came by
+ * yet: one only runs at a lock acquisition)? Then close it. */
+static int stream_live(struct stream_table *t,
+		       const struct session_table *sessions,
+		       struct stream_slot *ss)
+{
+	const struct session *os = session_table_get(sessions, ss->session_id);
+	if (os && os->serial == ss->session_serial)
+		return 1;
+	stream_close(t, ss);
+	return 0;
+}
+
+/*
+ * CLONE: open the stream tag_off names as a copy of ss, on the clone's
+ * session s (ring_abi.h). s may be another session than the source's (the
+ * copy of a context makes its own, with the same key) but must be of the
+ * same algorithm, engine and tag length: the engine then reads only state
+ * its own pieces wrote, in its own layout. A failure on the new handle's
+ * side leaves the source going on.
+ */
+static int stream_clone(struct stream_table *t,
+			const struct session_table *sessions,
+			struct stream_slot *ss, const struct crd_sqe *e,
+			const struct session *s)
+{
+	if (!stream_live(t, sessions, ss))
+		return CRD_ST_NO_STREAM;
+	const struct session *src = session_table_get(sessions, ss->session_id);
+	if (s->alg != src->alg || s->eng != src->eng ||
+	    s->tag_len != src->tag_len || e->op != ss->dir)
+		return CRD_ST_BAD_PARAM;
+	uint32_t handle = e->tag_off;
+	unsigned slot = crd_stream_slot(handle);
+	if (slot >= CRD_STREAMS_PER_QUEUE)
+		return CRD_ST_STREAM_LIMIT;
+	struct stream_slot *ns = &t->slot[slot];
+	if (ns == ss || (ns->open && stream_live(t, sessions, ns)))
+		return CRD_ST_STREAM_BUSY;
+	int st = stream_open(t, ns, handle, e, s);
+	if (st != CRD_ST_OK)
+		return st;
+	memcpy(ns->state, ss->state, sizeof(ns->state));
+	/* memcpy moves the state through the vector registers. */
+	engine_clear_vector_regs();
 	return CRD_ST_OK;
 }
 
@@ -116,15 +165,8 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	if (slot >= CRD_STREAMS_PER_QUEUE)
 		return op->status = CRD_ST_STREAM_LIMIT;
 	struct stream_slot *ss = &t->slot[slot];
-	if (first && ss->open) {
-		/* A stream whose session is gone has ended, even if no sweep
-		 * came by yet (one is only run at a lock acquisition). */
-		const struct session *os =
-			session_table_get(sessions, ss->session_id);
-		if (os && os->serial == ss->session_serial)
-			return op->status = CRD_ST_STREAM_BUSY; /* it goes on */
-		stream_close(t, ss);
-	}
+	if (first && ss->open && stream_live(t, sessions, ss))
+		return op->status = CRD_ST_STREAM_BUSY; /* it goes on */
 	if (!first && (!ss->open || ss->handle != handle))
 		return op->status = CRD_ST_NO_STREAM;
 
@@ -136,12 +178,14 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	int st = desc_resolve(e, arena, arena_size, s, op, sg);
 	if (st == CRD_ST_OK && op->sgl)
 		st = CRD_ST_BAD_DESC; /* never flat: not a stream's shape */
+	if (st == CRD_ST_OK && (e->flags & CRD_SQE_F_CLONE))
+		return op->status = stream_clone(t, sessions, ss, e, s);
 	if (st == CRD_ST_OK && !first &&
 	    (s->serial != ss->session_serial || e->op != ss->dir))
 		st = s->serial != ss->session_serial ? CRD_ST_NO_SESSION
 						     : CRD_ST_BAD_PARAM;
 	if (st == CRD_ST_OK && first)
-		st = stream_open(t, ss, e, s);
+		st = stream_open(t, ss, handle, e, s);
 	if (st != CRD_ST_OK) {
 		op->status = st;
 		op->len = 0;

@@ -202,6 +202,11 @@ int pio_stream_final(struct pio_stream *s, void *out, size_t *out_len,
 		     void *tag);
 void pio_stream_free(struct pio_stream *s);
 struct prov_conn *pio_stream_conn(const struct pio_stream *s);
+/* A copy of src going on independently (EVP dupctx), on session (of the
+ * same algorithm and key, on src's connection); the daemon copies the
+ * running state of a started stream. 0 or -errno / a CC_ERR status. */
+int pio_stream_dup(const struct pio_stream *src, uint32_t session,
+		   struct pio_stream **out);
 
 /* ---- the algorithm tables ---- */
 

@@ -45,11 +45,25 @@ void pca_reset(struct pc_ctx *c)
 int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src)
 {
 	if (src->st) {
-		/* The daemon holds the running GHASH/Poly1305 state and
-		 * cannot copy it (yet). */
-		PROV_ERR(src->p, PROV_R_UNSUPPORTED,
-			 "duplicating an AEAD context mid-message");
-		return -EOPNOTSUPP;
+		/* Mid-message: the daemon copies the running GHASH/Poly1305
+		 * state into a stream of the copy's own session (same key),
+		 * on the source's connection and queue. */
+		int err = prov_sess_open(dst->p, &dst->sess, dst->ci->alg,
+					 dst->key, dst->keylen,
+					 src->sess.tag_len);
+		if (!err && dst->sess.conn != pio_stream_conn(src->st))
+			err = -EPIPE; /* the source's connection is gone */
+		if (!err)
+			err = pio_stream_dup(src->st, dst->sess.id, &dst->st);
+		if (err) {
+			dst->st = NULL;
+			PROV_ERR(src->p, PROV_R_OP,
+				 "duplicating an AEAD context mid-message: %s",
+				 cc_strerror(err));
+			return err;
+		}
+		atomic_fetch_add(&dst->sess.conn->refs, 1);
+		dst->st_conn = dst->sess.conn;
 	}
 	if (src->aad_len) {
 		dst->aad = OPENSSL_memdup(src->aad, src->aad_len);

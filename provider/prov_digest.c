@@ -195,10 +195,26 @@ int ph_dup(struct ph_msg *dst, const struct ph_msg *src)
 	dst->conn = NULL;
 	memset(&dst->sess, 0, sizeof(dst->sess));
 	if (src->st) {
-		PROV_ERR(src->p, PROV_R_UNSUPPORTED,
-			 "%s: duplicating a context past %u bytes", src->name,
-			 PH_HOLD);
-		return 0;
+		/* Past the buffer: the daemon copies the running hash state
+		 * into a stream of the copy's session (a MAC's own, of the
+		 * same key; a digest's is the connection's keyless one), on
+		 * the source's connection and queue. */
+		struct prov_conn *c = NULL;
+		uint32_t id = 0;
+		int err = ph_session(dst, &c, &id);
+		if (!err && c != pio_stream_conn(src->st))
+			err = -EPIPE; /* the source's connection is gone */
+		if (!err)
+			err = pio_stream_dup(src->st, id, &dst->st);
+		if (err) {
+			dst->st = NULL;
+			prov_conn_put(c);
+			PROV_ERR(src->p, PROV_R_OP,
+				 "%s: duplicating a context mid-message: %s",
+				 src->name, cc_strerror(err));
+			return 0;
+		}
+		dst->conn = c; /* ph_session's reference */
 	}
 	if (src->cap) {
 		dst->buf = OPENSSL_malloc(src->cap);

@@ -532,6 +532,54 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 	return err;
 }
 
+/* The clone op (CC_STREAM_CLONE): src's state into dst's handle, on dst's
+ * session. Caller holds the lock; dst->handle is taken. */
+static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
+		    struct pio_stream *dst)
+{
+	uint64_t since = 0;
+	uint8_t *buf;
+	int s, err = 0;
+	while (!err && !((buf = pq_alloc(pq, 1)) && (s = slot_take(pq)) >= 0)) {
+		if (buf)
+			cc_buf_free(pq->q, buf);
+		err = pq_no_room(pq, &since);
+	}
+	if (err)
+		return err;
+	struct cc_op op = {
+		.session = dst->session,
+		.dir = src->dir,
+		.src = buf,
+		.stream = src->handle,
+		.stream_flags = CC_STREAM_CLONE,
+		.stream_param = dst->handle,
+	};
+	for (;;) {
+		err = pq_submit(pq, &op, s);
+		if (err != 1)
+			break;
+		err = pq_sleep(pq, &since);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = pq_wait(pq, s);
+	if (err) {
+		if (err != -EPIPE && !atomic_load(&pq->dead)) {
+			cc_buf_free(pq->q, buf);
+			pq->res[s].busy = 0;
+		}
+		return err;
+	}
+	int32_t st = pq->res[s].status;
+	cc_buf_free(pq->q, buf);
+	pq->res[s].busy = 0;
+	if (st == CC_OK)
+		dst->open = 1;
+	return st;
+}
+
 /* ---- one-shot ops ---- */
 
 int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
@@ -710,6 +758,41 @@ void pio_stream_free(struct pio_stream *s)
 		OPENSSL_clear_free(s->aad, s->aad_len);
 	pq_put(s->pq);
 	OPENSSL_clear_free(s, sizeof(*s));
+}
+
+int pio_stream_dup(const struct pio_stream *src, uint32_t session,
+		   struct pio_stream **out)
+{
+	if (!src->handle)
+		return CC_ERR_NO_STREAM; /* it ended */
+	struct pio_stream *s = OPENSSL_memdup(src, sizeof(*src));
+	if (!s)
+		return -ENOMEM;
+	s->aad = NULL;
+	s->handle = 0;
+	s->session = session;
+	atomic_fetch_add(&s->pq->refs, 1);
+	int err = 0;
+	if (src->aad_len && !(s->aad = OPENSSL_memdup(src->aad, src->aad_len)))
+		err = -ENOMEM;
+	struct pio_q *pq = s->pq;
+	pthread_mutex_lock(&pq->lock);
+	if (!err)
+		err = atomic_load(&pq->dead)
+			      ? -EPIPE
+			      : cc_stream_handle_get(pq->q, &s->handle);
+	if (err)
+		s->handle = 0;
+	if (!err && src->started)
+		err = pq_clone(pq, src, s);
+	pthread_mutex_unlock(&pq->lock);
+	if (err) {
+		s->open = 0;
+		pio_stream_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
 }
 
 struct prov_conn *pio_stream_conn(const struct pio_stream *s)

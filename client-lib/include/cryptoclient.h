@@ -176,6 +176,15 @@ struct cc_op {
 /* cc_op.stream_flags */
 #define CC_STREAM_FIRST 1u
 #define CC_STREAM_LAST 2u
+/* Alone (no FIRST, no LAST): a piece of no data (len, iv, aad 0) that
+ * copies the stream cc_op.stream names into a second one, whose handle
+ * (taken with cc_stream_handle_get() on the same queue) is stream_param,
+ * in the same state, on cc_op.session (the source's, or one of the same
+ * algorithm, engine and tag length, normally with the same key): the two
+ * then go on independently (a digest, MAC or AEAD duplicated in
+ * mid-message). CC_ERR_STREAM_BUSY when that handle's slot is open,
+ * CC_ERR_BAD_PARAM for another kind of session; the source goes on. */
+#define CC_STREAM_CLONE 4u
 
 struct cc_completion {
 	uint64_t user_data;

@@ -15,6 +15,9 @@
  *    tag_len (the session's) on LAST only.
  *  - state: STREAM_STATE_SIZE bytes, 64-byte aligned, in locked memory,
  *    zeroed before FIRST and left as the previous piece left it after.
+ *    It must be plain, position-independent bytes (no pointers, no
+ *    handles of the engine's): a clone of a stream is a byte copy of it
+ *    (CRD_SQE_F_CLONE).
  *    The daemon wipes it after LAST and after any piece whose status is
  *    not CRD_ST_OK; the engine never has to.
  *

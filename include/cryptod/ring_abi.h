@@ -155,9 +155,11 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 #define CRD_SQE_F_STREAM 8u	 /* a piece of a stream; sl_off: its handle */
 #define CRD_SQE_F_FIRST 16u	 /* with STREAM: opens the stream */
 #define CRD_SQE_F_LAST 32u	 /* with STREAM: ends it; the tag is its */
+#define CRD_SQE_F_CLONE 64u	 /* with STREAM alone: copy it (below) */
 #define CRD_SQE_FLAGS_KNOWN                                                    \
 	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS |       \
-	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST)
+	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST |                \
+	 CRD_SQE_F_CLONE)
 
 /*
  * Streams: a message that spans many ops of one queue. Each piece is an
@@ -185,6 +187,17 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
  *             hold whole units, the last a remainder of 0 or >= 16
  *             bytes; at most CRD_XTS_STREAM_UNITS_MAX units a piece).
  *             With FIRST and LAST both, the op's own length.
+ *
+ * A clone (CRD_SQE_F_STREAM | CRD_SQE_F_CLONE, neither FIRST nor LAST)
+ * is a piece of no data (len, iv, aad, tag 0) of the stream sl_off names
+ * that opens a second stream, whose handle is in tag_off, in the same
+ * state and direction, on the op's session: the source's, or another of
+ * the same algorithm, engine and tag length (else BAD_PARAM), normally
+ * with the same key. From there the two go on independently (EVP's
+ * dupctx of a digest, MAC or AEAD in mid-message). The new handle's slot
+ * must be free (else STREAM_BUSY); the new stream counts towards the
+ * client's bound (STREAM_LIMIT). On these three errors the source goes
+ * on; any other (a clone with data, say) ends it, as for any piece.
  *
  * Any error in a piece of an open stream (bad tag included) ends that
  * stream and wipes its state; later pieces fail with NO_STREAM. A FIRST

@@ -10,6 +10,10 @@
  *   flight; every result must equal the default provider's.
  * - fork: a child of a process that has used the provider gets its own
  *   connection, and the parent's still works after the child is gone.
+ * - dup: a context duplicated in mid-message (EVP_CIPHER_CTX_copy,
+ *   EVP_MD_CTX_copy, EVP_MAC_CTX_dup past the provider's 64 KiB buffer):
+ *   the daemon copies the stream's state, and the original and the copy,
+ *   each finished with different data, equal the default provider's.
  * - restart: the daemon stopped with a job's op in flight, then killed
  *   and restarted: a one-shot op is sent again on a new connection, a
  *   stream's piece fails with a reason naming cryptod, and the next
@@ -29,6 +33,7 @@
 #include <unistd.h>
 
 #include <openssl/async.h>
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -380,6 +385,181 @@ out:
 	EVP_CIPHER_free(c);
 }
 
+/* Two messages sharing a prefix: prefix || a and prefix || b. */
+struct dupmsg {
+	uint8_t key[32], iv[12], aad[20];
+	uint8_t *pre, *a, *b;
+	size_t npre, na, nb;
+};
+
+static int aead_ref(const char *name, const struct dupmsg *m, int second,
+		    uint8_t *out, uint8_t *tag)
+{
+	EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, NULL);
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	int n;
+	int ok = c && x && EVP_EncryptInit_ex2(x, c, m->key, m->iv, NULL) &&
+		 EVP_EncryptUpdate(x, NULL, &n, m->aad, sizeof(m->aad)) &&
+		 EVP_EncryptUpdate(x, out, &n, m->pre, (int)m->npre) &&
+		 EVP_EncryptUpdate(x, out + m->npre, &n, second ? m->b : m->a,
+				   (int)(second ? m->nb : m->na)) &&
+		 EVP_EncryptFinal_ex(x, out, &n) &&
+		 EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+	EVP_CIPHER_CTX_free(x);
+	EVP_CIPHER_free(c);
+	return ok;
+}
+
+static void dup_aead(uint64_t *s, const char *name)
+{
+	struct dupmsg m;
+	rnd_fill(s, m.key, sizeof(m.key));
+	rnd_fill(s, m.iv, sizeof(m.iv));
+	rnd_fill(s, m.aad, sizeof(m.aad));
+	m.npre = 1 + rnd(s) % 70000;
+	m.na = rnd(s) % 5000;
+	m.nb = 1 + rnd(s) % 5000;
+	size_t tot = m.npre + m.na + m.nb;
+	uint8_t *buf = malloc(tot), *o1 = malloc(tot), *o2 = malloc(tot),
+		*r1 = malloc(tot), *r2 = malloc(tot);
+	uint8_t t1[16], t2[16], rt1[16], rt2[16];
+	EVP_CIPHER *c = EVP_CIPHER_fetch(lib, name, NULL);
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new(), *y = EVP_CIPHER_CTX_new();
+	int n, ok = buf && o1 && o2 && r1 && r2 && c && x && y;
+	if (ok) {
+		rnd_fill(s, buf, tot);
+		m.pre = buf;
+		m.a = buf + m.npre;
+		m.b = m.a + m.na;
+		ok = EVP_EncryptInit_ex2(x, c, m.key, m.iv, NULL) &&
+		     EVP_EncryptUpdate(x, NULL, &n, m.aad, sizeof(m.aad)) &&
+		     EVP_EncryptUpdate(x, o1, &n, m.pre, (int)m.npre) &&
+		     EVP_CIPHER_CTX_copy(y, x);
+		memcpy(o2, o1, m.npre);
+		/* The copy first, then the original: both go on. */
+		ok = ok &&
+		     EVP_EncryptUpdate(y, o2 + m.npre, &n, m.b, (int)m.nb) &&
+		     EVP_EncryptUpdate(x, o1 + m.npre, &n, m.a, (int)m.na) &&
+		     EVP_EncryptFinal_ex(y, o2, &n) &&
+		     EVP_EncryptFinal_ex(x, o1, &n) &&
+		     EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, t1) &&
+		     EVP_CIPHER_CTX_ctrl(y, EVP_CTRL_AEAD_GET_TAG, 16, t2);
+		if (!ok) {
+			ERR_print_errors_fp(stderr);
+			fail("dup %s: an EVP call failed", name);
+		} else if (!aead_ref(name, &m, 0, r1, rt1) ||
+			   !aead_ref(name, &m, 1, r2, rt2) ||
+			   memcmp(o1, r1, m.npre + m.na) ||
+			   memcmp(t1, rt1, 16) ||
+			   memcmp(o2, r2, m.npre + m.nb) ||
+			   memcmp(t2, rt2, 16)) {
+			fail("dup %s (%zu + %zu / %zu bytes) differs", name,
+			     m.npre, m.na, m.nb);
+		}
+	}
+	EVP_CIPHER_CTX_free(x);
+	EVP_CIPHER_CTX_free(y);
+	EVP_CIPHER_free(c);
+	free(buf);
+	free(o1);
+	free(o2);
+	free(r1);
+	free(r2);
+}
+
+/* A digest (key NULL) or HMAC of prefix || tail through l. */
+static int hash_ref(OSSL_LIB_CTX *l, const uint8_t *key, const uint8_t *pre,
+		    size_t npre, const uint8_t *tail, size_t ntail, uint8_t *md,
+		    EVP_MD_CTX **keep_md, EVP_MAC_CTX **keep_mac)
+{
+	size_t n;
+	unsigned u;
+	if (!key) {
+		EVP_MD *d = EVP_MD_fetch(l, "SHA256", NULL);
+		EVP_MD_CTX *x = EVP_MD_CTX_new();
+		int ok = d && x && EVP_DigestInit_ex2(x, d, NULL) &&
+			 EVP_DigestUpdate(x, pre, npre);
+		EVP_MD_CTX *y = NULL;
+		if (ok && keep_md) {
+			y = EVP_MD_CTX_new();
+			ok = y && EVP_MD_CTX_copy_ex(y, x);
+		}
+		ok = ok && EVP_DigestUpdate(x, tail, ntail) &&
+		     EVP_DigestFinal_ex(x, md, &u);
+		EVP_MD_CTX_free(x);
+		EVP_MD_free(d);
+		if (keep_md)
+			*keep_md = y;
+		return ok;
+	}
+	EVP_MAC *mac = EVP_MAC_fetch(l, "HMAC", NULL);
+	EVP_MAC_CTX *x = mac ? EVP_MAC_CTX_new(mac) : NULL;
+	OSSL_PARAM ps[] = { OSSL_PARAM_utf8_string("digest", "SHA256", 0),
+			    OSSL_PARAM_END };
+	int ok = x && EVP_MAC_init(x, key, 32, ps) &&
+		 EVP_MAC_update(x, pre, npre);
+	EVP_MAC_CTX *y = NULL;
+	if (ok && keep_mac)
+		ok = (y = EVP_MAC_CTX_dup(x)) != NULL;
+	ok = ok && EVP_MAC_update(x, tail, ntail) &&
+	     EVP_MAC_final(x, md, &n, 32);
+	EVP_MAC_CTX_free(x);
+	EVP_MAC_free(mac);
+	if (keep_mac)
+		*keep_mac = y;
+	return ok;
+}
+
+static void dup_hash(uint64_t *s, int hmac)
+{
+	uint8_t key[32], md1[32], md2[32], r1[32], r2[32];
+	size_t npre = 70000 + rnd(s) % 200000, na = rnd(s) % 3000,
+	       nb = rnd(s) % 3000;
+	uint8_t *buf = malloc(npre + na + nb);
+	if (!buf)
+		return;
+	rnd_fill(s, key, sizeof(key));
+	rnd_fill(s, buf, npre + na + nb);
+	const uint8_t *k = hmac ? key : NULL, *a = buf + npre, *b = a + na;
+	EVP_MD_CTX *ym = NULL;
+	EVP_MAC_CTX *yc = NULL;
+	size_t n;
+	unsigned u;
+	/* Past the 64 KiB buffer, so the state is the daemon's. */
+	int ok = hash_ref(lib, k, buf, npre, a, na, md1, hmac ? NULL : &ym,
+			  hmac ? &yc : NULL) &&
+		 (hmac ? EVP_MAC_update(yc, b, nb) &&
+				  EVP_MAC_final(yc, md2, &n, 32)
+		       : EVP_DigestUpdate(ym, b, nb) &&
+				  EVP_DigestFinal_ex(ym, md2, &u));
+	if (!ok) {
+		ERR_print_errors_fp(stderr);
+		fail("dup %s: an EVP call failed", hmac ? "HMAC" : "SHA-256");
+	} else if (!hash_ref(NULL, k, buf, npre, a, na, r1, NULL, NULL) ||
+		   !hash_ref(NULL, k, buf, npre, b, nb, r2, NULL, NULL) ||
+		   memcmp(md1, r1, 32) || memcmp(md2, r2, 32)) {
+		fail("dup %s (%zu + %zu / %zu bytes) differs",
+		     hmac ? "HMAC" : "SHA-256", npre, na, nb);
+	}
+	EVP_MD_CTX_free(ym);
+	EVP_MAC_CTX_free(yc);
+	free(buf);
+}
+
+static void dup_case(uint64_t seed)
+{
+	uint64_t s = seed * 7 + 3;
+	for (int i = 0; i < 8; i++) {
+		dup_aead(&s, "AES-128-GCM");
+		dup_aead(&s, "AES-256-GCM");
+		dup_aead(&s, "ChaCha20-Poly1305");
+		dup_hash(&s, 0);
+		dup_hash(&s, 1);
+	}
+	fprintf(stderr, "dup: AEAD, SHA-256 and HMAC contexts copied "
+			"mid-message\n");
+}
+
 int main(void)
 {
 	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
@@ -404,6 +584,7 @@ int main(void)
 	}
 	async_case(seed | 1);
 	fork_case(seed | 1);
+	dup_case(seed | 1);
 	restart_case(&d, "AES-128-CBC", 1);
 	restart_case(&d, "AES-128-GCM", 0);
 	OSSL_PROVIDER_unload(prov);
