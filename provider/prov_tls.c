@@ -145,8 +145,8 @@ int pct_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
  * 0, or -EBADMSG when the record is publicly invalid (too short for a
  * padding byte and a MAC) or, without a MAC (encrypt-then-MAC, where
  * the record was authenticated already), its padding is bad. */
-static int tls_open(const uint8_t *rec, size_t len, size_t m, uint8_t *mac,
-		    size_t *outl)
+static int tls_open(struct prov *p, const uint8_t *rec, size_t len, size_t m,
+		    uint8_t *mac, size_t *outl)
 {
 	if (len < 1 + m)
 		return -EBADMSG; /* public: the length is on the wire */
@@ -186,7 +186,7 @@ static int tls_open(const uint8_t *rec, size_t len, size_t m, uint8_t *mac,
 		j = j + 1 == m ? 0 : j + 1; /* public: i and m */
 	}
 	/* Drawn whether or not it is used. */
-	if (RAND_bytes(rnd, (int)m) <= 0) {
+	if (prov_rand(p, rnd, m)) {
 		OPENSSL_cleanse(rot, sizeof(rot));
 		return -EIO;
 	}
@@ -268,7 +268,7 @@ int pct_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		rec += BLK;
 		len -= BLK;
 	}
-	err = tls_open(rec, len, c->tls_mac_size, c->tls_mac, outl);
+	err = tls_open(c->p, rec, len, c->tls_mac_size, c->tls_mac, outl);
 	if (err == -EBADMSG)
 		goto bad;
 	if (err)
