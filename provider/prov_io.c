@@ -35,6 +35,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -68,9 +70,16 @@ struct pio_q {
 	unsigned forks;	      /* prov_forks when it was made */
 	atomic_uint refs;     /* the thread's, and each bound stream's */
 	atomic_int dead;      /* nothing in it can be trusted or reused */
-	pthread_mutex_t lock; /* q, res, waiting */
+	pthread_mutex_t lock; /* q, res, waiting, unread, poked */
 	unsigned waiting;     /* sleepers armed on the doorbell */
-	unsigned free_hint;   /* where to look for a free slot */
+	/* Whoever reaps files others' results too, and may drain the
+	 * daemon's doorbell they sleep on: it then pokes efd, which every
+	 * sleeper also waits on, and which stays readable until the results
+	 * filed are all taken (level-triggered, so no sleeper misses it). */
+	int efd;
+	unsigned unread; /* results filed, not yet taken */
+	int poked;
+	unsigned free_hint; /* where to look for a free slot */
 	struct pio_res res[PIO_SLOTS];
 	struct pio_q *next, **pprev; /* p->queues, under p->lock */
 };
@@ -127,6 +136,8 @@ static void pq_free(struct pio_q *pq)
 	pthread_mutex_unlock(&p->lock);
 	/* In a child of fork() the library only unmaps its copy. */
 	cc_queue_close(pq->q);
+	if (pq->efd >= 0)
+		close(pq->efd);
 	prov_conn_put(pq->conn);
 	/* Not destroyed in a child: its holder may have been another of
 	 * the parent's threads. */
@@ -202,8 +213,14 @@ static int pio_queue(struct prov *p, struct prov_conn *conn, struct pio_q **out)
 					      .cq_entries = PIO_ENTRIES,
 					      .arena_size = PIO_ARENA,
 					      .coalesce = 1 };
+		pq->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (pq->efd < 0) {
+			free(pq);
+			return -errno;
+		}
 		int err = cc_queue_open(conn->cc, &qp, &pq->q);
 		if (err) {
+			close(pq->efd);
 			free(pq);
 			return err;
 		}
@@ -270,6 +287,11 @@ static int pq_reap(struct pio_q *pq)
 			pq->res[s].status = cpl[i].status;
 			pq->res[s].len = cpl[i].len;
 			pq->res[s].done = 1;
+			pq->unread++;
+		}
+		if (n && pq->waiting && !pq->poked) {
+			(void)eventfd_write(pq->efd, 1);
+			pq->poked = 1;
 		}
 		if (n < 32)
 			return 0;
@@ -301,19 +323,27 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	pthread_mutex_unlock(&pq->lock);
 	int err = 0, paused = 0;
 	if (job) {
+		/* Two keys of ours: the queue's address and the byte after. */
 		ASYNC_WAIT_CTX *wc = ASYNC_get_wait_ctx(job);
-		if (wc && ASYNC_WAIT_CTX_set_wait_fd(wc, pq, fd, NULL, NULL)) {
+		const char *k = (const char *)pq;
+		if (wc && ASYNC_WAIT_CTX_set_wait_fd(wc, k, fd, NULL, NULL) &&
+		    ASYNC_WAIT_CTX_set_wait_fd(wc, k + 1, pq->efd, NULL,
+					       NULL)) {
 			paused = ASYNC_pause_job();
-			(void)ASYNC_WAIT_CTX_clear_fd(wc, pq);
 			if (!paused)
 				err = -EIO;
 		}
+		if (wc) {
+			(void)ASYNC_WAIT_CTX_clear_fd(wc, k);
+			(void)ASYNC_WAIT_CTX_clear_fd(wc, k + 1);
+		}
 	}
 	if (!paused && !err) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN },
+					{ .fd = pq->efd, .events = POLLIN } };
 		int64_t left =
 			PIO_TIMEOUT_MS - (int64_t)((t - *since) / 1000000);
-		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
+		int r = left > 0 ? poll(pf, 2, (int)left) : 0;
 		if (r == 0)
 			err = -ETIMEDOUT;
 		else if (r < 0 && errno != EINTR)
@@ -406,11 +436,22 @@ static int pq_no_room(struct pio_q *pq, uint64_t *since)
 	return pq_sleep(pq, since);
 }
 
+/* A done result taken: its slot is free again. */
+static void res_take(struct pio_q *pq, int s)
+{
+	pq->res[s].busy = 0;
+	if (--pq->unread == 0 && pq->poked) {
+		eventfd_t v;
+		(void)eventfd_read(pq->efd, &v);
+		pq->poked = 0;
+	}
+}
+
 static void piece_release(struct pio_q *pq, struct pio_piece *pc)
 {
 	memset(pc->buf, 0, pc->len); /* no plaintext left in shared memory */
 	cc_buf_free(pq->q, pc->buf);
-	pq->res[pc->slot].busy = 0;
+	res_take(pq, pc->slot);
 }
 
 static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
@@ -574,7 +615,7 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 	}
 	int32_t st = pq->res[s].status;
 	cc_buf_free(pq->q, buf);
-	pq->res[s].busy = 0;
+	res_take(pq, s);
 	if (st == CC_OK)
 		dst->open = 1;
 	return st;

@@ -14,6 +14,8 @@
  *   EVP_MD_CTX_copy, EVP_MAC_CTX_dup past the provider's 64 KiB buffer):
  *   the daemon copies the stream's state, and the original and the copy,
  *   each finished with different data, equal the default provider's.
+ * - wakeup: a job whose completion another job took (and whose doorbell
+ *   that job drained) is still woken.
  * - restart: the daemon stopped with a job's op in flight, then killed
  *   and restarted: a one-shot op is sent again on a new connection, a
  *   stream's piece fails with a reason naming cryptod, and the next
@@ -303,6 +305,108 @@ static int stuck_fn(void *v)
 				 (int)sizeof(stuck_in));
 }
 
+/* Is one of the job's wait fds readable within ms? */
+static int job_ready(ASYNC_WAIT_CTX *wc, int ms)
+{
+	size_t n = 0;
+	OSSL_ASYNC_FD fds[4];
+	if (!ASYNC_WAIT_CTX_get_all_fds(wc, NULL, &n) || n == 0 || n > 4 ||
+	    !ASYNC_WAIT_CTX_get_all_fds(wc, fds, &n))
+		return 0;
+	fd_set rd;
+	FD_ZERO(&rd);
+	int maxfd = -1;
+	for (size_t i = 0; i < n; i++) {
+		FD_SET(fds[i], &rd);
+		if (fds[i] > maxfd)
+			maxfd = fds[i];
+	}
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (ms % 1000) * 1000 };
+	return select(maxfd + 1, &rd, NULL, NULL, &tv) > 0;
+}
+
+/* Two updates: the second one's wait is where the queue's doorbell gets
+ * drained. */
+static int stuck2_fn(void *v)
+{
+	return stuck_fn(v) && stuck_fn(v);
+}
+
+/*
+ * Jobs A and B paused on one queue with the daemon stopped; it runs both
+ * ops and is stopped again; B, resumed, takes both completions and waits
+ * for its second op, draining the doorbell A sleeps on. A's wait fd must
+ * still become readable (the provider's own eventfd), or A would not be
+ * resumed until some other op of the queue completed, and never if none
+ * were left.
+ */
+static void wakeup_case(struct fx_daemon *d)
+{
+	static const uint8_t key[16], iv[16];
+	uint8_t blk[32];
+	int n;
+	EVP_CIPHER *c = EVP_CIPHER_fetch(lib, "AES-128-CBC", NULL);
+	EVP_CIPHER_CTX *x[2] = { EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new() };
+	ASYNC_WAIT_CTX *wc[2] = { ASYNC_WAIT_CTX_new(), ASYNC_WAIT_CTX_new() };
+	ASYNC_JOB *job[2] = { NULL, NULL };
+	int ret[2] = { 0, 0 }, r[2] = { 0, 0 };
+	int stopped = 0;
+	for (int i = 0; i < 2; i++)
+		if (!c || !x[i] || !wc[i] ||
+		    !EVP_EncryptInit_ex2(x[i], c, key, iv, NULL) ||
+		    !EVP_EncryptUpdate(x[i], blk, &n, key, 16)) {
+			fail("wakeup: no context");
+			goto out;
+		}
+	kill(d->pid, SIGSTOP);
+	stopped = 1;
+	r[0] = ASYNC_start_job(&job[0], wc[0], &ret[0], stuck_fn, &x[0],
+			       sizeof(x[0]));
+	r[1] = ASYNC_start_job(&job[1], wc[1], &ret[1], stuck2_fn, &x[1],
+			       sizeof(x[1]));
+	if (r[0] != ASYNC_PAUSE || r[1] != ASYNC_PAUSE) {
+		fail("wakeup: the jobs did not pause (%d, %d)", r[0], r[1]);
+		goto out;
+	}
+	kill(d->pid, SIGCONT);
+	usleep(300000); /* both ops done */
+	kill(d->pid, SIGSTOP);
+	r[1] = ASYNC_start_job(&job[1], wc[1], &ret[1], stuck2_fn, &x[1],
+			       sizeof(x[1]));
+	if (r[1] != ASYNC_PAUSE) {
+		fail("wakeup: B's second op did not pause (%d)", r[1]);
+		goto out;
+	}
+	/* A's op is done and filed by B; A must be told, daemon or not. */
+	if (!job_ready(wc[0], 2000))
+		fail("wakeup: A's wait fd did not become readable");
+	kill(d->pid, SIGCONT);
+	stopped = 0;
+	for (int i = 0; i < 200 && (r[0] == ASYNC_PAUSE || r[1] == ASYNC_PAUSE);
+	     i++) {
+		for (int k = 0; k < 2; k++)
+			if (r[k] == ASYNC_PAUSE && job_ready(wc[k], 50))
+				r[k] = ASYNC_start_job(&job[k], wc[k], &ret[k],
+						       k ? stuck2_fn : stuck_fn,
+						       &x[k], sizeof(x[k]));
+	}
+	if (r[0] != ASYNC_FINISH || !ret[0] || r[1] != ASYNC_FINISH || !ret[1])
+		fail("wakeup: the jobs did not finish (%d/%d, %d/%d)", r[0],
+		     ret[0], r[1], ret[1]);
+	else
+		fprintf(stderr, "wakeup: a job whose completion another took "
+				"was woken\n");
+out:
+	if (stopped)
+		kill(d->pid, SIGCONT);
+	for (int i = 0; i < 2; i++) {
+		ASYNC_WAIT_CTX_free(wc[i]);
+		EVP_CIPHER_CTX_free(x[i]);
+	}
+	EVP_CIPHER_free(c);
+}
+
 /*
  * The daemon stopped with an op in flight, then killed and restarted. A
  * one-shot op (CBC: its state is the provider's) is sent again on a new
@@ -585,6 +689,7 @@ int main(void)
 	async_case(seed | 1);
 	fork_case(seed | 1);
 	dup_case(seed | 1);
+	wakeup_case(&d);
 	restart_case(&d, "AES-128-CBC", 1);
 	restart_case(&d, "AES-128-GCM", 0);
 	OSSL_PROVIDER_unload(prov);
