@@ -188,14 +188,56 @@ static void report_locked(struct prov *p)
 	prov_conn_check(p, c, err);
 }
 
+/* Every live instance, for the atfork child handler. */
+static pthread_mutex_t provs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct prov *provs;
+
+static void provs_add(struct prov *p)
+{
+	pthread_mutex_lock(&provs_lock);
+	p->next_prov = provs;
+	provs = p;
+	pthread_mutex_unlock(&provs_lock);
+}
+
+static void provs_remove(struct prov *p)
+{
+	pthread_mutex_lock(&provs_lock);
+	for (struct prov **pp = &provs; *pp; pp = &(*pp)->next_prov)
+		if (*pp == p) {
+			*pp = p->next_prov;
+			break;
+		}
+	pthread_mutex_unlock(&provs_lock);
+}
+
+void prov_forked(void)
+{
+	/* The child is single-threaded here: whoever held these locks in
+	 * the parent is not in it, so they are made anew, unheld. */
+	pthread_mutex_init(&provs_lock, NULL);
+	for (struct prov *p = provs; p; p = p->next_prov) {
+		pthread_mutex_init(&p->lock, NULL);
+		pthread_mutex_init(&p->rep_lock, NULL);
+		/* The parent counts and reports what it did; the child
+		 * starts from nothing (its connection is its own). */
+		atomic_store(&p->n_daemon, 0);
+		atomic_store(&p->n_fallback, 0);
+		atomic_store(&p->n_inprocess, 0);
+		p->rep_base = (struct cc_usage){ 0 };
+		p->rep_sent = (struct cc_usage){ 0 };
+		prov_conn_put(p->rep_conn); /* the parent's */
+		p->rep_conn = NULL;
+		atomic_store(&p->rep_next_ms, 0);
+	}
+}
+
 void prov_report(struct prov *p, int final)
 {
 	if (atomic_load_explicit(&p->rep_off, memory_order_relaxed))
 		return;
 	if (final) {
-		/* Try only: a child of fork() may have inherited the lock
-		 * held by a parent's thread that is not there; it then
-		 * leaves its last report unsaid rather than hang. */
+		/* Try only: another thread may be reporting. */
 		if (pthread_mutex_trylock(&p->rep_lock))
 			return;
 	} else {
@@ -336,6 +378,7 @@ static const OSSL_ITEM *prov_reason_strings(void *provctx)
 static void prov_teardown(void *provctx)
 {
 	struct prov *p = provctx;
+	provs_remove(p);
 	if (getenv("CRYPTOD_PROVIDER_STATS"))
 		fprintf(stderr,
 			"cryptod provider: %llu messages on the daemon, %llu "
@@ -518,6 +561,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		free(p);
 		return 0;
 	}
+	provs_add(p);
 	*out = prov_dispatch;
 	*provctx = p;
 	return 1;

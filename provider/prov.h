@@ -107,6 +107,8 @@ struct prov {
 	struct cc_usage rep_sent;   /* what all of them took */
 	atomic_ullong rep_next_ms;  /* no report from the op path before */
 	atomic_int rep_off;	    /* the daemon takes no reports */
+
+	struct prov *next_prov; /* every live instance (prov_forked) */
 };
 
 /* ---- prov.c: errors, fallback ---- */
@@ -179,6 +181,10 @@ int prov_io_init(struct prov *p);
 void prov_io_fini(struct prov *p);
 /* fork()s seen in this process (an atfork handler counts them). */
 unsigned prov_fork_count(void);
+/* The atfork child handler's part in prov.c: every instance's locks
+ * made anew (their holders may have been other threads of the parent)
+ * and its counters started from zero (the parent reports its own). */
+void prov_forked(void);
 
 /* cc_crypt() on the calling thread's queue of conn, through its arena
  * (copied in and out, no lock shared with other threads), and inside an ASYNC_JOB the job pauses while the op runs.
