@@ -267,6 +267,42 @@ static int key_len_check(unsigned alg, unsigned len)
 	return err == -EPERM ? CRD_ST_POLICY : err == -ENOSPC ? 0 : err;
 }
 
+/*
+ * Usage rules that would not hold. A counter-mode cipher (CTR, ChaCha20,
+ * the 3GPP ciphers) encrypts and decrypts with the same keystream under
+ * an IV the client chooses, so either direction alone gives the other; a
+ * counter-mode AEAD allowed to encrypt with client IVs yields the
+ * keystream of any captured ciphertext, so encrypt without decrypt
+ * protects nothing (decrypt alone is sound: it releases nothing
+ * unauthenticated). NULL, or why not.
+ */
+static const char *usage_unsound(uint16_t alg, uint32_t usage)
+{
+	int enc = !!(usage & KF_USE_ENCRYPT), dec = !!(usage & KF_USE_DECRYPT);
+	switch (alg) {
+	case CRD_ALG_AES_CTR:
+	case CRD_ALG_CHACHA20:
+	case CRD_ALG_SNOW3G_UEA2:
+	case CRD_ALG_ZUC_EEA3:
+	case CRD_ALG_KASUMI_F8:
+		return enc != dec ? "encrypt and decrypt are one operation for "
+				    "a counter-mode cipher: give both or "
+				    "neither"
+				  : NULL;
+	case CRD_ALG_AES_GCM:
+	case CRD_ALG_AES_GCM_RFC4106:
+	case CRD_ALG_AES_CCM:
+	case CRD_ALG_CHACHA20_POLY1305:
+		return enc && !dec ? "encrypt without decrypt protects nothing "
+				     "for a counter-mode AEAD (client IVs "
+				     "yield any ciphertext's keystream): "
+				     "allow decrypt too, or decrypt alone"
+				   : NULL;
+	default:
+		return NULL;
+	}
+}
+
 static struct nk_spec spec_of(const Cryptod__KeyRequest *m)
 {
 	struct nk_spec s = {
@@ -320,6 +356,11 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 	}
 
 	struct nk_spec s = spec_of(m);
+	const char *unsound = usage_unsound(s.alg, s.usage);
+	if (unsound && (m->op == CRYPTOD__KEY_OP__KEY_CREATE ||
+			m->op == CRYPTOD__KEY_OP__KEY_IMPORT ||
+			m->op == CRYPTOD__KEY_OP__KEY_UNWRAP))
+		return send_error(c, seq, -EINVAL, unsound);
 	/* A key no session could use is refused now, not at first use. */
 	unsigned len = m->op == CRYPTOD__KEY_OP__KEY_IMPORT   ? m->key.len
 		       : m->op == CRYPTOD__KEY_OP__KEY_CREATE ? s.key_len
@@ -461,6 +502,19 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 		}
 		snprintf(msg, msglen, "%s", errmsg(err));
 		return err;
+	}
+	/* A key that may verify but not generate keeps its whole tag: with
+	 * a shorter one a client could find the tag a few bytes at a time
+	 * (2^32 tries for 4 bytes, then 256 per byte) and so generate. */
+	unsigned full = crd_alg_tag_len(alg);
+	if ((want & dec) && !(want & enc) && m->tag_len && m->tag_len != full) {
+		ks_unmap(key, KF_KEY_MAX);
+		nk_close(ref);
+		snprintf(msg, msglen,
+			 "a key that may only verify or decrypt takes its "
+			 "whole %u-byte tag",
+			 full);
+		return CRD_ST_POLICY;
 	}
 	struct session_params p = {
 		.alg = alg,

@@ -201,23 +201,43 @@ static void test_use_and_rules(struct fx_daemon *d, struct cc_conn *c)
 	CHECK(session_on(c, "gcm1", 9, &s3) == -ENOENT);
 	CHECK(cc_key_show(c, "gcm1", &in) == 0 && in.ops >= 6);
 
-	/* Encrypt only: decrypt completes with CC_ERR_POLICY. */
+	/* Encrypt only, on a counter-mode AEAD: refused, since encrypting
+	 * under a captured ciphertext's IV yields its keystream. */
 	s = spec("enc-only", CC_KEY_ENCRYPT, 0, &me);
+	CHECK(cc_key_create(c, &s, NULL) == -EINVAL);
+	/* Decrypt only: encrypt completes with CC_ERR_POLICY, and the
+	 * session keeps the whole tag (a short one could be found a few
+	 * bytes at a time, and so made). */
+	s = spec("dec-only", CC_KEY_DECRYPT, 0, &me);
 	CHECK(cc_key_create(c, &s, NULL) == 0);
-	CHECK(session_on(c, "enc-only", 0, &s3) == 0);
-	CHECK(enc_matches(c, s3, NULL) == 0);
-	CHECK(fx_crypt(c, s3, CC_DECRYPT, iv, 12, NULL, 0, ct, back, sizeof(ct),
+	struct cc_session_params short_tag = { .key_name = "dec-only",
+					       .tag_len = 4 };
+	CHECK(cc_session_create(c, &short_tag, &s3) == CC_ERR_POLICY);
+	CHECK(session_on(c, "dec-only", 0, &s3) == 0);
+	CHECK(fx_crypt(c, s3, CC_ENCRYPT, iv, 12, NULL, 0, msg, ct, sizeof(msg),
 		       tag) == CC_ERR_POLICY);
+	/* A counter-mode cipher: either direction alone gives the other. */
+	s = spec("ctr-dec", CC_KEY_DECRYPT, 0, &me);
+	s.alg = CC_ALG_AES_CTR;
+	CHECK(cc_key_create(c, &s, NULL) == -EINVAL);
+	/* A MAC key that may only verify: its whole tag only. */
+	s = spec("mac-verify", CC_KEY_MAC_VERIFY, 0, &me);
+	s.alg = CC_ALG_HMAC_SHA256;
+	CHECK(cc_key_create(c, &s, NULL) == 0);
+	struct cc_session_params short_mac = { .key_name = "mac-verify",
+					       .tag_len = 8 };
+	CHECK(cc_session_create(c, &short_mac, &s3) == CC_ERR_POLICY);
+	CHECK(session_on(c, "mac-verify", 0, &s3) == 0);
 	/* Not exportable. */
 	uint8_t wkek[16] = { 0 }, blob[300];
-	CHECK(cc_key_wrap(c, "enc-only", 0, wkek, 16, blob, sizeof(blob)) ==
+	CHECK(cc_key_wrap(c, "dec-only", 0, wkek, 16, blob, sizeof(blob)) ==
 	      -EPERM);
 	/* MAC usages only, on a cipher: no session at all. */
 	s = spec("mac-rules", CC_KEY_MAC_GENERATE, 0, &me);
 	CHECK(cc_key_create(c, &s, NULL) == 0);
 	CHECK(session_on(c, "mac-rules", 0, &s3) == CC_ERR_POLICY);
 	/* Not on the ACL. */
-	s = spec("theirs", CC_KEY_ENCRYPT, 0, &other);
+	s = spec("theirs", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &other);
 	CHECK(cc_key_create(c, &s, NULL) == 0);
 	CHECK(session_on(c, "theirs", 0, &s3) == CC_ERR_ACCESS);
 	/* Key bytes and a name together: refused. */
@@ -366,7 +386,11 @@ static void test_client_memory(struct fx_daemon *d, struct cc_conn *c)
 		pause();
 		_exit(0);
 	}
-	struct cc_key_spec s = spec("mem", CC_KEY_ENCRYPT, 1, &me);
+	/* A failed child then reads as EOF here, not a hang. */
+	close(go[0]);
+	close(done[1]);
+	struct cc_key_spec s =
+		spec("mem", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 1, &me);
 	uint8_t k[32];
 	CHECK(cc_key_create(c, &s, NULL) == 0);
 	CHECK(learn(c, "mem", 0, k) == 0);
@@ -403,7 +427,8 @@ static void test_import_wiped(struct fx_daemon *d, struct cc_conn *c)
 	uint32_t me = getuid(), sid;
 	uint8_t k[32];
 	CHECK(RAND_bytes(k, 32) == 1);
-	struct cc_key_spec s = spec("imported", CC_KEY_ENCRYPT, 0, &me);
+	struct cc_key_spec s =
+		spec("imported", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &me);
 	CHECK(cc_key_import(c, &s, k, 32, NULL) == 0);
 	CHECK(session_on(c, "imported", 0, &sid) == 0);
 	CHECK(enc_matches(c, sid, k) == 0);
@@ -424,8 +449,10 @@ static void test_other_uid(struct fx_daemon *d, struct cc_conn *c)
 		return;
 	}
 	uint32_t nobody = 65534, me = 0;
-	struct cc_key_spec s = spec("for-nobody", CC_KEY_ENCRYPT, 0, &nobody);
-	struct cc_key_spec t = spec("root-only", CC_KEY_ENCRYPT, 0, &me);
+	struct cc_key_spec s =
+		spec("for-nobody", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &nobody);
+	struct cc_key_spec t =
+		spec("root-only", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &me);
 	CHECK(cc_key_create(c, &s, NULL) == 0);
 	CHECK(cc_key_create(c, &t, NULL) == 0);
 	chmod(d->dir, 0755);
@@ -495,7 +522,8 @@ static void churn(const char *sock)
 		uint8_t k[32];
 		snprintf(name, sizeof(name), "c%d", i);
 		crash_key(i, k);
-		struct cc_key_spec s = spec(name, CC_KEY_ENCRYPT, 1, &me);
+		struct cc_key_spec s =
+			spec(name, CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 1, &me);
 		int e = cc_key_import(c, &s, k, 32, NULL);
 		if (e == -EEXIST)
 			e = (n / CRASH_KEYS) % 2 ? cc_key_delete(c, name)
@@ -620,8 +648,9 @@ static void test_crash_model(struct fx_daemon *d,
 			if (!m->present) {
 				op = M_CREATE;
 				RAND_bytes(created, 32);
-				struct cc_key_spec s =
-					spec(name, CC_KEY_ENCRYPT, 1, &me);
+				struct cc_key_spec s = spec(
+					name, CC_KEY_ENCRYPT | CC_KEY_DECRYPT,
+					1, &me);
 				e = cc_key_import(c, &s, created, 32, NULL);
 				if (!e) {
 					m->present = 1;
@@ -732,7 +761,8 @@ static void test_bad_files(struct fx_daemon *d,
 	CHECK(cc_connect(d->sock, "bad", &c) == 0);
 	const char *names[] = { "ok-a", "torn", "flipped", "ok-b" };
 	for (int i = 0; i < 4; i++) {
-		struct cc_key_spec s = spec(names[i], CC_KEY_ENCRYPT, 0, &me);
+		struct cc_key_spec s =
+			spec(names[i], CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &me);
 		(void)cc_key_delete(c, names[i]);
 		CHECK(cc_key_create(c, &s, NULL) == 0);
 	}
@@ -773,7 +803,8 @@ static void test_keyring_kek(void)
 	struct cc_conn *c;
 	uint32_t me = getuid(), sid;
 	if (fx_daemon_start(&d, &dp) == 0) {
-		struct cc_key_spec s = spec("kr", CC_KEY_ENCRYPT, 0, &me);
+		struct cc_key_spec s =
+			spec("kr", CC_KEY_ENCRYPT | CC_KEY_DECRYPT, 0, &me);
 		CHECK(cc_connect(d.sock, "kr", &c) == 0);
 		CHECK(cc_key_create(c, &s, NULL) == 0);
 		cc_disconnect(c);
