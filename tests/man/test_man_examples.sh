@@ -9,7 +9,10 @@
 # vectors). A page whose EXAMPLES section holds no program fails, and so
 # does the extraction when a broken program is planted.
 #
-#   test_man_examples.sh CRYPTOD CRYPTOCTL SOURCE_DIR LIBCRYPTOCLIENT
+#   test_man_examples.sh CRYPTOD CRYPTOCTL SOURCE_DIR LIBCRYPTOCLIENT [CC [SANITIZE]]
+#
+# SANITIZE: the build's sanitizers (CRYPTOD_SANITIZE), which a program
+# linked with a sanitized library needs too.
 #
 # Exit 0 when every example compiled and ran, 1 otherwise, 77 without a
 # C compiler.
@@ -19,7 +22,10 @@ DAEMON=$1
 CTL=$2
 SRC=$3
 LIB=$4
-CC=${CC:-cc}
+CC=${5:-${CC:-cc}}
+SAN=${6:-}
+CFLAGS_SAN=
+[ -n "$SAN" ] && CFLAGS_SAN="-fsanitize=$SAN -fno-omit-frame-pointer"
 command -v "$CC" >/dev/null || { echo "skipped: no C compiler ($CC)"; exit 77; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-manex.XXXXXX") || exit 1
@@ -63,7 +69,8 @@ extract()
 # build SOURCE: compile and link as an installed program would.
 build()
 {
-	"$CC" -Wall -Wextra -Werror -o "${1%.c}" "$1" \
+	# shellcheck disable=SC2086 # CFLAGS_SAN is a list
+	"$CC" -Wall -Wextra -Werror $CFLAGS_SAN -o "${1%.c}" "$1" \
 		-I "$SRC/client-lib/include" -I "$SRC/include" \
 		-L "$(dirname "$LIB")" -lcryptoclient -Wl,-rpath,"$(dirname "$LIB")" \
 		2>"${1%.c}.log"
