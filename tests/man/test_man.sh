@@ -135,6 +135,32 @@ while read -r id name; do
 	grep -qxF ".BR $name \", \" CC_ALG_$id" "$tmp/algs.txt" && ok ||
 		bad "cc_alg_name(3) ALGORITHMS lacks $name (CC_ALG_$id)"
 done <<<"$rows"
+# Every public struct member by member: each struct cc_* of the header is
+# spelled out in the SYNOPSIS of one cc_*.3 page (.B struct NAME { ...
+# .B };) with every member, and each member is named again below the
+# SYNOPSIS, where the page says what it is.
+awk -f "$SRC/tests/man/structs.awk" "$SRC/client-lib/include/cryptoclient.h" >"$tmp/members"
+[ "$(cut -d' ' -f1 "$tmp/members" | sort -u | wc -l)" -ge 20 ] && ok ||
+	bad "structs parsed from cryptoclient.h: $(cut -d' ' -f1 "$tmp/members" | sort -u | tr '\n' ' ')"
+for st in $(cut -d' ' -f1 "$tmp/members" | sort -u); do
+	where=$(grep -l "^\.B struct $st {\$" "$MAN"/cc_*.3)
+	if [ "$(wc -w <<<"$where")" -ne 1 ]; then
+		bad "struct $st is spelled out in $(wc -w <<<"$where") pages' SYNOPSIS (want 1): $where"
+		continue
+	fi
+	ok
+	plain "$where" >"$tmp/page.txt"
+	sed -n "/^\.B struct $st {\$/,/^\.B };/p" "$tmp/page.txt" >"$tmp/syn"
+	sed -n '/^\.SH DESCRIPTION/,$p' "$tmp/page.txt" >"$tmp/desc"
+	for m in $(awk -v s="$st" '$1 == s { print $2 }' "$tmp/members"); do
+		grep -qw -- "$m" "$tmp/syn" && ok || bad "${where##*/}: struct $st in the SYNOPSIS lacks $m"
+		grep -qw -- "$m" "$tmp/desc" && ok || bad "${where##*/}: struct $st member $m is not described"
+	done
+done
+# (the parser can fail: a struct it must find)
+printf 'struct cc_x {\n\tint a, b; /* c; */\n\tchar d[4];\n};\n' >"$tmp/x.h"
+[ "$(awk -f "$SRC/tests/man/structs.awk" "$tmp/x.h" | tr '\n' ' ')" = "cc_x a cc_x b cc_x d " ] && ok ||
+	bad "structs.awk: got '$(awk -f "$SRC/tests/man/structs.awk" "$tmp/x.h" | tr '\n' ' ')'"
 # The checks can fail: a page name that is not exported is caught.
 printf '.TH CC_NOPE 3\n.SH NAME\ncc_nope, cc_connect \\- x\n.SH SYNOPSIS\n' >"$tmp/cc_nope.3"
 [ "$(names "$tmp/cc_nope.3" | tr '\n' ' ')" = "cc_nope cc_connect " ] && ok ||
