@@ -78,7 +78,9 @@ has libcryptoclient0 /usr/lib/$ML/libcryptoclient.so.0 /usr/lib/$ML/libcryptocli
 has libcryptoclient-dev /usr/include/cryptoclient.h /usr/lib/$ML/libcryptoclient.a \
 	/usr/lib/$ML/libcryptoclient.so /usr/lib/$ML/pkgconfig/libcryptoclient.pc \
 	/usr/lib/$ML/cmake/cryptoclient/cryptoclientConfig.cmake \
-	/usr/share/man/man3/libcryptoclient.3.gz /usr/share/man/man3/cc_connect.3.gz
+	/usr/share/man/man3/libcryptoclient.3.gz /usr/share/man/man3/cc_connect.3.gz \
+	/usr/share/man/man3/cc_disconnect.3.gz /usr/share/man/man3/cc_alg_name.3.gz \
+	/usr/share/man/man3/cc_enqueue_burst.3.gz /usr/share/man/man3/cc_submit.3.gz
 has cryptod-openssl-provider /usr/lib/$ML/ossl-modules/cryptod.so \
 	/usr/share/doc/cryptod-openssl-provider/examples/cryptod-provider.cnf \
 	/usr/share/doc/cryptod-openssl-provider/examples/cryptod-provider-tls.cnf

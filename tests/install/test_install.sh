@@ -160,13 +160,17 @@ run_client "wrong vector" "$tmp/client_pc" "$wrong" >/dev/null && bad "a wrong c
 
 # The man pages are found where they were installed.
 if command -v man >/dev/null; then
-	# man -w follows the .so link to the page itself.
-	case "$(MANPATH=$prefix/share/man man -w cc_connect 2>/dev/null)" in
+	# man -w follows the .so link to the group page itself.
+	case "$(MANPATH=$prefix/share/man man -w cc_disconnect 2>/dev/null)" in
 	"$prefix/share/man/man3/"*) ok ;;
-	*) bad "man -w cc_connect does not find the installed page" ;;
+	*) bad "man -w cc_disconnect does not find the installed page" ;;
 	esac
-	MANPATH=$prefix/share/man MANWIDTH=80 man cc_connect 2>/dev/null | grep -q 'cc_enqueue_burst' && ok ||
-		bad "man cc_connect does not show libcryptoclient(3)"
+	MANPATH=$prefix/share/man MANWIDTH=80 man cc_disconnect 2>/dev/null | grep -q 'cc_default_socket_path' && ok ||
+		bad "man cc_disconnect does not show cc_connect(3)"
+	MANPATH=$prefix/share/man MANWIDTH=80 man cc_submit 2>/dev/null | grep -q 'struct cc_op' && ok ||
+		bad "man cc_submit does not show cc_enqueue_burst(3) with struct cc_op"
+	MANPATH=$prefix/share/man MANWIDTH=80 man libcryptoclient 2>/dev/null | grep -q 'cc_alg_name(3)' && ok ||
+		bad "man libcryptoclient does not list the pages"
 fi
 
 kill -TERM "$dpid"
