@@ -501,7 +501,13 @@ int kf_kek_read(const char *path, uid_t owner, int credential,
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open: %s", strerror(errno));
+		why_set(why, why_len, "cannot open: %s%s", strerror(errno),
+			err == -EACCES && !credential
+				? " (the daemon runs as its own user: make the "
+				  "file that user's, mode 0400, or hand it over "
+				  "with LoadCredential= and keys.kek = "
+				  "credential:NAME)"
+				: "");
 		return err;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -509,10 +515,12 @@ int kf_kek_read(const char *path, uid_t owner, int credential,
 		why_set(why, why_len, "not a regular file");
 		return -EINVAL;
 	}
-	if (st.st_uid != owner && !(credential && st.st_uid == 0)) {
+	/* Root's, or the daemon's own (owner): nobody else may have
+	 * written it. */
+	if (st.st_uid != owner && st.st_uid != 0) {
 		close(fd);
 		why_set(why, why_len,
-			"owned by uid %u, must be owned by uid %u",
+			"owned by uid %u, must be root's or uid %u's",
 			(unsigned)st.st_uid, (unsigned)owner);
 		return -EPERM;
 	}

@@ -21,13 +21,15 @@ int keyreq_enabled(void)
 	return enabled;
 }
 
-/* The KEK's file: a credential is the service user's, a plain file
- * root's. */
+/* The KEK's file: a credential is the service user's (systemd makes it
+ * root's, readable through an ACL), a plain file root's or the daemon's
+ * own user's (the unit runs as User=cryptod, which cannot read a file
+ * only root may). */
 static int kek_path(const char *src, char *path, size_t len, uid_t *owner)
 {
 	if (strncmp(src, "credential:", 11)) {
 		snprintf(path, len, "%s", src);
-		*owner = 0;
+		*owner = geteuid();
 		return 0;
 	}
 	const char *cd = getenv("CREDENTIALS_DIRECTORY");

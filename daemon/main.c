@@ -362,6 +362,7 @@ int main(int argc, char **argv)
 		log_err("no crypto engine available");
 		return 1;
 	}
+	int fail_code = 1;
 	int err = ks_init(MAX_SESSIONS);
 	if (err) {
 		log_err("key store: %s", strerror(-err));
@@ -375,8 +376,14 @@ int main(int argc, char **argv)
 		goto out_keystore;
 	}
 	err = keyreq_start(cfg); /* named keys: logs its own errors */
-	if (err)
+	if (err) {
+		/* A missing or unreadable KEK, a key directory of the wrong
+		 * owner or mode: the configuration's to fix, so not retried
+		 * (RestartPreventExitStatus=78 in the unit). */
+		if (err != -ENOMEM)
+			fail_code = EXIT_CONFIG;
 		goto out_keystore;
+	}
 	err = fdreap_start();
 	if (err) {
 		log_err("fd reaper: %s", strerror(-err));
@@ -455,5 +462,5 @@ out_keystore:
 	ks_fini();
 out_engines:
 	engine_fini_all();
-	return err ? 1 : 0;
+	return err ? fail_code : 0;
 }

@@ -395,10 +395,24 @@ static void test_kek(void **state)
 	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EPERM);
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0620);
 	assert_int_equal(kf_kek_read(p, me, 0, kek, why, sizeof(why)), -EPERM);
+	/* Neither root's nor the daemon user's: refused. (As root the test
+	 * gives the file to another uid; else the file is ours and the
+	 * daemon's user another.) */
 	kek_file(f, (const char *)want, KF_KEK_LEN, 0400);
-	assert_int_equal(kf_kek_read(p, me + 1, 0, kek, why, sizeof(why)),
+	uid_t daemon_user = me + 1;
+	if (me == 0) {
+		assert_int_equal(chown(p, 12345, (gid_t)-1), 0);
+		daemon_user = 54321;
+	}
+	assert_int_equal(kf_kek_read(p, daemon_user, 0, kek, why, sizeof(why)),
 			 -EPERM);
 	assert_non_null(strstr(why, "owned by uid"));
+	/* Root's file, read by a daemon of another user: allowed. */
+	if (me == 0) {
+		assert_int_equal(chown(p, 0, (gid_t)-1), 0);
+		assert_int_equal(
+			kf_kek_read(p, 54321, 0, kek, why, sizeof(why)), 0);
+	}
 
 	/* A systemd credential: root's 0440 (the ACL's mask) is fine, as is
 	 * the service user's 0400; others' bits never. */
