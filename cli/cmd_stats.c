@@ -15,8 +15,9 @@
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
-	"Usage: cryptoctl stats [--json | --prometheus | --watch [SECONDS]]\n"
-	"                       [--count N] [--socket PATH]\n"
+	"Usage: cryptoctl stats [--json] [--watch [SECONDS] [--count N]]\n"
+	"                       [--socket PATH]\n"
+	"       cryptoctl stats --prometheus [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
 	"the ops, bytes, errors and authentication failures it saw; per\n"
@@ -55,10 +56,16 @@ static const char usage_stats[] =
 	"                     bytes, errors, auth_failures, retries,\n"
 	"                     empty_polls and wakeups, and latency is\n"
 	"                     {count, sum_ns, p50_ns, p90_ns, p99_ns, p999_ns}\n"
+	"                     With --watch: that object on one line per\n"
+	"                     interval, with snapshot (1, 2, ...) and\n"
+	"                     interval_s first; rates are the differences\n"
+	"                     of two lines over the difference of uptime_ms\n"
 	"  -p, --prometheus   Prometheus text format (node_exporter's textfile\n"
 	"                     collector): cryptod_* metrics labelled engine,\n"
 	"                     worker, client, queue, session; cryptod_program_*\n"
-	"                     labelled program, uid\n"
+	"                     labelled program, uid. When the daemon does\n"
+	"                     not answer: cryptod_up 0 alone, the reason on\n"
+	"                     stderr, exit status 0 (the metrics report it)\n"
 	"  -w, --watch [SECONDS]\n"
 	"                     a live view refreshed every SECONDS (default 1,\n"
 	"                     0.1 to 3600): rates per second (engines,\n"
@@ -343,7 +350,7 @@ static void json_sessions(const struct stats_snap *s)
 	printf("%s]", s->n_sess ? "\n  " : "");
 }
 
-static void print_json(const struct stats_snap *snap)
+void stats_print_json(const struct stats_snap *snap)
 {
 	const struct cc_stats *st = &snap->st;
 	unsigned i;
@@ -461,6 +468,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { TABLES, JSON, PROM, WATCH } mode = TABLES;
+	int json = 0;
 	struct stats_snap snap;
 	struct cc_conn *conn;
 	double interval = 1;
@@ -472,8 +480,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "jpw::n:hs:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			mode = JSON;
-			modes++;
+			json = 1;
 			break;
 		case 'p':
 			mode = PROM;
@@ -515,20 +522,29 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	}
 	if (cli_no_args("stats", argc, argv))
 		return CLI_EXIT_USAGE;
-	if (modes > 1) {
-		cli_usage_err("stats", "--json, --prometheus and --watch "
-				       "exclude each other");
+	if (modes > 1 || (json && mode == PROM)) {
+		cli_usage_err("stats", "--prometheus excludes --json and "
+				       "--watch");
 		return CLI_EXIT_USAGE;
 	}
+	if (json && mode == TABLES)
+		mode = JSON;
 	if (count && mode != WATCH) {
 		cli_usage_err("stats", "--count goes with --watch");
 		return CLI_EXIT_USAGE;
 	}
 
-	if (cli_connect(cli, &conn))
+	if (cli_connect(cli, &conn)) {
+		/* A textfile collector keeps the last file it read: the
+		 * metrics themselves must say the daemon is down. */
+		if (mode == PROM) {
+			stats_print_prom_down();
+			return CLI_EXIT_OK;
+		}
 		return CLI_EXIT_FAIL;
+	}
 	if (mode == WATCH) {
-		ret = stats_watch(conn, interval, (unsigned)count);
+		ret = stats_watch(conn, interval, (unsigned)count, json);
 		cc_disconnect(conn);
 		return ret;
 	}
@@ -536,12 +552,16 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	cc_disconnect(conn);
 	if (ret < 0) {
 		cli_err("stats: %s", cc_strerror(ret));
+		if (mode == PROM) {
+			stats_print_prom_down();
+			return CLI_EXIT_OK;
+		}
 		return CLI_EXIT_FAIL;
 	}
 
 	ret = 0;
 	if (mode == JSON)
-		print_json(&snap);
+		stats_print_json(&snap);
 	else if (mode == PROM)
 		stats_print_prom(&snap);
 	else

@@ -58,6 +58,9 @@ struct cli {
 };
 
 /* cryptoctl.c */
+/* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
+ * and is /dev/null now. */
+extern unsigned cli_closed_fds;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a bad argument on one line; returns -EINVAL. */
 int cli_usage_err(const char *cmd, const char *fmt, ...)
@@ -122,9 +125,15 @@ void programs_json_items(const struct cc_program_stats *v, unsigned n,
 			 const char *indent);
 /* Prometheus text exposition format (version 0.0.4). */
 void stats_print_prom(const struct stats_snap *s);
-/* Refresh every interval seconds, count times (0: until q or Ctrl-C).
+/* The same when the daemon did not answer: cryptod_up 0 alone. */
+void stats_print_prom_down(void);
+/* One JSON object, the fields docs/observability.md lists. */
+void stats_print_json(const struct stats_snap *s);
+/* Refresh every interval seconds, count times (0: until q or Ctrl-C);
+ * json: one stats_print_json() object a line instead of the view.
  * Returns an exit status. */
-int stats_watch(struct cc_conn *conn, double interval, unsigned count);
+int stats_watch(struct cc_conn *conn, double interval, unsigned count,
+		int json);
 
 /* cmd_list.c: the session list, shared with stats */
 int sessions_table(const struct cc_session_info *v, unsigned n);

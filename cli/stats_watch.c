@@ -280,6 +280,45 @@ static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 	return 0;
 }
 
+/*
+ * stats_print_json() on one line: into a memory stream (glibc's stdout is
+ * a variable a program may set), then without its layout. JSON strings
+ * carry no raw newline (json_str escapes it), so every '\n' and the
+ * indent after it are layout.
+ */
+static int watch_json_line(const struct stats_snap *s, double interval,
+			   unsigned n)
+{
+	FILE *saved = stdout, *mem;
+	char *buf = NULL, *p;
+	size_t len = 0;
+
+	fflush(stdout);
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -ENOMEM;
+	stdout = mem;
+	stats_print_json(s);
+	stdout = saved;
+	if (fclose(mem) || !buf || buf[0] != '{') {
+		free(buf);
+		return -ENOMEM;
+	}
+	printf("{\"snapshot\": %u, \"interval_s\": %g, ", n, interval);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '\n') {
+			putchar(*p);
+			continue;
+		}
+		while (p[1] == ' ')
+			p++;
+	}
+	putchar('\n');
+	free(buf);
+	fflush(stdout);
+	return 0;
+}
+
 /* Wait up to ms for q on the terminal, or a signal. 1: quit. */
 static int watch_wait(int keys, int ms)
 {
@@ -299,12 +338,13 @@ static int watch_wait(int keys, int ms)
 	return watch_stop;
 }
 
-int stats_watch(struct cc_conn *conn, double interval, unsigned count)
+int stats_watch(struct cc_conn *conn, double interval, unsigned count, int json)
 {
 	struct stats_snap snap[2];
 	struct termios saved, raw;
 	struct sigaction sa;
-	int tty = isatty(STDOUT_FILENO), keys = 0, ret = CLI_EXIT_OK;
+	int tty = !json && isatty(STDOUT_FILENO), keys = 0;
+	int ret = CLI_EXIT_OK;
 	unsigned n, cur = 0;
 	int have_prev = 0;
 
@@ -330,8 +370,12 @@ int stats_watch(struct cc_conn *conn, double interval, unsigned count)
 			ret = CLI_EXIT_FAIL;
 			break;
 		}
-		err = watch_frame(&snap[cur], have_prev ? &snap[!cur] : NULL,
-				  interval, n, tty);
+		if (json)
+			err = watch_json_line(&snap[cur], interval, n);
+		else
+			err = watch_frame(&snap[cur],
+					  have_prev ? &snap[!cur] : NULL,
+					  interval, n, tty);
 		if (have_prev)
 			stats_snap_free(&snap[!cur]);
 		have_prev = 1;

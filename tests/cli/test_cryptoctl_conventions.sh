@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cryptoctl's conventions across commands: descriptors 0-2 closed at
+# start, --json wherever a command prints data (and with --watch, one
+# object a line), cryptod_up 0 without a daemon, exit statuses as
+# documented, messages that say what is valid, and default text output
+# within 100 columns.
+#
+#   test_cryptoctl_conventions.sh CRYPTOD CRYPTOCTL [GCM_REF [HOLD_QUEUE]]
+set -u
+. "$(dirname "$0")/cryptoctl_lib.sh"
+
+# json_ok FILE: FILE is one JSON object (python3 parses it)
+json_ok() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+
+# ---------------------------------------------------------------------------
+section "descriptors 0-2 closed at start"
+"$CTL" stats >&- 2>"$err"
+rc=$?
+check "stats, stdout closed: exit 1" test "$rc" -eq 1
+check "stats, stdout closed: says so" grep -q 'stdout is closed' "$err"
+"$CTL" stats --watch 0.1 --count 2 >&- 2>"$err"
+check "stats --watch, stdout closed: exit 1, says so" \
+	test $? -eq 1 -a "$(grep -c 'stdout is closed' "$err")" -eq 1
+# stdin and stderr closed: the socket must not become fd 0 or 2.
+"$CTL" stats --json <&- 2>&- >"$out"
+check "stats --json, stdin and stderr closed: exit 0, valid JSON" \
+	test $? -eq 0 && check "  ... valid" json_ok "$out"
+timeout 10 "$CTL" encrypt -k "$K16" -i "$IV12" <&- >"$out" 2>"$err"
+rc=$?
+check "encrypt, stdin closed: exit 1, no hang (rc $rc)" test "$rc" -eq 1 -a ! -s "$out"
+check "encrypt, stdin closed: 'stdin is closed'" grep -q 'stdin is closed' "$err"
+timeout 10 "$CTL" --socket "$tmp/nowhere" ping 2>&- >"$out"
+check "ping without a daemon, stderr closed: exit 1" test $? -eq 1
+
+# ---------------------------------------------------------------------------
+section "--json wherever a command prints data"
+# (key list --json: test_cryptoctl_key.sh, which configures named keys)
+for cmd in "ping" "version" "engines" "clients" "sessions" "stats"; do
+	# shellcheck disable=SC2086 # cmd is a command and its subcommand
+	ctl $cmd --json
+	check "$cmd --json: exit 0, nothing on stderr" test "$rc" -eq 0 -a ! -s "$err"
+	check "$cmd --json: one JSON document" json_ok "$out"
+done
+ctl ping --json
+check "ping --json: status healthy" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"] == "healthy" and d["degraded"] == [] and d["daemon_version"]' "$out"
+ctl version --json
+check "version --json: cryptoctl and daemon versions" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["cryptoctl"] and d["daemon"]' "$out"
+ctl --socket "$tmp/nowhere" ping --json
+check "ping --json, no daemon: exit 1" test "$rc" -eq 1
+check "ping --json, no daemon: status unreachable" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["status"] == "unreachable"' "$out"
+ctl --socket "$tmp/nowhere" version --json
+check "version --json, no daemon: exit 0, daemon null" \
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["daemon"] is None and d["error"]' "$out"
+ctl stats --watch 0.1 --count 3 --json
+check "stats --watch --json: exit 0" test "$rc" -eq 0 -a ! -s "$err"
+check "stats --watch --json: one object a line, snapshots 1-3" python3 - "$out" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 3, lines
+objs = [json.loads(l) for l in lines]
+assert [o["snapshot"] for o in objs] == [1, 2, 3]
+assert all("engines" in o and "worker_stats" in o for o in objs)
+assert objs[0]["uptime_ms"] <= objs[2]["uptime_ms"]
+PY
+ctl stats --json --watch 0.1 --count 1
+check "stats --json --watch (either order)" test "$rc" -eq 0 -a "$(lines "$out")" -eq 1
+expect_usage stats --json --prometheus
+expect_usage stats --prometheus --watch
+
+# ---------------------------------------------------------------------------
+section "stats --prometheus: cryptod_up"
+ctl stats --prometheus
+check "with a daemon: cryptod_up 1" grep -qx 'cryptod_up 1' "$out"
+ctl --socket "$tmp/nowhere" stats --prometheus
+check "no daemon: exit 0 (documented)" test "$rc" -eq 0
+check "no daemon: cryptod_up 0" grep -qx 'cryptod_up 0' "$out"
+check "no daemon: HELP and TYPE too" grep -qx '# TYPE cryptod_up gauge' "$out"
+check "no daemon: the reason on stderr" grep -q 'cannot connect' "$err"
+
+# ---------------------------------------------------------------------------
+section "exit statuses as documented"
+ctl decrypt -k "$K16" -i "$IV12" < <(head -c 5 /dev/zero)
+check "decrypt, truncated below the tag: exit 2 (input length)" test "$rc" -eq 2 -a ! -s "$out"
+head -c 64 /dev/zero | "$CTL" encrypt -k "$K16" -i "$IV12" >"$tmp/ct"
+flip 70
+ctl decrypt -k "$K16" -i "$IV12" --in "$tmp/bad"
+check "decrypt, bad tag: exit 3" test "$rc" -eq 3 -a ! -s "$out"
+ctl decrypt -k "$K16" -i "$IV12" --in <(head -c 60 "$tmp/ct")
+check "decrypt, truncated ciphertext (tag cut): exit 3" test "$rc" -eq 3 -a ! -s "$out"
+expect_usage stats --bogus
+expect_usage ping extra
+ctl --socket "$tmp/nowhere" stats
+check "daemon unreachable: exit 1" test "$rc" -eq 1
+
+finish conventions
