@@ -40,8 +40,8 @@ static const char usage_sessions[] =
 	"\n"
 	"List the sessions clients hold: client id, session id (per client),\n"
 	"owner pid and uid, algorithm, key size in bits (XTS: both halves),\n"
-	"engine, tag length, and ops, bytes, errors and authentication\n"
-	"failures. Never any key material. Unless you are root or the\n"
+	"engine, tag length, and the ops completed successfully (OK-OPS;\n"
+	"JSON: ops), bytes, errors and authentication failures. Never any key material. Unless you are root or the\n"
 	"daemon's user, only your own connection's sessions are listed (and\n"
 	"cryptoctl holds none).\n"
 	"\n"
@@ -186,8 +186,8 @@ void sessions_json_items(const struct cc_session_info *v, unsigned n,
 int sessions_table(const struct cc_session_info *v, unsigned n)
 {
 	static const char *const titles[] = {
-		"CLIENT",  "SESSION", "PID", "UID",   "<ALG",	"KEY-BITS",
-		"<ENGINE", "TAG",     "OPS", "BYTES", "ERRORS", "AUTH-FAIL",
+		"CLIENT",  "SESSION", "PID",	"UID",	 "<ALG",   "KEY-BITS",
+		"<ENGINE", "TAG",     "OK-OPS", "BYTES", "ERRORS", "AUTH-FAIL",
 	};
 	enum { N_COLS = 12 };
 	struct tbl t;

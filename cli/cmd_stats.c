@@ -20,8 +20,9 @@ static const char usage_stats[] =
 	"       cryptoctl stats --prometheus [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
-	"the ops, bytes, errors and authentication failures it saw; per\n"
-	"worker the same plus empty polls (passes that found no work),\n"
+	"the ops it completed successfully (OK-OPS), bytes, errors and\n"
+	"authentication failures; per worker every op it completed (OPS:\n"
+	"any status), the same counters plus empty polls (passes that found no work),\n"
 	"wake-ups (times it woke from sleep), passes, runs and its service\n"
 	"time percentiles; per client queue the counters plus retries\n"
 	"(enqueue refused: ring full), empty polls (worker visits that found\n"
@@ -101,7 +102,9 @@ static int print_engines(const struct cc_stats *st)
 {
 	/* Retries, empty polls and wake-ups belong to queues, not engines:
 	 * engine rows show what the engine did. */
-	static const char *const titles[] = { "<ENGINE", "OPS", "BYTES",
+	/* An engine counts the ops it completed successfully (OK-OPS);
+	 * workers and queues count every completion (OPS). */
+	static const char *const titles[] = { "<ENGINE", "OK-OPS", "BYTES",
 					      "ERRORS", "AUTH-FAIL" };
 	enum { N_ENGINE_COUNTERS = 4 };
 	struct tbl t;
@@ -265,19 +268,42 @@ static int print_queue_latency(const struct cc_stats *st)
 	return 0;
 }
 
+void fmt_uptime(char *buf, size_t len, uint64_t ms)
+{
+	uint64_t s = ms / 1000;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%" PRIu64 "d %02u:%02u:%02u", s / 86400,
+			 (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
+			 (unsigned)(s % 60));
+	else
+		snprintf(buf, len, "%02u:%02u:%02u", (unsigned)(s / 3600),
+			 (unsigned)(s / 60 % 60), (unsigned)(s % 60));
+}
+
+const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void print_stats_head(const struct cc_stats *st)
+{
+	char up[32];
+
+	fmt_uptime(up, sizeof(up), st->uptime_ms);
+	printf("cryptod: up %s, %u %s (%s polling), %u %s, %u %s", up,
+	       st->workers, plural(st->workers, "worker", "workers"),
+	       st->poll_mode[0] ? st->poll_mode : "?", st->clients,
+	       plural(st->clients, "client", "clients"), st->sessions,
+	       plural(st->sessions, "session", "sessions"));
+}
+
 int stats_print_tables(const struct stats_snap *snap)
 {
 	const struct cc_stats *st = &snap->st;
-	uint64_t s = st->uptime_ms / 1000;
 
-	fputs("uptime ", stdout);
-	if (s >= 86400)
-		printf("%" PRIu64 "d ", s / 86400);
-	printf("%02u:%02u:%02u, workers %u (%s polling), clients %u, sessions %u\n\n",
-	       (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
-	       (unsigned)(s % 60), st->workers,
-	       st->poll_mode[0] ? st->poll_mode : "?", st->clients,
-	       st->sessions);
+	print_stats_head(st);
+	fputs("\n\n", stdout);
 	if (print_engines(st))
 		return -ENOMEM;
 	putchar('\n');

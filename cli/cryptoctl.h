@@ -114,6 +114,13 @@ struct stats_snap {
 
 int stats_snap_take(struct cc_conn *conn, struct stats_snap *s);
 void stats_snap_free(struct stats_snap *s);
+/* "02:03:04" or "5d 02:03:04": the one uptime format of every view. */
+void fmt_uptime(char *buf, size_t len, uint64_t ms);
+/* one when n is 1, else many: "1 client", "2 clients". */
+const char *plural(uint64_t n, const char *one, const char *many);
+/* "cryptod: up 00:01:02, 2 workers (adaptive polling), 1 client, ..."
+ * without the newline. */
+void print_stats_head(const struct cc_stats *st);
 /* "850ns", "12.3us", "1.50ms", "2.00s" into buf (>= 16 bytes). */
 void fmt_ns(char *buf, size_t len, uint64_t ns);
 /* The tables of 'cryptoctl stats'. 0 or -ENOMEM. */

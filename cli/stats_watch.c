@@ -92,7 +92,7 @@ static const struct cc_queue_stats *find_queue(const struct cc_stats *st,
 static int watch_engines(const struct cc_stats *a, const struct cc_stats *p,
 			 double dt)
 {
-	static const char *const titles[] = { "<ENGINE", "OPS/s", "Gbps",
+	static const char *const titles[] = { "<ENGINE", "OK-OPS/s", "Gbps",
 					      "ERR/s", "AUTH-FAIL/s" };
 	struct tbl t;
 
@@ -131,7 +131,13 @@ static int watch_workers(const struct cc_stats *a, const struct cc_stats *p,
 		const struct cc_worker_stats *o = hp ? &p->worker_stats[i] : w;
 
 		tbl_u64(&t, i, 0, w->index);
-		tbl_text(&t, i, 1, w->asleep ? "asleep" : "polling");
+		/* asleep is the state at the instant of the snapshot: a
+		 * worker that completed ops in the interval was busy, even
+		 * if it had just gone to sleep. */
+		tbl_text(&t, i, 1,
+			 hp && w->c.ops > o->c.ops ? "busy"
+			 : w->asleep		   ? "asleep"
+						   : "polling");
 		tbl_rate(&t, i, 2, w->c.ops, o->c.ops, dt, hp);
 		tbl_gbps(&t, i, 3, w->c.bytes, o->c.bytes, dt, hp);
 		tbl_rate(&t, i, 4, w->c.empty_polls, o->c.empty_polls, dt, hp);
@@ -252,18 +258,13 @@ static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 {
 	const struct cc_stats *st = &s->st;
 	double dt = p ? s->t - p->t : 0;
-	uint64_t up = st->uptime_ms / 1000;
 
 	if (tty)
 		fputs("\033[H\033[J", stdout); /* home, clear to the end */
 	else
 		printf("--- snapshot %u\n", n);
-	printf("cryptod: up %" PRIu64
-	       ":%02u:%02u, %u workers (%s), %u clients, "
-	       "%u sessions; every %.1fs%s\n\n",
-	       up / 3600, (unsigned)(up / 60 % 60), (unsigned)(up % 60),
-	       st->workers, st->poll_mode, st->clients, st->sessions, interval,
-	       tty ? ", q quits" : "");
+	print_stats_head(st);
+	printf("; every %.1fs%s\n\n", interval, tty ? ", q quits" : "");
 	if (watch_engines(st, p ? &p->st : NULL, dt))
 		return -ENOMEM;
 	putchar('\n');

@@ -97,4 +97,33 @@ expect_usage ping extra
 ctl --socket "$tmp/nowhere" stats
 check "daemon unreachable: exit 1" test "$rc" -eq 1
 
+# ---------------------------------------------------------------------------
+section "one vocabulary across views"
+ctl stats
+check "stats: '1 client' (cryptoctl's own connection), no '1 clients'" \
+	grep -Eq '^cryptod: up [0-9]{2}:[0-9]{2}:[0-9]{2}, 2 workers .*, 1 client, 0 sessions$' "$out"
+head1=$(head -n 1 "$out" | sed 's/up [0-9:]*/up T/')
+ctl stats --watch 0.1 --count 1
+check "stats --watch: the same head line, the same uptime format" \
+	test "$(sed -n 2p "$out" | sed 's/up [0-9:]*/up T/; s/; every.*//')" = "$head1"
+ctl stats
+check "stats: engines count OK-OPS, workers OPS (labelled apart)" \
+	sh -c "grep -Eq '^ENGINE +OK-OPS ' '$out' && grep -Eq '^WORKER +STATE +OPS ' '$out'"
+# Load while watching: a worker that completed ops in an interval is busy,
+# whatever its sleep flag said at the instant of the snapshot.
+(
+	while :; do
+		head -c 4096 /dev/zero | "$CTL" encrypt -k "$K16" -i "$IV12" >/dev/null 2>&1
+	done
+) &
+loadpid=$!
+ctl stats --watch 0.3 --count 5
+kill "$loadpid" 2>/dev/null
+wait "$loadpid" 2>/dev/null
+check "stats --watch under load: some worker busy" \
+	awk '$1 ~ /^[0-9]+$/ && $2 == "busy" { f = 1 } END { exit !f }' "$out"
+check "stats --watch under load: no worker with ops in the interval is asleep" \
+	awk '/^WORKER/ { w = 1; next } NF == 0 { w = 0 }
+		w && $3 != "-" && $3 != "0" && $2 != "busy" { bad = 1 } END { exit bad }' "$out"
+
 finish conventions
