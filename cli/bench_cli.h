@@ -55,6 +55,7 @@ struct bp_report {
 	const struct bench_cfg *cfg;
 	unsigned queues, workers; /* workers: 0 when not spawned */
 	bool dmcrypt;
+	bool wide; /* --wide: OPS(M), Gbps and every ratio per path */
 	const char *daemon_version;
 	struct bp_alg algs[BENCH_MAX_ALGS];
 	unsigned n_algs;
