@@ -275,6 +275,7 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 	int rc, ret;
 
 	bench_prog = "cryptoctl: bench";
+	tbl_wide = 1; /* bench keeps to 100 columns itself (--wide: more) */
 	if (mode && bp_is_pool_mode(mode))
 		return bp_pool(mode, argc - 1, argv + 1);
 	if (mode && !strcmp(mode, "stream"))

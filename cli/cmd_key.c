@@ -22,7 +22,7 @@ static const char usage_key[] =
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
-	"       cryptoctl key list [--json]\n"
+	"       cryptoctl key list [--json | --wide]\n"
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
@@ -55,6 +55,8 @@ static const char usage_key[] =
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
 	"  --version N        wrap: that version (default: the newest)\n"
+	"      --wide         list: whole names and ACLs (else cut to 20\n"
+	"                     characters, ending in ~)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
 	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
 	"                     exportable, uids, gids, versions, created,\n"
@@ -154,6 +156,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wrapping-key-file", required_argument, NULL, OPT_WKEY_FILE },
 		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
 		{ "version", required_argument, NULL, OPT_VERSION },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t id;
@@ -171,6 +174,9 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case 'j':
 			a->json = 1;
+			break;
+		case 'W':
+			tbl_wide = 1;
 			break;
 		case OPT_ALG:
 			alg = cc_alg_from_name(optarg);

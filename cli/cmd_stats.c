@@ -15,8 +15,8 @@
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
-	"Usage: cryptoctl stats [--json] [--watch [SECONDS] [--count N]]\n"
-	"                       [--socket PATH]\n"
+	"Usage: cryptoctl stats [--json | --wide] [--watch [SECONDS]\n"
+	"                       [--count N]] [--socket PATH]\n"
 	"       cryptoctl stats --prometheus [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
@@ -75,13 +75,16 @@ static const char usage_stats[] =
 	"                     When stdout is not a terminal, one snapshot per\n"
 	"                     interval, one after another\n"
 	"  -n, --count N      with --watch: stop after N refreshes\n"
+	"      --wide         every column (the tables keep within 100\n"
+	"                     columns without it: workers leave out PASSES,\n"
+	"                     RUNS, EMPTY-POLLS, WAKEUPS and P90, queues UID,\n"
+	"                     SESSIONS, RETRIES, EMPTY-POLLS and WAKEUPS,\n"
+	"                     --watch's queues RETRY/s; names are\n"
+	"                     cut to 20 characters, ending in ~)\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
-/* The counter columns both tables end with, in cc_counters order. */
-#define COUNTER_TITLES                                                         \
-	"OPS", "BYTES", "ERRORS", "AUTH-FAIL", "RETRIES", "EMPTY-POLLS",       \
-		"WAKEUPS"
+/* The counters of cc_counters, in its order. */
 enum { N_COUNTERS = 7 };
 
 /* The first n counters of k, from column col on. */
@@ -152,8 +155,9 @@ static int print_runs(const struct cc_stats *st)
 static int print_queues(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
-		"CLIENT",   "QUEUE",	 "PID",		 "UID",
-		"SESSIONS", "IN-FLIGHT", COUNTER_TITLES, "<NAME",
+		"CLIENT",    "QUEUE",	     "PID",	 "+UID",   "+SESSIONS",
+		"IN-FLIGHT", "OPS",	     "BYTES",	 "ERRORS", "AUTH-FAIL",
+		"+RETRIES",  "+EMPTY-POLLS", "+WAKEUPS", "<NAME",
 	};
 	enum { N_COLS = 6 + N_COUNTERS + 1 };
 	struct tbl t;
@@ -208,9 +212,9 @@ static void tbl_ns(struct tbl *t, unsigned row, unsigned col, uint64_t ns,
 static int print_workers(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
-		"WORKER",    "<STATE", "OPS",  "BYTES",	      "ERRORS",
-		"AUTH-FAIL", "PASSES", "RUNS", "EMPTY-POLLS", "WAKEUPS",
-		"P50",	     "P90",    "P99",  "P99.9",
+		"WORKER",    "<STATE",	"OPS",	 "BYTES",	 "ERRORS",
+		"AUTH-FAIL", "+PASSES", "+RUNS", "+EMPTY-POLLS", "+WAKEUPS",
+		"P50",	     "+P90",	"P99",	 "P99.9",
 	};
 	enum { N_COLS = 14 };
 	struct tbl t;
@@ -489,6 +493,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
@@ -507,6 +512,9 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = 1;
+			break;
+		case 'W':
+			tbl_wide = 1;
 			break;
 		case 'p':
 			mode = PROM;

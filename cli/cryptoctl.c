@@ -220,6 +220,7 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -239,6 +240,12 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 				return cli_usage_err(cmd, "unrecognized option "
 							  "'--json'");
 			*json = 1;
+			break;
+		case 'W': /* every column (clients, sessions) */
+			if (!json)
+				return cli_usage_err(cmd, "unrecognized option "
+							  "'--wide'");
+			tbl_wide = 1;
 			break;
 		default:
 			return -EINVAL;

@@ -48,6 +48,7 @@ enum cli_limits {
 	CLI_WAIT_MS = 30000, /* --sessionless: longest wait for the op */
 	TBL_COLS_MAX = 24,   /* columns of a text table */
 	TBL_CELL = 72,	     /* a client name (64) plus room to spare */
+	TBL_NARROW = 20,     /* text cells without --wide */
 	WATCH_MAX_S = 3600,  /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
 };
@@ -84,10 +85,15 @@ struct tbl {
 	unsigned cols, rows;
 	const char *title[TBL_COLS_MAX];
 	int left[TBL_COLS_MAX]; /* left-aligned (text) column */
+	int hide[TBL_COLS_MAX]; /* a --wide column, without --wide */
 	char (*cell)[TBL_CELL]; /* rows * cols cells, owned */
 };
 
-/* A title starting with '<' makes a left-aligned column. 0 or -ENOMEM. */
+/* --wide: every column and whole text cells. Without it a table stays
+ * within 100 columns: '+' columns are left out, text cut to TBL_NARROW. */
+extern int tbl_wide;
+/* A title starting with '<' makes a left-aligned column, with '+' (then
+ * maybe '<') a column of --wide only. 0 or -ENOMEM. */
 int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	     unsigned cols);
 char *tbl_cell(struct tbl *t, unsigned row, unsigned col);
@@ -97,6 +103,9 @@ void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s);
 void tbl_print(struct tbl *t);
 /* s on stdout under the rule of tbl_text(). */
 void tbl_puts(const char *s);
+/* The same wrapped at spaces within 100 columns, continued indented by
+ * two; used: the columns the line holds already. */
+void tbl_puts_wrapped(const char *s, unsigned used);
 void tbl_fini(struct tbl *t);
 /* A quoted JSON string on stdout; invalid UTF-8 becomes U+FFFD. */
 void json_str(const char *s);

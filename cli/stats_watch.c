@@ -155,8 +155,8 @@ static int watch_queues(const struct cc_stats *a, const struct cc_stats *p,
 			double dt)
 {
 	static const char *const titles[] = {
-		"CLIENT",  "QUEUE",	"PID", "OPS/s", "Gbps",	 "ERR/s",
-		"RETRY/s", "IN-FLIGHT", "P50", "P99",	"P99.9", "<NAME",
+		"CLIENT",   "QUEUE",	 "PID", "OPS/s", "Gbps",  "ERR/s",
+		"+RETRY/s", "IN-FLIGHT", "P50", "P99",	 "P99.9", "<NAME",
 	};
 	enum { N_COLS = 12 };
 	struct tbl t;

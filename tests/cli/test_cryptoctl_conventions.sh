@@ -126,4 +126,38 @@ check "stats --watch under load: no worker with ops in the interval is asleep" \
 	awk '/^WORKER/ { w = 1; next } NF == 0 { w = 0 }
 		w && $3 != "-" && $3 != "0" && $2 != "busy" { bad = 1 } END { exit bad }' "$out"
 
+# ---------------------------------------------------------------------------
+section "default text output within 100 columns (--wide: all of it)"
+# A queue with a session, counters and a 64-byte client name.
+long=$(printf 'n%.0s' $(seq 64))
+if [ -x "$HOLD" ]; then
+	coproc HQ { "$HOLD" "$sock" "$long" 100000 1024; }
+	read -r _ <&"${HQ[0]}"
+fi
+# widest FILE: its longest line's length
+widest() { awk '{ if (length > m) m = length } END { print m + 0 }' "$1"; }
+for cmd in "stats" "clients" "sessions" "engines" "ping" "version" "help" \
+	"stats --watch 0.1 --count 2" "stats --help" "engines --help" \
+	"clients --help" "encrypt --help" "decrypt --help" "digest --help" \
+	"mac --help" "key --help" "bench --help" "ping --help" "version --help"; do
+	# shellcheck disable=SC2086 # a command and its options
+	ctl $cmd
+	w=$(widest "$out")
+	check "$cmd: exit 0, widest line $w <= 100" test "$rc" -eq 0 -a "$w" -le 100
+done
+if [ -n "${HQ_PID:-}" ]; then
+	ctl stats
+	check "stats: a long client name is cut, ending in ~" grep -q ' nnnnnnnnnnnnnnnnnnn~$' "$out"
+	ctl stats --wide
+	check "stats --wide: the whole name" grep -q "$long\$" "$out"
+	check "stats --wide: the columns left out by default" \
+		sh -c "grep -Eq '^WORKER +STATE +OPS +BYTES +ERRORS +AUTH-FAIL +PASSES +RUNS +EMPTY-POLLS +WAKEUPS +P50 +P90 +P99 +P99.9$' '$out'"
+	ctl clients --wide
+	check "clients --wide: ARENA, OFFLOAD, ..." grep -Eq ' GID .* ARENA +OFFLOAD +FALLBACK +IN-PROC +NAME$' "$out"
+	exec {HQ[1]}>&-
+	wait "$HQ_PID" 2>/dev/null
+fi
+ctl engines --wide
+check "engines --wide: the AAD column" grep -Eq '^ALGORITHM .* TAG +AAD +LENGTH$' "$out"
+
 finish conventions
