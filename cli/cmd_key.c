@@ -181,8 +181,12 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		case OPT_ALG:
 			alg = cc_alg_from_name(optarg);
 			if (alg < 0)
-				return cli_usage_err("key", "--alg %s: unknown",
-						     optarg);
+				return cli_usage_err(
+					"key",
+					"--alg %s: unknown ('cryptoctl "
+					"engines' lists the "
+					"algorithms)",
+					optarg);
 			a->spec.alg = (enum cc_alg)alg;
 			a->have_alg = 1;
 			break;

@@ -22,8 +22,12 @@ int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 	if (n == -E2BIG)
 		return cli_usage_err(a->cmd, "%s: longer than %zu bytes", opt,
 				     max);
-	if (n < 0)
-		return cli_usage_err(a->cmd, "%s: not a hex string", opt);
+	if (n < 0) {
+		char why[128];
+
+		hex_why(hex, why, sizeof(why));
+		return cli_usage_err(a->cmd, "%s: %s", opt, why);
+	}
 	*len = (unsigned)n;
 	return 0;
 }

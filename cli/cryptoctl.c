@@ -200,6 +200,14 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
 			cli->path, cc_strerror(ret));
 		return ret;
 	}
+	if (ret == -EACCES || ret == -EPERM) {
+		/* The system service's socket is for the cryptod group. */
+		cli_err("cannot connect to %s: %s - the socket is for root and "
+			"the cryptod group: 'sudo usermod -aG cryptod $USER', "
+			"then log in again",
+			cli->path, cc_strerror(ret));
+		return ret;
+	}
 	if (ret < 0) {
 		cli_err("cannot connect to %s: %s", cli->path,
 			cc_strerror(ret));

@@ -79,6 +79,8 @@ int cli_connect_quiet(struct cli *cli, struct cc_conn **conn);
 /* hex.c */
 int hex_decode(const char *hex, uint8_t *out, size_t max);
 void hex_encode(const uint8_t *in, size_t len, char *out);
+/* Why hex_decode() refused hex (-EINVAL): what is valid, into buf. */
+void hex_why(const char *hex, char *buf, size_t len);
 
 /* table.c: aligned text tables for people, JSON strings for scripts */
 struct tbl {

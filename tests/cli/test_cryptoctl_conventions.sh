@@ -98,6 +98,39 @@ ctl --socket "$tmp/nowhere" stats
 check "daemon unreachable: exit 1" test "$rc" -eq 1
 
 # ---------------------------------------------------------------------------
+section "messages that say what is valid"
+ctl encrypt -k 0001020 -i "$IV12" </dev/null
+check "odd-length hex: exit 2" test "$rc" -eq 2
+check "odd-length hex: says two digits per byte" grep -q -- '--key: 7 hex digits, an odd number: two per byte' "$err"
+ctl encrypt -k 00010g03 -i "$IV12" </dev/null
+check "a bad hex digit: its position and what is valid" \
+	grep -q -- '--key: character 6 is not a hex digit (0-9, a-f, A-F' "$err"
+check "  ... and never the key's characters" sh -c "! grep -q 00010g03 '$err'"
+ctl encrypt -a aes-999-gcm -k "$K16" </dev/null
+check "unknown algorithm: the valid ones listed" \
+	sh -c "test $rc -eq 2 && grep -q 'aes-gcm' '$err' && grep -q 'chacha20-poly1305' '$err'"
+ctl key create k1 --alg nope
+check "key --alg unknown: points to cryptoctl engines" \
+	sh -c "test $rc -eq 2 && grep -q \"'cryptoctl engines' lists\" '$err'"
+# The README's example key, written out (it once read -k 0001...1e1f).
+K32R=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+printf 'attack at dawn' | "$CTL" encrypt -a aes-256-gcm -k "$K32R" \
+	-i 000000000000000000000000 --aad 6869 >"$tmp/readme.ct"
+ctl decrypt -a aes-256-gcm -k "$K32R" -i 000000000000000000000000 --aad 6869 --in "$tmp/readme.ct"
+check "the README's encrypt and decrypt round trip" test "$rc" -eq 0 -a "$(cat "$out")" = "attack at dawn"
+check "the README has no elided key" sh -c "! grep -q -- '-k 0001\.\.\.' '$(dirname "$0")/../../README.md'"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	# $tmp is 0700: nobody cannot reach the socket.
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$CTL" ping >"$out" 2>"$err"
+	rc=$?
+	check "permission denied: exit 1" test "$rc" -eq 1
+	check "permission denied: the cryptod group hint" \
+		grep -q "Permission denied - the socket is for root and the cryptod group: 'sudo usermod -aG cryptod \$USER'" "$err"
+else
+	echo "skipped: the permission hint (needs root and setpriv)"
+fi
+
+# ---------------------------------------------------------------------------
 section "one vocabulary across views"
 ctl stats
 check "stats: '1 client' (cryptoctl's own connection), no '1 clients'" \
