@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cryptoctl bench's one report writer: the table per algorithm (paths
- * side by side: Gbps within 100 columns, or the seed's format with
+ * side by side: Gbps within 100 columns, or every figure with
  * --wide), the dm-crypt table, CSV, JSON and the PNG chart
  * (gnuplot) of the throughput modes, and the worker pool modes' sheets as
  * text tables, CSV or JSON.
@@ -41,8 +41,8 @@ static const char *bp_twin(const struct bp_alg *pa)
 
 /*
  * The default table, within 100 columns: Gbps per path side by side, and
- * the daemon against the in-process twin. --wide prints the seed's
- * table (bp_print_wide).
+ * the daemon against the in-process twin. --wide prints the wide
+ * table (the rest of bp_print_table).
  */
 static void bp_print_narrow(const struct bp_report *r, unsigned ai,
 			    const uint32_t *sizes, unsigned rows)

@@ -63,10 +63,20 @@ static const char usage_main[] =
 	"  -h, --help         this text; 'cryptoctl COMMAND --help' for one\n"
 	"  -V, --version      print the version\n"
 	"\n"
-	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
-	"I/O error); 2 bad arguments; 3 authentication failed (decrypt;\n"
-	"digest and mac --verify: mismatch); 4 degraded (ping: an engine an\n"
-	"algorithm is routed to is unavailable).\n";
+	"Commands that print data take --json (one object; stats --watch:\n"
+	"one a line); text fits 100 columns, --wide adds the rest.\n"
+	"\n"
+	"Exit status:\n"
+	"  0  success (also version and stats --prometheus with no daemon)\n"
+	"  1  failure: daemon unreachable, refused or permission denied; an\n"
+	"     I/O error; a closed stdin or stdout the command needs; input\n"
+	"     too large for one operation\n"
+	"  2  bad arguments, or an input length the algorithm cannot take\n"
+	"     (decrypt: shorter than the tag); --in/--out cannot be opened\n"
+	"  3  authentication failed (decrypt: the tag did not verify, as for a\n"
+	"     truncated or altered ciphertext; digest, mac --verify: mismatch)\n"
+	"  4  degraded (ping: an engine an algorithm is routed to is\n"
+	"     unavailable)\n";
 
 static const char usage_ping[] =
 	"Usage: cryptoctl ping [--json] [--socket PATH]\n"
