@@ -105,8 +105,9 @@ void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s);
 void tbl_print(struct tbl *t);
 /* s on stdout under the rule of tbl_text(). */
 void tbl_puts(const char *s);
-/* The same wrapped at spaces within 100 columns, continued indented by
- * two; used: the columns the line holds already. */
+/* The same after a space, wrapped at spaces within 100 columns and
+ * continued indented by two (--wide: one line); used: the columns the
+ * line holds already. */
 void tbl_puts_wrapped(const char *s, unsigned used);
 void tbl_fini(struct tbl *t);
 /* A quoted JSON string on stdout; invalid UTF-8 becomes U+FFFD. */

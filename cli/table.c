@@ -125,6 +125,11 @@ void tbl_print(struct tbl *t)
 
 void tbl_puts_wrapped(const char *s, unsigned used)
 {
+	if (tbl_wide) { /* --wide: one line, whatever its length */
+		putchar(' ');
+		tbl_puts(s);
+		return;
+	}
 	while (*s) {
 		const char *sp = strchr(s, ' ');
 		size_t n = sp ? (size_t)(sp - s) : strlen(s);
