@@ -26,6 +26,7 @@ static const char usage_key[] =
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
+	"                          [--json]\n"
 	"       cryptoctl key delete NAME\n"
 	"\n"
 	"Named keys live only in cryptod: clients use them by name\n"
@@ -60,7 +61,8 @@ static const char usage_key[] =
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
 	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
 	"                     exportable, uids, gids, versions, created,\n"
-	"                     ops, bytes, last_use}]}\n"
+	"                     ops, bytes, last_use}]}; wrap: {name, version\n"
+	"                     (0: the newest), wrapped (hex)}\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n"
 	"wrap prints the wrapped key in hex on stdout.\n";
@@ -431,7 +433,15 @@ static int run(struct key_args *a, struct cc_conn *conn)
 			return ret;
 		char hex[2 * sizeof(blob) + 1];
 		hex_encode(blob, (size_t)ret, hex);
-		puts(hex);
+		if (a->json) {
+			fputs("{\"name\": ", stdout);
+			json_str(a->name);
+			printf(", \"version\": %u, \"wrapped\": \"%s\"}\n",
+			       a->version, hex);
+		} else {
+			puts(hex);
+		}
+		explicit_bzero(hex, sizeof(hex));
 		return 0;
 	}
 	if (strcmp(s, "create") && strcmp(s, "import") && strcmp(s, "unwrap"))
