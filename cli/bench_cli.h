@@ -101,6 +101,8 @@ int bp_stream(int argc, char **argv);
 /* bench_out.c */
 /* The seed-format table of one algorithm, its paths side by side. */
 void bp_print_table(const struct bp_report *r, unsigned alg);
+/* The pool modes' --wide: the sheets' SHEET_WIDE columns too. */
+extern bool bp_sheets_wide;
 /* dm-crypt comparison: MB/s per run and the mean per algorithm and path. */
 void bp_print_dmcrypt(const struct bp_report *r);
 void bp_print_csv(const struct bp_report *r);

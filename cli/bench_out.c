@@ -470,6 +470,8 @@ static struct {
 	unsigned n; /* sheets printed */
 } bp_sheets;
 
+bool bp_sheets_wide;
+
 static void bp_sheet_text(const struct bench_sheet *s)
 {
 	char heads[SHEET_COLS_MAX][SHEET_CELL + 1];
@@ -480,6 +482,8 @@ static void bp_sheet_text(const struct bench_sheet *s)
 	for (c = 0; c < s->cols && cols < TBL_COLS_MAX; c++) {
 		if (!(s->flags[c] & SHEET_TEXT))
 			continue;
+		if ((s->flags[c] & SHEET_WIDE) && !bp_sheets_wide)
+			continue; /* keeps the table within 100 columns */
 		snprintf(heads[cols], sizeof(heads[0]), "%s%s",
 			 s->flags[c] & SHEET_LEFT ? "<" : "", s->head[c]);
 		titles[cols] = heads[cols];

@@ -186,6 +186,18 @@ check "scale: notes on stderr, the order checked" \
 check "bench latency --json exits 0" test $? = 0
 check "latency JSON: 8 configurations with numeric percentiles" \
 	py 'j["mode"] == "latency" and [s["section"] for s in j["sheets"]] == ["latency"] and len(j["sheets"][0]["rows"]) == 8 and all(isinstance(r["p99_us"], float) and r["p50_us"] <= r["max_us"] for r in j["sheets"][0]["rows"])'
+# The text tables of every pool mode within 100 columns; --wide adds the
+# columns left out (pcrypt: Seed, enc + dec).
+"$CTL" bench pool --spawn-daemon "$DAEMON" --smoke --max-workers 2 \
+	--samples 20 --cold-samples 2 >"$out" 2>"$err"
+check "bench pool (text): exit 0, every line within 100 columns" \
+	sh -c "test $? = 0 && awk 'length > 100 { print \"too wide: \" \$0; b = 1 } END { exit b }' '$out'"
+check "bench pool (text): scale, pcrypt and latency tables" \
+	sh -c "grep -q '^Algorithm +Workers' '$out' || grep -Eq '^Algorithm +Workers +CPUs' '$out' &&
+		grep -Eq '^Algorithm +Dirs +Serial \(1\) Mbit/s +Parallel' '$out' && grep -Eq '^Poll mode +Client waits by' '$out'"
+"$CTL" bench pcrypt --spawn-daemon "$DAEMON" --smoke --wide >"$out" 2>"$err"
+check "bench pcrypt --wide: enc + dec and Seed too" \
+	sh -c "test $? = 0 && grep -Eq '^Algorithm +Dirs .*enc \+ dec .*Seed, 4 cores$' '$out'"
 # The old names are links that run this command.
 alias_dir=$tmp/alias
 mkdir -p "$alias_dir"
