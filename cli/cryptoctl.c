@@ -300,10 +300,12 @@ static unsigned ping_degraded(const struct cc_alg_caps *caps, unsigned n,
 			json_str(why);
 			putchar('}');
 		} else {
-			printf("degraded: %s is routed to engine %s, which is "
-			       "unavailable: ",
-			       caps[i].alg_name, caps[i].engine);
-			tbl_puts(why);
+			int used =
+				printf("degraded: %s is routed to engine %s, "
+				       "which is unavailable:",
+				       caps[i].alg_name, caps[i].engine);
+
+			tbl_puts_wrapped(why, used > 0 ? (unsigned)used : 0);
 			putchar('\n');
 		}
 		degraded++;
