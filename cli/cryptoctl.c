@@ -79,7 +79,7 @@ static const char usage_main[] =
 	"     unavailable)\n";
 
 static const char usage_ping[] =
-	"Usage: cryptoctl ping [--json] [--socket PATH]\n"
+	"Usage: cryptoctl ping [--json | --wide] [--socket PATH]\n"
 	"\n"
 	"Health check for scripts and monitoring. Connect to cryptod, exchange\n"
 	"hello, ask for its capabilities, and print the daemon's version and\n"
@@ -92,6 +92,8 @@ static const char usage_ping[] =
 	"                     hello_ms, degraded[] (alg, engine, reason) and\n"
 	"                     status (healthy, degraded); unreachable:\n"
 	"                     {status: \"unreachable\", socket, error}\n"
+	"      --wide         each reason on one line (else wrapped within\n"
+	"                     100 columns)\n"
 	"\n"
 	"Exit status:\n"
 	"  0  healthy: the daemon answered and every routed engine is available\n"
