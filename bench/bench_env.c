@@ -125,12 +125,13 @@ void bench_env_start(struct bench_env *e, FILE *out, const int *pids,
 	double idle;
 
 	cpu_model(model, sizeof(model), flags, sizeof(flags));
+	/* Two lines, each within 100 columns. */
 	fprintf(out,
-		"Machine: %s, %ld CPUs online; flags: %s; intel-ipsec-mb %s "
-		"picks its %s code\n",
-		model, sysconf(_SC_NPROCESSORS_ONLN),
-		flags[0] ? flags : "none of aes avx2 avx512f vaes gfni",
-		bench_imb_version(), bench_imb_arch_name());
+		"Machine: %s, %ld CPUs online; intel-ipsec-mb %s picks its %s "
+		"code\nMachine flags: %s\n",
+		model, sysconf(_SC_NPROCESSORS_ONLN), bench_imb_version(),
+		bench_imb_arch_name(),
+		flags[0] ? flags : "none of aes avx2 avx512f vaes gfni");
 	e->ok = false;
 	if (cpu_ticks(&i0, &t0))
 		return;
@@ -144,11 +145,9 @@ void bench_env_start(struct bench_env *e, FILE *out, const int *pids,
 	idle = (double)(i1 - i0 + (o1 - o0)) / (double)(t1 - t0);
 	if (idle > 1)
 		idle = 1;
-	fprintf(out,
-		"Machine: %.0f%% idle just before the run (ours and the "
-		"daemons' time counted as idle)%s\n",
-		idle * 100,
-		idle < 0.9 ? ": WARNING, something else is running" : "");
+	fprintf(out, "Machine: %.0f%% idle just before the run%s\n", idle * 100,
+		idle < 0.9 ? "; something else is running, figures may be low"
+			   : "");
 	fflush(out);
 	bench_env_mark(e, pids, n);
 }
@@ -181,11 +180,11 @@ void bench_env_end(const struct bench_env *e, FILE *out, const int *pids,
 		return;
 	fprintf(out,
 		"Machine: other processes used %.0f%% of all CPU time during "
-		"%s%s%s\n",
-		others, during,
-		n ? "" : " (the daemon's share included: its pid is unknown)",
-		others > 5 ? ": WARNING, figures disturbed; run again on a "
-			     "quiet machine"
-			   : "");
+		"%s%s\n",
+		others, during, n ? "" : " (the daemon's share included)");
+	if (others > 5)
+		fputs("Other programs competed for the CPU: the figures may be "
+		      "low; run again on a\nquiet machine to compare.\n",
+		      out);
 	fflush(out);
 }

@@ -20,8 +20,9 @@ enum bench_sheet_col_flags {
 	SHEET_TEXT = 1, /* in the text table */
 	SHEET_DATA = 2, /* in CSV and JSON */
 	SHEET_BOTH = 3,
-	SHEET_NUM = 4,	/* JSON: a number, not a string (empty: null) */
-	SHEET_LEFT = 8, /* text table: left-aligned */
+	SHEET_NUM = 4,	 /* JSON: a number, not a string (empty: null) */
+	SHEET_LEFT = 8,	 /* text table: left-aligned */
+	SHEET_WIDE = 16, /* text table: only with --wide (100 columns) */
 };
 
 struct bench_sheet {

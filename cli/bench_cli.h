@@ -55,6 +55,7 @@ struct bp_report {
 	const struct bench_cfg *cfg;
 	unsigned queues, workers; /* workers: 0 when not spawned */
 	bool dmcrypt;
+	bool wide; /* --wide: OPS(M), Gbps and every ratio per path */
 	const char *daemon_version;
 	struct bp_alg algs[BENCH_MAX_ALGS];
 	unsigned n_algs;
@@ -100,6 +101,8 @@ int bp_stream(int argc, char **argv);
 /* bench_out.c */
 /* The seed-format table of one algorithm, its paths side by side. */
 void bp_print_table(const struct bp_report *r, unsigned alg);
+/* The pool modes' --wide: the sheets' SHEET_WIDE columns too. */
+extern bool bp_sheets_wide;
 /* dm-crypt comparison: MB/s per run and the mean per algorithm and path. */
 void bp_print_dmcrypt(const struct bp_report *r);
 void bp_print_csv(const struct bp_report *r);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl bench's one report writer: the seed-format table per algorithm
- * (paths side by side), the dm-crypt table, CSV, JSON and the PNG chart
+ * cryptoctl bench's one report writer: the table per algorithm (paths
+ * side by side: Gbps within 100 columns, or every figure with
+ * --wide), the dm-crypt table, CSV, JSON and the PNG chart
  * (gnuplot) of the throughput modes, and the worker pool modes' sheets as
  * text tables, CSV or JSON.
  */
@@ -38,6 +39,67 @@ static const char *bp_twin(const struct bp_alg *pa)
 	return pa->twin >= 0 ? pa->paths[pa->twin].name : "twin";
 }
 
+/*
+ * The default table, within 100 columns: Gbps per path side by side, and
+ * the daemon against the in-process twin. --wide prints the wide
+ * table (the rest of bp_print_table).
+ */
+static void bp_print_narrow(const struct bp_report *r, unsigned ai,
+			    const uint32_t *sizes, unsigned rows)
+{
+	const struct bp_alg *pa = &r->algs[ai];
+	const char *titles[BP_MAX_PATHS + 2];
+	char vs[64];
+	unsigned p, i, cols = 0;
+	bool ratio = false;
+	struct tbl t;
+
+	titles[cols++] = "SIZE(B)";
+	for (p = 0; p < pa->n_paths; p++)
+		titles[cols++] = pa->paths[p].name;
+	for (i = 0; i < rows && pa->twin > 0; i++) {
+		const struct bp_result *v = bp_find(r, ai, 0, sizes[i]);
+
+		if (v && v->ratio > 0)
+			ratio = true;
+	}
+	if (ratio) {
+		snprintf(vs, sizeof(vs), "%s/%s", pa->paths[0].name,
+			 bp_twin(pa));
+		titles[cols++] = vs;
+	}
+	printf("Throughput in Gbps (10^9 bit/s of payload) per buffer "
+	       "size%s\n",
+	       ratio ? "," : ":");
+	if (ratio)
+		printf("and %s: the daemon's share of the same engine "
+		       "in-process (1.00: as fast):\n",
+		       vs);
+	if (tbl_init(&t, rows, titles, cols))
+		return;
+	for (i = 0; i < rows; i++) {
+		unsigned c = 1;
+
+		tbl_u64(&t, i, 0, sizes[i]);
+		for (p = 0; p < pa->n_paths; p++) {
+			const struct bp_result *v = bp_find(r, ai, p, sizes[i]);
+
+			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
+				 v ? "%.2f" : "-", v ? v->gbps : 0);
+		}
+		if (ratio) {
+			const struct bp_result *v = bp_find(r, ai, 0, sizes[i]);
+
+			snprintf(tbl_cell(&t, i, c++), TBL_CELL,
+				 v && v->ratio > 0 ? "%.2f" : "-",
+				 v ? v->ratio : 0);
+		}
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	fflush(stdout);
+}
+
 void bp_print_table(const struct bp_report *r, unsigned ai)
 {
 	const struct bp_alg *pa = &r->algs[ai];
@@ -55,6 +117,10 @@ void bp_print_table(const struct bp_report *r, unsigned ai)
 		printf("%-15s %s\n", pa->paths[p].name, pa->paths[p].desc);
 	if (!rows) {
 		puts("(nothing measured)");
+		return;
+	}
+	if (!r->wide) {
+		bp_print_narrow(r, ai, sizes, rows);
 		return;
 	}
 	titles[0] = "Buffer Size(B)";
@@ -210,6 +276,16 @@ static double bp_mean(const struct bp_result *v)
 	return v->n_runs ? sum / v->n_runs : 0;
 }
 
+/* A ratio, or nothing (CSV) / null (JSON) where none was measured (0):
+ * a ratio of 0.0 would read as "infinitely slower". */
+static void bp_ratio(const char *pre, double v, int json)
+{
+	if (v > 0)
+		printf("%s%.4f", pre, v);
+	else
+		printf("%s%s", pre, json ? "null" : "");
+}
+
 void bp_print_csv(const struct bp_report *r)
 {
 	printf("alg,dir,path,size,ops_m,gbps,ratio,mean_mbs,runs_mbs,"
@@ -217,14 +293,17 @@ void bp_print_csv(const struct bp_report *r)
 	for (unsigned i = 0; i < r->n_res; i++) {
 		const struct bp_result *v = &r->res[i];
 
-		printf("%s,%s,%s,%u,%.4f,%.4f,%.4f,%.2f,",
-		       r->algs[v->alg].a->name,
+		printf("%s,%s,%s,%u,%.4f,%.4f", r->algs[v->alg].a->name,
 		       r->cfg->dir == CC_ENCRYPT ? "enc" : "dec",
 		       r->algs[v->alg].paths[v->path].name, v->size, v->ops_m,
-		       v->gbps, v->ratio, bp_mean(v));
+		       v->gbps);
+		bp_ratio(",", v->ratio, 0);
+		printf(",%.2f,", bp_mean(v));
 		for (unsigned k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ";" : "", v->mbs[k]);
-		printf(",%.4f,%.4f\n", v->ratio_dpdk, v->ratio_zc);
+		bp_ratio(",", v->ratio_dpdk, 0);
+		bp_ratio(",", v->ratio_zc, 0);
+		putchar('\n');
 	}
 }
 
@@ -258,13 +337,16 @@ void bp_print_json(const struct bp_report *r)
 		printf("%s\n    {\"alg\": \"%s\", \"path\": ", i ? "," : "",
 		       r->algs[v->alg].a->name);
 		json_str(r->algs[v->alg].paths[v->path].name);
-		printf(", \"size\": %u, \"ops_m\": %.4f, \"gbps\": %.4f, "
-		       "\"ratio\": %.4f, \"mean_mbs\": %.2f, \"runs_mbs\": [",
-		       v->size, v->ops_m, v->gbps, v->ratio, bp_mean(v));
+		printf(", \"size\": %u, \"ops_m\": %.4f, \"gbps\": %.4f",
+		       v->size, v->ops_m, v->gbps);
+		bp_ratio(", \"ratio\": ", v->ratio, 1);
+		printf(", \"mean_mbs\": %.2f, \"runs_mbs\": [", bp_mean(v));
 		for (k = 0; k < v->n_runs; k++)
 			printf("%s%.2f", k ? ", " : "", v->mbs[k]);
-		printf("], \"ratio_dpdk\": %.4f, \"ratio_zc\": %.4f}",
-		       v->ratio_dpdk, v->ratio_zc);
+		putchar(']');
+		bp_ratio(", \"ratio_dpdk\": ", v->ratio_dpdk, 1);
+		bp_ratio(", \"ratio_zc\": ", v->ratio_zc, 1);
+		putchar('}');
 	}
 	printf("%s]\n}\n", r->n_res ? "\n  " : "");
 }
@@ -388,6 +470,8 @@ static struct {
 	unsigned n; /* sheets printed */
 } bp_sheets;
 
+bool bp_sheets_wide;
+
 static void bp_sheet_text(const struct bench_sheet *s)
 {
 	char heads[SHEET_COLS_MAX][SHEET_CELL + 1];
@@ -398,6 +482,8 @@ static void bp_sheet_text(const struct bench_sheet *s)
 	for (c = 0; c < s->cols && cols < TBL_COLS_MAX; c++) {
 		if (!(s->flags[c] & SHEET_TEXT))
 			continue;
+		if ((s->flags[c] & SHEET_WIDE) && !bp_sheets_wide)
+			continue; /* keeps the table within 100 columns */
 		snprintf(heads[cols], sizeof(heads[0]), "%s%s",
 			 s->flags[c] & SHEET_LEFT ? "<" : "", s->head[c]);
 		titles[cols] = heads[cols];

@@ -23,6 +23,7 @@ enum {
 	PO_SMOKE,
 	PO_CSV,
 	PO_JSON,
+	PO_WIDE,
 	PO_ROUNDS,
 	PO_TIME,
 	PO_MAX_WORKERS,
@@ -45,6 +46,7 @@ static int pool_parse(struct pb_cfg *cfg, const char *mode, int argc,
 		{ "smoke", no_argument, NULL, PO_SMOKE },
 		{ "csv", no_argument, NULL, PO_CSV },
 		{ "json", no_argument, NULL, PO_JSON },
+		{ "wide", no_argument, NULL, PO_WIDE },
 		{ "rounds", required_argument, NULL, PO_ROUNDS },
 		{ "time-ms", required_argument, NULL, PO_TIME },
 		{ "max-workers", required_argument, NULL, PO_MAX_WORKERS },
@@ -80,6 +82,9 @@ static int pool_parse(struct pb_cfg *cfg, const char *mode, int argc,
 			break;
 		case PO_JSON:
 			cfg->json = true;
+			break;
+		case PO_WIDE:
+			bp_sheets_wide = true;
 			break;
 		case PO_ROUNDS:
 			err = bench_parse_uint("--rounds", optarg, 1,

@@ -342,6 +342,36 @@ static const char *bp_twin_name(enum bench_ref_kind k)
 				     : "memcpy";
 }
 
+/* A note of prefix and text, wrapped at spaces to lines of at most 100
+ * columns, continued with an indent of two. */
+static void bp_note_wrapped(const struct bench_cfg *cfg, const char *prefix,
+			    const char *text)
+{
+	enum { WIDTH = 100 };
+	char line[WIDTH + 1];
+	size_t used, n;
+
+	used = (size_t)snprintf(line, sizeof(line), "%s", prefix);
+	while (*text) {
+		const char *sp = strchr(text, ' ');
+
+		n = sp ? (size_t)(sp - text) : strlen(text);
+		if (used + 1 + n > WIDTH && used > 2) {
+			bench_note(cfg, "%s\n", line);
+			used = (size_t)snprintf(line, sizeof(line), " ");
+		}
+		if (n > WIDTH - used - 1)
+			n = WIDTH - used - 1; /* one word longer than a line */
+		used += (size_t)snprintf(
+			line + used, sizeof(line) - used, "%s%.*s",
+			used && line[used - 1] != ' ' ? " " : "", (int)n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	bench_note(cfg, "%s\n", line);
+}
+
 /* Sessions on the other queues and on the kernel engine. */
 /* The kernel engine's longest op for a (AF_ALG takes 64 KiB at once). */
 static uint32_t bp_kernel_max(const struct bench_daemon *kd,
@@ -373,7 +403,7 @@ static int bp_sessions(struct bp_ctx *x, struct bench_alg_run *ar,
 		return 0;
 	if (bench_daemon_engine(&x->kd, &x->kcfg, ar->a, eng, sizeof(eng), why,
 				sizeof(why)) < 0) {
-		bench_note(&x->b.cfg, "   no cryptod-kernel path: %s\n", why);
+		bp_note_wrapped(&x->b.cfg, "   no cryptod-kernel path:", why);
 		return 0;
 	}
 	x->kmax = bp_kernel_max(&x->kd, ar->a);
@@ -596,7 +626,7 @@ int bp_tput(struct bp_ctx *x, int daemon_pid)
 		x->steps += bench_alg_sizes(cfg, cfg->algs[i],
 					    (uint32_t[BENCH_MAX_SIZES]){ 0 });
 	bench_note(cfg,
-		   "cryptoctl bench: cryptod %s at %s; %s; burst %u x depth "
+		   "cryptoctl bench: cryptod %s at %s\n%s; burst %u x depth "
 		   "%u, %u queue%s; %u round%s x %u ms per path and size\n",
 		   x->rep.daemon_version, cfg->socket,
 		   cfg->dir == CC_ENCRYPT ? "encrypt" : "decrypt", cfg->burst,
@@ -607,7 +637,7 @@ int bp_tput(struct bp_ctx *x, int daemon_pid)
 		daemon_pid = cc_daemon_pid(x->b.d.conn);
 	bench_env_start(&env, bench_note_out(cfg), &daemon_pid, daemon_pid > 0);
 	if (x->kernel_why[0])
-		bench_note(cfg, "no cryptod-kernel path: %s\n", x->kernel_why);
+		bp_note_wrapped(cfg, "no cryptod-kernel path:", x->kernel_why);
 
 	bench_report_passes(cfg, x->b.d.conn, NULL, &passes);
 	for (i = 0; i < cfg->n_algs; i++) {

@@ -35,9 +35,11 @@ const char bp_usage[] =
 	"              the daemon's engine (ipsec-mb or OpenSSL); dpdk\n"
 	"              (DPDK's crypto_aesni_gcm or crypto_aesni_mb PMD\n"
 	"              in-process, where Debian's DPDK is installed); OpenSSL\n"
-	"              EVP in-process. The seed's table (Buffer Size(B),\n"
-	"              OPS(M), Throughput(Gbps) per path), ratios against the\n"
-	"              twin and cryptod/dpdk\n"
+	"              EVP in-process. A table per algorithm: Gbps per\n"
+	"              path and buffer size, and cryptod against the twin\n"
+	"              (within 100 columns); --wide adds OPS(M) per path\n"
+	"              and every ratio (each path against the twin,\n"
+	"              cryptod/dpdk)\n"
 	"  dmcrypt     the same as --dmcrypt\n"
 	"  scale       16 KiB AES-128-GCM from one queue against daemons\n"
 	"              with 1..--max-workers workers, the order of every\n"
@@ -67,6 +69,9 @@ const char bp_usage[] =
 	"      --csv           CSV on stdout, notes on stderr\n"
 	"      --json          JSON on stdout, notes on stderr\n"
 	"      --verbose       every round's figures too\n"
+	"      --wide          throughput: the wide table, Buffer Size(B),\n"
+	"                      OPS(M) and Throughput(Gbps) per path and\n"
+	"                      all ratios (about 230 columns)\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Throughput and dmcrypt:\n"
@@ -129,6 +134,10 @@ const char bp_usage[] =
 	"                      below the pause)\n"
 	"      --pin           daemons --pin (worker i on CPU i), the bench's\n"
 	"                      threads on the last CPU\n"
+	"      --wide          the text tables' every column (scale:\n"
+	"                      Order+status, Retries; pcrypt: enc + dec,\n"
+	"                      Seed; latency: Samples); CSV and JSON carry\n"
+	"                      them always\n"
 	"  --csv: one header line per table, the mode's section first;\n"
 	"  --json: {mode, sheets: [{section, rows[]}]}.\n"
 	"\n"
@@ -146,6 +155,7 @@ enum {
 	OPT_PNG,
 	OPT_DMCRYPT,
 	OPT_NO_KERNEL,
+	OPT_WIDE,
 };
 
 static int bp_parse(struct bp_ctx *x, int argc, char **argv, bool dmcrypt)
@@ -169,6 +179,7 @@ static int bp_parse(struct bp_ctx *x, int argc, char **argv, bool dmcrypt)
 		(struct option){ "dmcrypt", no_argument, NULL, OPT_DMCRYPT };
 	opts[n++] = (struct option){ "no-kernel", no_argument, NULL,
 				     OPT_NO_KERNEL };
+	opts[n++] = (struct option){ "wide", no_argument, NULL, OPT_WIDE };
 	opts[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	bench_cfg_init(cfg, &set);
@@ -213,6 +224,9 @@ static int bp_parse(struct bp_ctx *x, int argc, char **argv, bool dmcrypt)
 			continue;
 		case OPT_NO_KERNEL:
 			x->no_kernel = true;
+			continue;
+		case OPT_WIDE:
+			x->rep.wide = true;
 			continue;
 		case OPT_BURST:
 			burst_set = true;
@@ -265,6 +279,7 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 	int rc, ret;
 
 	bench_prog = "cryptoctl: bench";
+	tbl_wide = 1; /* bench keeps to 100 columns itself (--wide: more) */
 	if (mode && bp_is_pool_mode(mode))
 		return bp_pool(mode, argc - 1, argv + 1);
 	if (mode && !strcmp(mode, "stream"))

@@ -178,7 +178,8 @@ static const char usage_foot[] =
 	"\n"
 	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
 	"I/O error, stdin or stdout closed, input too large); 2 bad arguments\n"
-	"or input length; 3 (decrypt) the tag did not verify.\n";
+	"or input length (decrypt: shorter than the tag); 3 (decrypt) the\n"
+	"tag did not verify (a truncated or altered ciphertext).\n";
 
 static void print_usage(enum cc_dir dir)
 {

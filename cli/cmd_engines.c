@@ -15,7 +15,7 @@
 #include "cryptoctl.h"
 
 static const char usage_engines[] =
-	"Usage: cryptoctl engines [--all] [--json] [--socket PATH]\n"
+	"Usage: cryptoctl engines [--all] [--json | --wide] [--socket PATH]\n"
 	"\n"
 	"List the algorithms cryptod knows and the engines that run them,\n"
 	"one row each: whether the engine is the one a session gets when it\n"
@@ -29,6 +29,8 @@ static const char usage_engines[] =
 	"  -a, --all          every engine of every algorithm; by default an\n"
 	"                     algorithm's unavailable engines are left out\n"
 	"                     when another one runs it\n"
+	"      --wide         the AAD column too (lengths of additional data),\n"
+	"                     and each reason on one line (else wrapped)\n"
 	"  -j, --json         every row as JSON: {\"algorithms\": [{alg, id,\n"
 	"                     kind (aead, cipher, authenc, mac, hash or\n"
 	"                     none), engine, default, available, reason,\n"
@@ -127,7 +129,7 @@ static int print_table(const struct cc_alg_caps *caps, unsigned n, int all)
 {
 	static const char *const titles[] = {
 		"<ALGORITHM", "<ENGINE", "<DEFAULT", "<AVAILABLE", "<KEY",
-		"<AUTH-KEY",  "<IV",	 "<TAG",     "<AAD",	   "<LENGTH",
+		"<AUTH-KEY",  "<IV",	 "<TAG",     "+<AAD",	   "<LENGTH",
 	};
 	enum { N_COLS = sizeof(titles) / sizeof(titles[0]) };
 	struct tbl t;
@@ -175,8 +177,10 @@ static int print_table(const struct cc_alg_caps *caps, unsigned n, int all)
 		tbl_puts(c->alg_name);
 		fputs(" on ", stdout);
 		tbl_puts(c->engine);
-		fputs(": unavailable: ", stdout);
-		tbl_puts(c->reason[0] ? c->reason : "no reason given");
+		fputs(": unavailable:", stdout);
+		tbl_puts_wrapped(c->reason[0] ? c->reason : "no reason given",
+				 (unsigned)(strlen(c->alg_name) +
+					    strlen(c->engine) + 17));
 		putchar('\n');
 	}
 	return 0;
@@ -240,6 +244,7 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
@@ -257,6 +262,9 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'W':
+			tbl_wide = 1;
 			break;
 		case 'h':
 			fputs(usage_engines, stdout);

@@ -22,10 +22,11 @@ static const char usage_key[] =
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
-	"       cryptoctl key list [--json]\n"
+	"       cryptoctl key list [--json | --wide]\n"
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
+	"                          [--json]\n"
 	"       cryptoctl key delete NAME\n"
 	"\n"
 	"Named keys live only in cryptod: clients use them by name\n"
@@ -55,10 +56,13 @@ static const char usage_key[] =
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
 	"  --version N        wrap: that version (default: the newest)\n"
+	"      --wide         list: whole names and ACLs (else cut to 20\n"
+	"                     characters, ending in ~)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
 	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
 	"                     exportable, uids, gids, versions, created,\n"
-	"                     ops, bytes, last_use}]}\n"
+	"                     ops, bytes, last_use}]}; wrap: {name, version\n"
+	"                     (0: the newest), wrapped (hex)}\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n"
 	"wrap prints the wrapped key in hex on stdout.\n";
@@ -154,6 +158,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wrapping-key-file", required_argument, NULL, OPT_WKEY_FILE },
 		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
 		{ "version", required_argument, NULL, OPT_VERSION },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t id;
@@ -172,11 +177,18 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		case 'j':
 			a->json = 1;
 			break;
+		case 'W':
+			tbl_wide = 1;
+			break;
 		case OPT_ALG:
 			alg = cc_alg_from_name(optarg);
 			if (alg < 0)
-				return cli_usage_err("key", "--alg %s: unknown",
-						     optarg);
+				return cli_usage_err(
+					"key",
+					"--alg %s: unknown ('cryptoctl "
+					"engines' lists the "
+					"algorithms)",
+					optarg);
 			a->spec.alg = (enum cc_alg)alg;
 			a->have_alg = 1;
 			break;
@@ -421,7 +433,15 @@ static int run(struct key_args *a, struct cc_conn *conn)
 			return ret;
 		char hex[2 * sizeof(blob) + 1];
 		hex_encode(blob, (size_t)ret, hex);
-		puts(hex);
+		if (a->json) {
+			fputs("{\"name\": ", stdout);
+			json_str(a->name);
+			printf(", \"version\": %u, \"wrapped\": \"%s\"}\n",
+			       a->version, hex);
+		} else {
+			puts(hex);
+		}
+		explicit_bzero(hex, sizeof(hex));
 		return 0;
 	}
 	if (strcmp(s, "create") && strcmp(s, "import") && strcmp(s, "unwrap"))

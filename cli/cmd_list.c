@@ -15,7 +15,7 @@
 #include "cryptoctl.h"
 
 static const char usage_clients[] =
-	"Usage: cryptoctl clients [--json] [--socket PATH]\n"
+	"Usage: cryptoctl clients [--json | --wide] [--socket PATH]\n"
 	"\n"
 	"List the daemon's client connections: client id, pid, uid, gid, how\n"
 	"long connected, open queues, sessions, ops completed and bytes over\n"
@@ -27,6 +27,9 @@ static const char usage_clients[] =
 	"Unless you are root or the daemon's user, only your own connection\n"
 	"is listed.\n"
 	"\n"
+	"      --wide         every column: GID, ARENA, OFFLOAD, FALLBACK,\n"
+	"                     IN-PROC too, and whole names (else cut to 20\n"
+	"                     characters, ending in ~)\n"
 	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, name,\n"
 	"                     connected_ms, queues, sessions, ops, bytes,\n"
 	"                     in_flight, arena_bytes, streams,\n"
@@ -36,15 +39,16 @@ static const char usage_clients[] =
 	"  -h, --help         this text\n";
 
 static const char usage_sessions[] =
-	"Usage: cryptoctl sessions [--json] [--socket PATH]\n"
+	"Usage: cryptoctl sessions [--json | --wide] [--socket PATH]\n"
 	"\n"
 	"List the sessions clients hold: client id, session id (per client),\n"
 	"owner pid and uid, algorithm, key size in bits (XTS: both halves),\n"
-	"engine, tag length, and ops, bytes, errors and authentication\n"
-	"failures. Never any key material. Unless you are root or the\n"
+	"engine, tag length, and the ops completed successfully (OK-OPS;\n"
+	"JSON: ops), bytes, errors and authentication failures. Never any key material. Unless you are root or the\n"
 	"daemon's user, only your own connection's sessions are listed (and\n"
 	"cryptoctl holds none).\n"
 	"\n"
+	"      --wide         whole algorithm and engine names\n"
 	"  -j, --json         {\"sessions\": [{client_id, session_id, pid, uid,\n"
 	"                     alg, key_bits, engine, tag_len, ops, bytes,\n"
 	"                     errors, auth_failures}]}\n"
@@ -91,9 +95,9 @@ static void clients_json(const struct cc_client_info *v, unsigned n)
 static int clients_table(const struct cc_client_info *v, unsigned n)
 {
 	static const char *const titles[] = {
-		"CLIENT", "PID",      "UID",	  "GID",     "CONNECTED",
-		"QUEUES", "SESSIONS", "OPS",	  "BYTES",   "IN-FLIGHT",
-		"ARENA",  "OFFLOAD",  "FALLBACK", "IN-PROC", "<NAME",
+		"CLIENT", "PID",      "UID",	   "+GID",     "CONNECTED",
+		"QUEUES", "SESSIONS", "OPS",	   "BYTES",    "IN-FLIGHT",
+		"+ARENA", "+OFFLOAD", "+FALLBACK", "+IN-PROC", "<NAME",
 	};
 	enum { N_COLS = 15 };
 	struct tbl t;
@@ -186,8 +190,8 @@ void sessions_json_items(const struct cc_session_info *v, unsigned n,
 int sessions_table(const struct cc_session_info *v, unsigned n)
 {
 	static const char *const titles[] = {
-		"CLIENT",  "SESSION", "PID", "UID",   "<ALG",	"KEY-BITS",
-		"<ENGINE", "TAG",     "OPS", "BYTES", "ERRORS", "AUTH-FAIL",
+		"CLIENT",  "SESSION", "PID",	"UID",	 "<ALG",   "KEY-BITS",
+		"<ENGINE", "TAG",     "OK-OPS", "BYTES", "ERRORS", "AUTH-FAIL",
 	};
 	enum { N_COLS = 12 };
 	struct tbl t;

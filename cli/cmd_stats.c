@@ -15,12 +15,14 @@
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
-	"Usage: cryptoctl stats [--json | --prometheus | --watch [SECONDS]]\n"
-	"                       [--count N] [--socket PATH]\n"
+	"Usage: cryptoctl stats [--json | --wide] [--watch [SECONDS]\n"
+	"                       [--count N]] [--socket PATH]\n"
+	"       cryptoctl stats --prometheus [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
-	"the ops, bytes, errors and authentication failures it saw; per\n"
-	"worker the same plus empty polls (passes that found no work),\n"
+	"the ops it completed successfully (OK-OPS), bytes, errors and\n"
+	"authentication failures; per worker every op it completed (OPS:\n"
+	"any status), the same counters plus empty polls (passes that found no work),\n"
 	"wake-ups (times it woke from sleep), passes, runs and its service\n"
 	"time percentiles; per client queue the counters plus retries\n"
 	"(enqueue refused: ring full), empty polls (worker visits that found\n"
@@ -55,10 +57,16 @@ static const char usage_stats[] =
 	"                     bytes, errors, auth_failures, retries,\n"
 	"                     empty_polls and wakeups, and latency is\n"
 	"                     {count, sum_ns, p50_ns, p90_ns, p99_ns, p999_ns}\n"
+	"                     With --watch: that object on one line per\n"
+	"                     interval, with snapshot (1, 2, ...) and\n"
+	"                     interval_s first; rates are the differences\n"
+	"                     of two lines over the difference of uptime_ms\n"
 	"  -p, --prometheus   Prometheus text format (node_exporter's textfile\n"
 	"                     collector): cryptod_* metrics labelled engine,\n"
 	"                     worker, client, queue, session; cryptod_program_*\n"
-	"                     labelled program, uid\n"
+	"                     labelled program, uid. When the daemon does\n"
+	"                     not answer: cryptod_up 0 alone, the reason on\n"
+	"                     stderr, exit status 0 (the metrics report it)\n"
 	"  -w, --watch [SECONDS]\n"
 	"                     a live view refreshed every SECONDS (default 1,\n"
 	"                     0.1 to 3600): rates per second (engines,\n"
@@ -67,13 +75,16 @@ static const char usage_stats[] =
 	"                     When stdout is not a terminal, one snapshot per\n"
 	"                     interval, one after another\n"
 	"  -n, --count N      with --watch: stop after N refreshes\n"
+	"      --wide         every column (the tables keep within 100\n"
+	"                     columns without it: workers leave out PASSES,\n"
+	"                     RUNS, EMPTY-POLLS, WAKEUPS and P90, queues UID,\n"
+	"                     SESSIONS, RETRIES, EMPTY-POLLS and WAKEUPS,\n"
+	"                     --watch's queues RETRY/s; names are\n"
+	"                     cut to 20 characters, ending in ~)\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
-/* The counter columns both tables end with, in cc_counters order. */
-#define COUNTER_TITLES                                                         \
-	"OPS", "BYTES", "ERRORS", "AUTH-FAIL", "RETRIES", "EMPTY-POLLS",       \
-		"WAKEUPS"
+/* The counters of cc_counters, in its order. */
 enum { N_COUNTERS = 7 };
 
 /* The first n counters of k, from column col on. */
@@ -94,7 +105,9 @@ static int print_engines(const struct cc_stats *st)
 {
 	/* Retries, empty polls and wake-ups belong to queues, not engines:
 	 * engine rows show what the engine did. */
-	static const char *const titles[] = { "<ENGINE", "OPS", "BYTES",
+	/* An engine counts the ops it completed successfully (OK-OPS);
+	 * workers and queues count every completion (OPS). */
+	static const char *const titles[] = { "<ENGINE", "OK-OPS", "BYTES",
 					      "ERRORS", "AUTH-FAIL" };
 	enum { N_ENGINE_COUNTERS = 4 };
 	struct tbl t;
@@ -142,8 +155,9 @@ static int print_runs(const struct cc_stats *st)
 static int print_queues(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
-		"CLIENT",   "QUEUE",	 "PID",		 "UID",
-		"SESSIONS", "IN-FLIGHT", COUNTER_TITLES, "<NAME",
+		"CLIENT",    "QUEUE",	     "PID",	 "+UID",   "+SESSIONS",
+		"IN-FLIGHT", "OPS",	     "BYTES",	 "ERRORS", "AUTH-FAIL",
+		"+RETRIES",  "+EMPTY-POLLS", "+WAKEUPS", "<NAME",
 	};
 	enum { N_COLS = 6 + N_COUNTERS + 1 };
 	struct tbl t;
@@ -198,9 +212,9 @@ static void tbl_ns(struct tbl *t, unsigned row, unsigned col, uint64_t ns,
 static int print_workers(const struct cc_stats *st)
 {
 	static const char *const titles[] = {
-		"WORKER",    "<STATE", "OPS",  "BYTES",	      "ERRORS",
-		"AUTH-FAIL", "PASSES", "RUNS", "EMPTY-POLLS", "WAKEUPS",
-		"P50",	     "P90",    "P99",  "P99.9",
+		"WORKER",    "<STATE",	"OPS",	 "BYTES",	 "ERRORS",
+		"AUTH-FAIL", "+PASSES", "+RUNS", "+EMPTY-POLLS", "+WAKEUPS",
+		"P50",	     "+P90",	"P99",	 "P99.9",
 	};
 	enum { N_COLS = 14 };
 	struct tbl t;
@@ -258,19 +272,42 @@ static int print_queue_latency(const struct cc_stats *st)
 	return 0;
 }
 
+void fmt_uptime(char *buf, size_t len, uint64_t ms)
+{
+	uint64_t s = ms / 1000;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%" PRIu64 "d %02u:%02u:%02u", s / 86400,
+			 (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
+			 (unsigned)(s % 60));
+	else
+		snprintf(buf, len, "%02u:%02u:%02u", (unsigned)(s / 3600),
+			 (unsigned)(s / 60 % 60), (unsigned)(s % 60));
+}
+
+const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void print_stats_head(const struct cc_stats *st)
+{
+	char up[32];
+
+	fmt_uptime(up, sizeof(up), st->uptime_ms);
+	printf("cryptod: up %s, %u %s (%s polling), %u %s, %u %s", up,
+	       st->workers, plural(st->workers, "worker", "workers"),
+	       st->poll_mode[0] ? st->poll_mode : "?", st->clients,
+	       plural(st->clients, "client", "clients"), st->sessions,
+	       plural(st->sessions, "session", "sessions"));
+}
+
 int stats_print_tables(const struct stats_snap *snap)
 {
 	const struct cc_stats *st = &snap->st;
-	uint64_t s = st->uptime_ms / 1000;
 
-	fputs("uptime ", stdout);
-	if (s >= 86400)
-		printf("%" PRIu64 "d ", s / 86400);
-	printf("%02u:%02u:%02u, workers %u (%s polling), clients %u, sessions %u\n\n",
-	       (unsigned)(s / 3600 % 24), (unsigned)(s / 60 % 60),
-	       (unsigned)(s % 60), st->workers,
-	       st->poll_mode[0] ? st->poll_mode : "?", st->clients,
-	       st->sessions);
+	print_stats_head(st);
+	fputs("\n\n", stdout);
 	if (print_engines(st))
 		return -ENOMEM;
 	putchar('\n');
@@ -343,7 +380,7 @@ static void json_sessions(const struct stats_snap *s)
 	printf("%s]", s->n_sess ? "\n  " : "");
 }
 
-static void print_json(const struct stats_snap *snap)
+void stats_print_json(const struct stats_snap *snap)
 {
 	const struct cc_stats *st = &snap->st;
 	unsigned i;
@@ -456,11 +493,13 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum { TABLES, JSON, PROM, WATCH } mode = TABLES;
+	int json = 0;
 	struct stats_snap snap;
 	struct cc_conn *conn;
 	double interval = 1;
@@ -472,8 +511,10 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "jpw::n:hs:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			mode = JSON;
-			modes++;
+			json = 1;
+			break;
+		case 'W':
+			tbl_wide = 1;
 			break;
 		case 'p':
 			mode = PROM;
@@ -515,20 +556,29 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	}
 	if (cli_no_args("stats", argc, argv))
 		return CLI_EXIT_USAGE;
-	if (modes > 1) {
-		cli_usage_err("stats", "--json, --prometheus and --watch "
-				       "exclude each other");
+	if (modes > 1 || (json && mode == PROM)) {
+		cli_usage_err("stats", "--prometheus excludes --json and "
+				       "--watch");
 		return CLI_EXIT_USAGE;
 	}
+	if (json && mode == TABLES)
+		mode = JSON;
 	if (count && mode != WATCH) {
 		cli_usage_err("stats", "--count goes with --watch");
 		return CLI_EXIT_USAGE;
 	}
 
-	if (cli_connect(cli, &conn))
+	if (cli_connect(cli, &conn)) {
+		/* A textfile collector keeps the last file it read: the
+		 * metrics themselves must say the daemon is down. */
+		if (mode == PROM) {
+			stats_print_prom_down();
+			return CLI_EXIT_OK;
+		}
 		return CLI_EXIT_FAIL;
+	}
 	if (mode == WATCH) {
-		ret = stats_watch(conn, interval, (unsigned)count);
+		ret = stats_watch(conn, interval, (unsigned)count, json);
 		cc_disconnect(conn);
 		return ret;
 	}
@@ -536,12 +586,16 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	cc_disconnect(conn);
 	if (ret < 0) {
 		cli_err("stats: %s", cc_strerror(ret));
+		if (mode == PROM) {
+			stats_print_prom_down();
+			return CLI_EXIT_OK;
+		}
 		return CLI_EXIT_FAIL;
 	}
 
 	ret = 0;
 	if (mode == JSON)
-		print_json(&snap);
+		stats_print_json(&snap);
 	else if (mode == PROM)
 		stats_print_prom(&snap);
 	else

@@ -22,8 +22,12 @@ int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 	if (n == -E2BIG)
 		return cli_usage_err(a->cmd, "%s: longer than %zu bytes", opt,
 				     max);
-	if (n < 0)
-		return cli_usage_err(a->cmd, "%s: not a hex string", opt);
+	if (n < 0) {
+		char why[128];
+
+		hex_why(hex, why, sizeof(why));
+		return cli_usage_err(a->cmd, "%s: %s", opt, why);
+	}
 	*len = (unsigned)n;
 	return 0;
 }
@@ -122,27 +126,11 @@ int crypt_parse_uint(const char *s, unsigned max, unsigned *out)
 
 void crypt_begin(struct crypt_args *a)
 {
-	int fd, n;
-
 	/* No core file, no same-user ptrace: keys and plaintext stay here. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	/*
-	 * A closed stdin or stdout would be the first descriptor the next
-	 * open() returns: the daemon's socket, read as input or written
-	 * with output. Note which were closed (an error if the command
-	 * needs it) and fill the hole with /dev/null; in order, so that
-	 * each open() lands on the one descriptor being filled.
-	 */
-	for (fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		if (fd == STDIN_FILENO)
-			a->stdin_closed = 1;
-		if (fd == STDOUT_FILENO)
-			a->stdout_closed = 1;
-		n = open("/dev/null", O_RDWR);
-		if (n >= 0 && n != fd)
-			close(n); /* cannot happen: fd is the lowest free */
-	}
+	/* main() filled closed descriptors with /dev/null; these commands
+	 * fail when they need the stream that was closed. */
+	a->stdin_closed = !!(cli_closed_fds & 1);
+	a->stdout_closed = !!(cli_closed_fds & 2);
 }

@@ -271,8 +271,10 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 	}
 	if (tag_in_data) {
 		if (len < a->tag_len) {
-			cli_err("%s: %zu bytes of input, less than the tag",
-				a->cmd, len);
+			cli_err("%s: %zu bytes of input, less than the "
+				"%u-byte tag (truncated?)",
+				a->cmd, len, a->tag_len);
+			status = CLI_EXIT_USAGE; /* an input length */
 			goto out;
 		}
 		len -= a->tag_len;

@@ -71,8 +71,10 @@ static int step(struct cc_stream *s, struct crypt_args *a,
 
 static int short_input(struct crypt_args *a, unsigned long long len)
 {
-	cli_err("%s: %llu bytes of input, less than the tag", a->cmd, len);
-	return CLI_EXIT_FAIL;
+	cli_err("%s: %llu bytes of input, less than the %u-byte tag "
+		"(truncated?)",
+		a->cmd, len, a->tag_len);
+	return CLI_EXIT_USAGE; /* an input length, as the help says */
 }
 
 int crypt_stream(struct crypt_conn *c, struct crypt_args *a,

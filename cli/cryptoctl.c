@@ -4,12 +4,14 @@
  * commands too small for a file of their own (ping, version).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cryptod/clock.h>
 
@@ -61,13 +63,23 @@ static const char usage_main[] =
 	"  -h, --help         this text; 'cryptoctl COMMAND --help' for one\n"
 	"  -V, --version      print the version\n"
 	"\n"
-	"Exit status: 0 success; 1 failure (daemon unreachable or refused,\n"
-	"I/O error); 2 bad arguments; 3 authentication failed (decrypt;\n"
-	"digest and mac --verify: mismatch); 4 degraded (ping: an engine an\n"
-	"algorithm is routed to is unavailable).\n";
+	"Commands that print data take --json (one object; stats --watch:\n"
+	"one a line); text fits 100 columns, --wide adds the rest.\n"
+	"\n"
+	"Exit status:\n"
+	"  0  success (also version and stats --prometheus with no daemon)\n"
+	"  1  failure: daemon unreachable, refused or permission denied; an\n"
+	"     I/O error; a closed stdin or stdout the command needs; input\n"
+	"     too large for one operation\n"
+	"  2  bad arguments, or an input length the algorithm cannot take\n"
+	"     (decrypt: shorter than the tag); --in/--out cannot be opened\n"
+	"  3  authentication failed (decrypt: the tag did not verify, as for a\n"
+	"     truncated or altered ciphertext; digest, mac --verify: mismatch)\n"
+	"  4  degraded (ping: an engine an algorithm is routed to is\n"
+	"     unavailable)\n";
 
 static const char usage_ping[] =
-	"Usage: cryptoctl ping [--socket PATH]\n"
+	"Usage: cryptoctl ping [--json | --wide] [--socket PATH]\n"
 	"\n"
 	"Health check for scripts and monitoring. Connect to cryptod, exchange\n"
 	"hello, ask for its capabilities, and print the daemon's version and\n"
@@ -75,6 +87,13 @@ static const char usage_ping[] =
 	"operator's configuration routes to a named engine: if that engine is\n"
 	"unavailable (the daemon falls back to another, or serves nothing),\n"
 	"say which and why.\n"
+	"\n"
+	"  -j, --json         one JSON object: daemon_version, socket,\n"
+	"                     hello_ms, degraded[] (alg, engine, reason) and\n"
+	"                     status (healthy, degraded); unreachable:\n"
+	"                     {status: \"unreachable\", socket, error}\n"
+	"      --wide         each reason on one line (else wrapped within\n"
+	"                     100 columns)\n"
 	"\n"
 	"Exit status:\n"
 	"  0  healthy: the daemon answered and every routed engine is available\n"
@@ -84,11 +103,40 @@ static const char usage_ping[] =
 	"     routes an algorithm to is unavailable\n";
 
 static const char usage_version[] =
-	"Usage: cryptoctl version [--socket PATH]\n"
+	"Usage: cryptoctl version [--json] [--socket PATH]\n"
 	"\n"
 	"Print the version of cryptoctl and of the client API it was built\n"
 	"against, then the daemon's if it answers, else that it did not.\n"
-	"Exit status 0 either way ('cryptoctl --version' asks no daemon).\n";
+	"Exit status 0 either way ('cryptoctl --version' asks no daemon).\n"
+	"\n"
+	"  -j, --json         one JSON object: cryptoctl, api, socket, daemon\n"
+	"                     (its version, or null and error)\n";
+
+unsigned cli_closed_fds;
+
+/*
+ * A closed 0, 1 or 2 would be the first descriptor the next open() or
+ * socket() returns: the daemon's socket would be read as input, or get
+ * the output and the diagnostics written into it. Before anything else,
+ * fill each hole with /dev/null (in order, so that each open() lands on
+ * the one being filled) and note which were closed: a command that needs
+ * the stream says so (cli_closed_fds).
+ */
+static void guard_std_fds(void)
+{
+	int fd, n;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		cli_closed_fds |= 1u << fd;
+		n = open("/dev/null", O_RDWR);
+		if (n < 0)
+			_exit(CLI_EXIT_FAIL); /* nowhere to even say so */
+		if (n != fd)
+			close(n); /* cannot happen: fd is the lowest free */
+	}
+}
 
 void cli_err(const char *fmt, ...)
 {
@@ -164,6 +212,14 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
 			cli->path, cc_strerror(ret));
 		return ret;
 	}
+	if (ret == -EACCES || ret == -EPERM) {
+		/* The system service's socket is for the cryptod group. */
+		cli_err("cannot connect to %s: %s - the socket is for root and "
+			"the cryptod group: 'sudo usermod -aG cryptod $USER', "
+			"then log in again",
+			cli->path, cc_strerror(ret));
+		return ret;
+	}
 	if (ret < 0) {
 		cli_err("cannot connect to %s: %s", cli->path,
 			cc_strerror(ret));
@@ -184,6 +240,7 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "wide", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -204,6 +261,12 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 							  "'--json'");
 			*json = 1;
 			break;
+		case 'W': /* every column (clients, sessions) */
+			if (!json)
+				return cli_usage_err(cmd, "unrecognized option "
+							  "'--wide'");
+			tbl_wide = 1;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -216,45 +279,93 @@ static double now_ms(void)
 	return (double)crd_now_ns() / 1e6;
 }
 
+/* ping's degraded rows, as text or as the items of a JSON array. */
+static unsigned ping_degraded(const struct cc_alg_caps *caps, unsigned n,
+			      int json)
+{
+	unsigned i, degraded = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *why =
+			caps[i].reason[0] ? caps[i].reason : "no reason given";
+
+		if (!caps[i].routed || caps[i].available)
+			continue;
+		if (json) {
+			fputs(degraded ? ",\n    {\"alg\": "
+				       : "\n    {\"alg\": ",
+			      stdout);
+			json_str(caps[i].alg_name);
+			fputs(", \"engine\": ", stdout);
+			json_str(caps[i].engine);
+			fputs(", \"reason\": ", stdout);
+			json_str(why);
+			putchar('}');
+		} else {
+			int used =
+				printf("degraded: %s is routed to engine %s, "
+				       "which is unavailable:",
+				       caps[i].alg_name, caps[i].engine);
+
+			tbl_puts_wrapped(why, used > 0 ? (unsigned)used : 0);
+			putchar('\n');
+		}
+		degraded++;
+	}
+	return degraded;
+}
+
 static int cmd_ping(struct cli *cli, int argc, char **argv)
 {
 	struct cc_alg_caps *caps;
 	struct cc_conn *conn;
-	unsigned n, i, degraded = 0;
-	double t0;
-	int ret;
+	unsigned n, degraded;
+	double t0, hello_ms;
+	int ret, json = 0;
 
-	ret = cli_parse_simple(cli, argc, argv, "ping", usage_ping, NULL);
+	ret = cli_parse_simple(cli, argc, argv, "ping", usage_ping, &json);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 
 	t0 = now_ms();
-	if (cli_connect(cli, &conn))
+	ret = cli_connect(cli, &conn);
+	if (ret) {
+		if (json) {
+			fputs("{\"status\": \"unreachable\", \"socket\": ",
+			      stdout);
+			json_str(cli->path);
+			fputs(", \"error\": ", stdout);
+			json_str(cc_strerror(ret));
+			fputs("}\n", stdout);
+		}
 		return CLI_EXIT_FAIL;
-	printf("cryptod %s at %s: hello in %.3f ms\n", cc_daemon_version(conn),
-	       cli->path, now_ms() - t0);
+	}
+	hello_ms = now_ms() - t0;
 	ret = cc_capabilities_get(conn, &caps, &n);
-	cc_disconnect(conn);
 	if (ret < 0) {
 		cli_err("ping: capabilities: %s", cc_strerror(ret));
+		cc_disconnect(conn);
 		return CLI_EXIT_FAIL;
 	}
-	for (i = 0; i < n; i++) {
-		if (!caps[i].routed || caps[i].available)
-			continue;
-		printf("degraded: %s is routed to engine %s, which is "
-		       "unavailable: ",
-		       caps[i].alg_name, caps[i].engine);
-		tbl_puts(caps[i].reason[0] ? caps[i].reason
-					   : "no reason given");
-		putchar('\n');
-		degraded++;
+	if (!json) {
+		printf("cryptod %s at %s: hello in %.3f ms\n",
+		       cc_daemon_version(conn), cli->path, hello_ms);
+		degraded = ping_degraded(caps, n, 0);
+		if (!degraded)
+			puts("healthy");
+	} else {
+		fputs("{\"daemon_version\": ", stdout);
+		json_str(cc_daemon_version(conn));
+		fputs(", \"socket\": ", stdout);
+		json_str(cli->path);
+		printf(", \"hello_ms\": %.3f,\n  \"degraded\": [", hello_ms);
+		degraded = ping_degraded(caps, n, 1);
+		printf("%s],\n  \"status\": \"%s\"}\n", degraded ? "\n  " : "",
+		       degraded ? "degraded" : "healthy");
 	}
+	cc_disconnect(conn);
 	cc_capabilities_free(caps);
-	if (degraded)
-		return CLI_EXIT_DEGRADED;
-	puts("healthy");
-	return CLI_EXIT_OK;
+	return degraded ? CLI_EXIT_DEGRADED : CLI_EXIT_OK;
 }
 
 static void print_version(void)
@@ -266,21 +377,40 @@ static void print_version(void)
 static int cmd_version(struct cli *cli, int argc, char **argv)
 {
 	struct cc_conn *conn;
-	int ret;
+	int ret, json = 0;
 
-	ret = cli_parse_simple(cli, argc, argv, "version", usage_version, NULL);
+	ret = cli_parse_simple(cli, argc, argv, "version", usage_version,
+			       &json);
 	if (ret)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-	print_version();
 	/* A daemon that does not answer is news, not an error, here. */
 	ret = cli_connect_quiet(cli, &conn);
-	if (ret < 0) {
-		printf("cryptod: no answer at %s (%s)\n", cli->path,
-		       cc_strerror(ret));
-		return CLI_EXIT_OK;
+	if (!json) {
+		print_version();
+		if (ret < 0)
+			printf("cryptod: no answer at %s (%s)\n", cli->path,
+			       cc_strerror(ret));
+		else
+			printf("cryptod %s at %s\n", cc_daemon_version(conn),
+			       cli->path);
+	} else {
+		printf("{\"cryptoctl\": \"%s\", \"api\": \"%d.%d\", "
+		       "\"socket\": ",
+		       CRYPTOCTL_VERSION, CC_VERSION_MAJOR, CC_VERSION_MINOR);
+		json_str(cli->path);
+		fputs(", \"daemon\": ", stdout);
+		if (ret < 0)
+			fputs("null", stdout);
+		else
+			json_str(cc_daemon_version(conn));
+		if (ret < 0) {
+			fputs(", \"error\": ", stdout);
+			json_str(cc_strerror(ret));
+		}
+		fputs("}\n", stdout);
 	}
-	printf("cryptod %s at %s\n", cc_daemon_version(conn), cli->path);
-	cc_disconnect(conn);
+	if (ret >= 0)
+		cc_disconnect(conn);
 	return CLI_EXIT_OK;
 }
 
@@ -408,7 +538,10 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, ret;
 
-	const char *base = strrchr(argv[0], '/');
+	const char *base;
+
+	guard_std_fds();
+	base = strrchr(argv[0], '/');
 
 	ret = run_alias(base ? base + 1 : argv[0], argc, argv);
 	if (ret >= 0)
@@ -441,6 +574,14 @@ int main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 
+	/* encrypt, decrypt, digest and mac say themselves when they need
+	 * stdout (digest --verify does not); every other command prints. */
+	if ((cli_closed_fds & 2) && cmd->run != cmd_encrypt &&
+	    cmd->run != cmd_decrypt && cmd->run != cmd_digest &&
+	    cmd->run != cmd_mac) {
+		cli_err("%s: stdout is closed: nowhere to print to", cmd->name);
+		return CLI_EXIT_FAIL;
+	}
 	ret = run_cmd(&cli, cmd, argc - optind, argv + optind);
 out:
 	if (fflush(stdout) || ferror(stdout)) {

@@ -48,6 +48,7 @@ enum cli_limits {
 	CLI_WAIT_MS = 30000, /* --sessionless: longest wait for the op */
 	TBL_COLS_MAX = 24,   /* columns of a text table */
 	TBL_CELL = 72,	     /* a client name (64) plus room to spare */
+	TBL_NARROW = 20,     /* text cells without --wide */
 	WATCH_MAX_S = 3600,  /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
 };
@@ -58,6 +59,9 @@ struct cli {
 };
 
 /* cryptoctl.c */
+/* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
+ * and is /dev/null now. */
+extern unsigned cli_closed_fds;
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a bad argument on one line; returns -EINVAL. */
 int cli_usage_err(const char *cmd, const char *fmt, ...)
@@ -75,16 +79,23 @@ int cli_connect_quiet(struct cli *cli, struct cc_conn **conn);
 /* hex.c */
 int hex_decode(const char *hex, uint8_t *out, size_t max);
 void hex_encode(const uint8_t *in, size_t len, char *out);
+/* Why hex_decode() refused hex (-EINVAL): what is valid, into buf. */
+void hex_why(const char *hex, char *buf, size_t len);
 
 /* table.c: aligned text tables for people, JSON strings for scripts */
 struct tbl {
 	unsigned cols, rows;
 	const char *title[TBL_COLS_MAX];
 	int left[TBL_COLS_MAX]; /* left-aligned (text) column */
+	int hide[TBL_COLS_MAX]; /* a --wide column, without --wide */
 	char (*cell)[TBL_CELL]; /* rows * cols cells, owned */
 };
 
-/* A title starting with '<' makes a left-aligned column. 0 or -ENOMEM. */
+/* --wide: every column and whole text cells. Without it a table stays
+ * within 100 columns: '+' columns are left out, text cut to TBL_NARROW. */
+extern int tbl_wide;
+/* A title starting with '<' makes a left-aligned column, with '+' (then
+ * maybe '<') a column of --wide only. 0 or -ENOMEM. */
 int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	     unsigned cols);
 char *tbl_cell(struct tbl *t, unsigned row, unsigned col);
@@ -94,6 +105,10 @@ void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s);
 void tbl_print(struct tbl *t);
 /* s on stdout under the rule of tbl_text(). */
 void tbl_puts(const char *s);
+/* The same after a space, wrapped at spaces within 100 columns and
+ * continued indented by two (--wide: one line); used: the columns the
+ * line holds already. */
+void tbl_puts_wrapped(const char *s, unsigned used);
 void tbl_fini(struct tbl *t);
 /* A quoted JSON string on stdout; invalid UTF-8 becomes U+FFFD. */
 void json_str(const char *s);
@@ -111,6 +126,13 @@ struct stats_snap {
 
 int stats_snap_take(struct cc_conn *conn, struct stats_snap *s);
 void stats_snap_free(struct stats_snap *s);
+/* "02:03:04" or "5d 02:03:04": the one uptime format of every view. */
+void fmt_uptime(char *buf, size_t len, uint64_t ms);
+/* one when n is 1, else many: "1 client", "2 clients". */
+const char *plural(uint64_t n, const char *one, const char *many);
+/* "cryptod: up 00:01:02, 2 workers (adaptive polling), 1 client, ..."
+ * without the newline. */
+void print_stats_head(const struct cc_stats *st);
 /* "850ns", "12.3us", "1.50ms", "2.00s" into buf (>= 16 bytes). */
 void fmt_ns(char *buf, size_t len, uint64_t ns);
 /* The tables of 'cryptoctl stats'. 0 or -ENOMEM. */
@@ -122,9 +144,15 @@ void programs_json_items(const struct cc_program_stats *v, unsigned n,
 			 const char *indent);
 /* Prometheus text exposition format (version 0.0.4). */
 void stats_print_prom(const struct stats_snap *s);
-/* Refresh every interval seconds, count times (0: until q or Ctrl-C).
+/* The same when the daemon did not answer: cryptod_up 0 alone. */
+void stats_print_prom_down(void);
+/* One JSON object, the fields docs/observability.md lists. */
+void stats_print_json(const struct stats_snap *s);
+/* Refresh every interval seconds, count times (0: until q or Ctrl-C);
+ * json: one stats_print_json() object a line instead of the view.
  * Returns an exit status. */
-int stats_watch(struct cc_conn *conn, double interval, unsigned count);
+int stats_watch(struct cc_conn *conn, double interval, unsigned count,
+		int json);
 
 /* cmd_list.c: the session list, shared with stats */
 int sessions_table(const struct cc_session_info *v, unsigned n);

@@ -3,6 +3,7 @@
  * Hex strings for keys, IVs, AAD and tags on the command line.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cryptoctl.h"
@@ -45,6 +46,26 @@ int hex_decode(const char *hex, uint8_t *out, size_t max)
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return (int)i;
+}
+
+void hex_why(const char *hex, char *buf, size_t len)
+{
+	size_t n, i;
+
+	if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
+		hex += 2;
+	n = strlen(hex);
+	/* The position, never the character: the string may be a key. */
+	for (i = 0; i < n; i++)
+		if (hex_nibble(hex[i]) < 0) {
+			snprintf(buf, len,
+				 "character %zu is not a hex digit (0-9, a-f, "
+				 "A-F; 0x in front is allowed)",
+				 i + 1);
+			return;
+		}
+	snprintf(buf, len,
+		 "%zu hex digits, an odd number: two per byte (0f, not f)", n);
 }
 
 /* out must hold 2 * len + 1 bytes; it is NUL-terminated. */

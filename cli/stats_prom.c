@@ -274,6 +274,12 @@ static void prom_programs(const struct stats_snap *s)
 	}
 }
 
+void stats_print_prom_down(void)
+{
+	prom_head("cryptod_up", "gauge", "1 when cryptod answered.");
+	puts("cryptod_up 0");
+}
+
 void stats_print_prom(const struct stats_snap *s)
 {
 	const struct cc_stats *st = &s->st;

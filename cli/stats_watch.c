@@ -92,7 +92,7 @@ static const struct cc_queue_stats *find_queue(const struct cc_stats *st,
 static int watch_engines(const struct cc_stats *a, const struct cc_stats *p,
 			 double dt)
 {
-	static const char *const titles[] = { "<ENGINE", "OPS/s", "Gbps",
+	static const char *const titles[] = { "<ENGINE", "OK-OPS/s", "Gbps",
 					      "ERR/s", "AUTH-FAIL/s" };
 	struct tbl t;
 
@@ -131,7 +131,13 @@ static int watch_workers(const struct cc_stats *a, const struct cc_stats *p,
 		const struct cc_worker_stats *o = hp ? &p->worker_stats[i] : w;
 
 		tbl_u64(&t, i, 0, w->index);
-		tbl_text(&t, i, 1, w->asleep ? "asleep" : "polling");
+		/* asleep is the state at the instant of the snapshot: a
+		 * worker that completed ops in the interval was busy, even
+		 * if it had just gone to sleep. */
+		tbl_text(&t, i, 1,
+			 hp && w->c.ops > o->c.ops ? "busy"
+			 : w->asleep		   ? "asleep"
+						   : "polling");
 		tbl_rate(&t, i, 2, w->c.ops, o->c.ops, dt, hp);
 		tbl_gbps(&t, i, 3, w->c.bytes, o->c.bytes, dt, hp);
 		tbl_rate(&t, i, 4, w->c.empty_polls, o->c.empty_polls, dt, hp);
@@ -149,8 +155,8 @@ static int watch_queues(const struct cc_stats *a, const struct cc_stats *p,
 			double dt)
 {
 	static const char *const titles[] = {
-		"CLIENT",  "QUEUE",	"PID", "OPS/s", "Gbps",	 "ERR/s",
-		"RETRY/s", "IN-FLIGHT", "P50", "P99",	"P99.9", "<NAME",
+		"CLIENT",   "QUEUE",	 "PID", "OPS/s", "Gbps",  "ERR/s",
+		"+RETRY/s", "IN-FLIGHT", "P50", "P99",	 "P99.9", "<NAME",
 	};
 	enum { N_COLS = 12 };
 	struct tbl t;
@@ -252,18 +258,13 @@ static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 {
 	const struct cc_stats *st = &s->st;
 	double dt = p ? s->t - p->t : 0;
-	uint64_t up = st->uptime_ms / 1000;
 
 	if (tty)
 		fputs("\033[H\033[J", stdout); /* home, clear to the end */
 	else
 		printf("--- snapshot %u\n", n);
-	printf("cryptod: up %" PRIu64
-	       ":%02u:%02u, %u workers (%s), %u clients, "
-	       "%u sessions; every %.1fs%s\n\n",
-	       up / 3600, (unsigned)(up / 60 % 60), (unsigned)(up % 60),
-	       st->workers, st->poll_mode, st->clients, st->sessions, interval,
-	       tty ? ", q quits" : "");
+	print_stats_head(st);
+	printf("; every %.1fs%s\n\n", interval, tty ? ", q quits" : "");
 	if (watch_engines(st, p ? &p->st : NULL, dt))
 		return -ENOMEM;
 	putchar('\n');
@@ -276,6 +277,45 @@ static int watch_frame(const struct stats_snap *s, const struct stats_snap *p,
 		return -ENOMEM;
 	if (!tty)
 		putchar('\n');
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * stats_print_json() on one line: into a memory stream (glibc's stdout is
+ * a variable a program may set), then without its layout. JSON strings
+ * carry no raw newline (json_str escapes it), so every '\n' and the
+ * indent after it are layout.
+ */
+static int watch_json_line(const struct stats_snap *s, double interval,
+			   unsigned n)
+{
+	FILE *saved = stdout, *mem;
+	char *buf = NULL, *p;
+	size_t len = 0;
+
+	fflush(stdout);
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -ENOMEM;
+	stdout = mem;
+	stats_print_json(s);
+	stdout = saved;
+	if (fclose(mem) || !buf || buf[0] != '{') {
+		free(buf);
+		return -ENOMEM;
+	}
+	printf("{\"snapshot\": %u, \"interval_s\": %g, ", n, interval);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '\n') {
+			putchar(*p);
+			continue;
+		}
+		while (p[1] == ' ')
+			p++;
+	}
+	putchar('\n');
+	free(buf);
 	fflush(stdout);
 	return 0;
 }
@@ -299,12 +339,13 @@ static int watch_wait(int keys, int ms)
 	return watch_stop;
 }
 
-int stats_watch(struct cc_conn *conn, double interval, unsigned count)
+int stats_watch(struct cc_conn *conn, double interval, unsigned count, int json)
 {
 	struct stats_snap snap[2];
 	struct termios saved, raw;
 	struct sigaction sa;
-	int tty = isatty(STDOUT_FILENO), keys = 0, ret = CLI_EXIT_OK;
+	int tty = !json && isatty(STDOUT_FILENO), keys = 0;
+	int ret = CLI_EXIT_OK;
 	unsigned n, cur = 0;
 	int have_prev = 0;
 
@@ -330,8 +371,12 @@ int stats_watch(struct cc_conn *conn, double interval, unsigned count)
 			ret = CLI_EXIT_FAIL;
 			break;
 		}
-		err = watch_frame(&snap[cur], have_prev ? &snap[!cur] : NULL,
-				  interval, n, tty);
+		if (json)
+			err = watch_json_line(&snap[cur], interval, n);
+		else
+			err = watch_frame(&snap[cur],
+					  have_prev ? &snap[!cur] : NULL,
+					  interval, n, tty);
 		if (have_prev)
 			stats_snap_free(&snap[!cur]);
 		have_prev = 1;

@@ -11,6 +11,8 @@
 
 #include "cryptoctl.h"
 
+int tbl_wide;
+
 int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	     unsigned cols)
 {
@@ -20,9 +22,14 @@ int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	t->cols = cols;
 	t->rows = rows;
 	for (i = 0; i < cols; i++) {
-		/* A leading '<' marks a left-aligned column. */
-		t->left[i] = titles[i][0] == '<';
-		t->title[i] = titles[i] + t->left[i];
+		const char *s = titles[i];
+
+		/* A leading '+' marks a column of --wide only, then '<' a
+		 * left-aligned one. */
+		t->hide[i] = s[0] == '+' && !tbl_wide;
+		s += s[0] == '+';
+		t->left[i] = s[0] == '<';
+		t->title[i] = s + t->left[i];
 	}
 	t->cell = calloc((size_t)rows * cols + 1, TBL_CELL);
 	return t->cell ? 0 : -ENOMEM;
@@ -64,15 +71,29 @@ void tbl_puts(const char *s)
 static void tbl_print_row(const struct tbl *t, const unsigned *width,
 			  const char *const *cells)
 {
-	unsigned c;
+	unsigned c, last = 0;
+	int first = 1;
 
+	for (c = 0; c < t->cols; c++)
+		if (!t->hide[c])
+			last = c;
 	for (c = 0; c < t->cols; c++) {
-		int w = (int)width[c];
+		int w = (int)width[c], n = (int)strlen(cells[c]);
 
+		if (t->hide[c])
+			continue;
 		/* The last column is not padded: no trailing blanks. */
-		if (c == t->cols - 1 && t->left[c])
+		if (c == last && t->left[c])
 			w = 0;
-		printf("%s%*s", c ? "  " : "", t->left[c] ? -w : w, cells[c]);
+		/* Without --wide, text is cut to TBL_NARROW ('~' marks it). */
+		if (!tbl_wide && t->left[c] && n > TBL_NARROW)
+			printf("%s%.*s~%*s", first ? "" : "  ", TBL_NARROW - 1,
+			       cells[c], w > TBL_NARROW ? w - TBL_NARROW : 0,
+			       "");
+		else
+			printf("%s%*s", first ? "" : "  ", t->left[c] ? -w : w,
+			       cells[c]);
+		first = 0;
 	}
 	putchar('\n');
 }
@@ -91,12 +112,41 @@ void tbl_print(struct tbl *t)
 			if (len > width[c])
 				width[c] = len;
 		}
+		if (!tbl_wide && t->left[c] && width[c] > TBL_NARROW)
+			width[c] = TBL_NARROW;
 	}
 	tbl_print_row(t, width, t->title);
 	for (r = 0; r < t->rows; r++) {
 		for (c = 0; c < t->cols; c++)
 			cells[c] = tbl_cell(t, r, c);
 		tbl_print_row(t, width, cells);
+	}
+}
+
+void tbl_puts_wrapped(const char *s, unsigned used)
+{
+	if (tbl_wide) { /* --wide: one line, whatever its length */
+		putchar(' ');
+		tbl_puts(s);
+		return;
+	}
+	while (*s) {
+		const char *sp = strchr(s, ' ');
+		size_t n = sp ? (size_t)(sp - s) : strlen(s);
+
+		if (used > 2 && used + 1 + n > 100) {
+			fputs("\n  ", stdout);
+			used = 2;
+		} else if (used) {
+			putchar(' ');
+			used++;
+		}
+		for (size_t i = 0; i < n; i++)
+			putchar(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?');
+		used += (unsigned)n;
+		s += n;
+		while (*s == ' ')
+			s++;
 	}
 }
 

@@ -165,7 +165,8 @@ static void lat_report(const struct pb_cfg *cfg, struct lat_cfg *c)
 	bench_sheet_col(&t, "load", NULL, SHEET_DATA);
 	bench_sheet_col(&t, "load_text", "Load", SHEET_TEXT | SHEET_LEFT);
 	bench_sheet_col(&t, "pause_us", NULL, SHEET_DATA | SHEET_NUM);
-	bench_sheet_col(&t, "samples", "Samples", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "samples", "Samples",
+			SHEET_BOTH | SHEET_NUM | SHEET_WIDE);
 	bench_sheet_col(&t, "p50_us", "p50 us", SHEET_BOTH | SHEET_NUM);
 	bench_sheet_col(&t, "p90_us", "p90 us", SHEET_BOTH | SHEET_NUM);
 	bench_sheet_col(&t, "p99_us", "p99 us", SHEET_BOTH | SHEET_NUM);

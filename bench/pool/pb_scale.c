@@ -67,8 +67,9 @@ static void scale_report(const struct pb_cfg *cfg, const struct scale_cfg *c,
 			SHEET_BOTH | SHEET_NUM);
 	bench_sheet_col(&t, "order_errors", NULL, SHEET_DATA | SHEET_NUM);
 	bench_sheet_col(&t, "status_errors", NULL, SHEET_DATA | SHEET_NUM);
-	bench_sheet_col(&t, "checks", "Order+status", SHEET_TEXT);
-	bench_sheet_col(&t, "retries", "Retries", SHEET_BOTH | SHEET_NUM);
+	bench_sheet_col(&t, "checks", "Order+status", SHEET_TEXT | SHEET_WIDE);
+	bench_sheet_col(&t, "retries", "Retries",
+			SHEET_BOTH | SHEET_NUM | SHEET_WIDE);
 	bench_sheet_col(&t, "runs", NULL, SHEET_DATA | SHEET_NUM);
 	bench_sheet_col(&t, "mean_run", NULL, SHEET_DATA | SHEET_NUM);
 	for (k = 0; k < PB_HIST; k++) {
@@ -165,7 +166,7 @@ static void scale_model(const struct pb_cfg *cfg, const struct scale_cfg *c,
 		double lin = c[1].med_gbps / (2 * g1);
 
 		pb_note(cfg,
-			" %u workers on %u CPUs: %.1f Gbps = %.0f%% of "
+			"\n       %u workers on %u CPUs: %.1f Gbps = %.0f%% of "
 			"linear%s.",
 			c[1].workers, cfg->ncpu, c[1].med_gbps, 100 * lin,
 			lin < 0.9 ? " (the client's thread needs CPU too)"
@@ -243,8 +244,8 @@ int pb_scale_run(const struct pb_cfg *cfg, struct pb_daemons *ds)
 	}
 
 	pb_note(cfg,
-		"\n== Scaling: %s encrypt, %u B in place, one client queue, "
-		"%u ops in flight, bursts of %u ==\n"
+		"\n== Scaling: %s encrypt, %u B in place, 1 client queue, "
+		"%u in flight, bursts of %u ==\n"
 		"   daemons --workers 1..%u (adaptive), alternated each round; "
 		"median of %u rounds x %u ms\n",
 		pb_gcm128.name, SCALE_LEN, cfg->slots, PB_BURST, ngcm,

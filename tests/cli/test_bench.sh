@@ -48,21 +48,36 @@ py()
 # ---- the table -------------------------------------------------------------
 bench --sizes 64,1024
 check "bench (table) exits 0" test "$rc" = 0
-check "seed-format header" \
-	grep -Eq "^Buffer Size\(B\) +cryptod OPS\(M\) +cryptod Throughput\(Gbps\)" "$out"
+check "default header: Gbps per path, cryptod against its twin" \
+	grep -Eq "^SIZE\(B\) +cryptod +ipsec-mb +(dpdk +)?openssl +cryptod/ipsec-mb$" "$out"
+check "the table says its unit" grep -q "^Throughput in Gbps (10^9 bit/s of payload) per buffer size," "$out"
 check "a row per size" sh -c "grep -Eq '^ +64 ' '$out' && grep -Eq '^ +1024 ' '$out'"
-check "in-process paths side by side" \
-	sh -c "grep -q 'ipsec-mb OPS(M)' '$out' && grep -q 'openssl OPS(M)' '$out'"
+check "default output within 100 columns" \
+	awk 'length > 100 { print "too wide: " $0; bad = 1 } END { exit bad }' "$out"
 check "progress on stderr" grep -q "^\[1/2\] aes-128-gcm 64 B" "$err"
 check "the kernel path is skipped with a reason when unavailable" \
 	sh -c "grep -q 'cryptod-kernel' '$out' || grep -q 'no cryptod-kernel path: ' '$err'"
 check "the machine: CPU model, flags, ipsec-mb's code path" \
-	grep -Eq "^Machine: .+, [0-9]+ CPUs online; flags: .*; intel-ipsec-mb [0-9.]+ picks its [a-z0-9]+ code" "$out"
+	sh -c "grep -Eq '^Machine: .+, [0-9]+ CPUs online; intel-ipsec-mb [0-9.]+ picks its [a-z0-9]+ code' '$out' &&
+		grep -Eq '^Machine flags: ' '$out'"
 check "the daemon's counters for our queue" grep -q "^Daemon, bench queue " "$out"
+
+bench --sizes 64,1024 --wide
+check "--wide: seed-format header" \
+	grep -Eq "^Buffer Size\(B\) +cryptod OPS\(M\) +cryptod Throughput\(Gbps\)" "$out"
+check "--wide: in-process paths side by side" \
+	sh -c "grep -q 'ipsec-mb OPS(M)' '$out' && grep -q 'openssl OPS(M)' '$out'"
+bench --sizes 64 --no-inproc
+check "--no-inproc: no ratio column, no 0.0 ratio" \
+	sh -c "test $rc = 0 && grep -Eq '^SIZE\(B\) +cryptod( +cryptod-kernel)?\$' '$out' && ! grep -q '0\.00\$' '$out'"
 
 # ---- CSV ---------------------------------------------------------------------
 bench --sizes 64,256 --alg aes-128-cbc,aes-256-xts --csv
 check "bench --csv exits 0" test "$rc" = 0
+help_cols=$("$CTL" bench --help | sed -n '/--csv columns:/,/(runs separated/p' |
+	tr -d ' \n' | sed 's/.*--csvcolumns://; s/(runs.*//')
+check "the CSV header is the one --help documents ($help_cols)" \
+	test "$(head -n 1 "$out")" = "$help_cols"
 python3 - "$out" <<'EOF' >"$tmp/csv.log" 2>&1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -77,12 +92,20 @@ dpdk = ("aes-128-cbc", "dpdk") in algs
 assert ("aes-256-xts", "dpdk") not in algs, algs
 for r in rows:
     assert r["size"] in ("64", "256"), r
-    float(r["ops_m"]); float(r["gbps"]); float(r["ratio"]); float(r["mean_mbs"])
+    float(r["ops_m"]); float(r["gbps"]); float(r["mean_mbs"])
+    # a ratio is a number > 0, or empty where none was measured (the
+    # twin itself), never 0.0
+    assert r["ratio"] == "" or float(r["ratio"]) > 0, r
     assert len(r["runs_mbs"].split(";")) == 1, r
-    vs = float(r["ratio_dpdk"])
-    assert (vs > 0) == (dpdk and r["alg"] == "aes-128-cbc" and r["path"] == "cryptod"), r
-    assert float(r["ratio_zc"]) == 0, r  # no --submit
+    vs = r["ratio_dpdk"]
+    assert (vs != "") == (dpdk and r["alg"] == "aes-128-cbc" and r["path"] == "cryptod"), r
+    assert vs == "" or float(vs) > 0, r
+    assert r["ratio_zc"] == "", r  # no --submit
 assert len(rows) == 2 * (4 if dpdk else 3) + 2 * 2, len(rows)
+# per algorithm and size one row has no ratio: the twin itself
+for a in ("aes-128-cbc", "aes-256-xts"):
+    for z in ("64", "256"):
+        assert sum(r["ratio"] == "" for r in rows if r["alg"] == a and r["size"] == z) == 1, (a, z)
 EOF
 check "CSV is well-formed: columns, paths, one row per path and size" test $? = 0
 cat "$tmp/csv.log"
@@ -135,7 +158,7 @@ check "dm-crypt --json: 5 runs per result, 1 MiB" \
 bench --sizes 64,1024 --submit --no-dpdk --json
 check "bench --submit exits 0" test "$rc" = 0
 check "--submit: a cryptod-submit path with its ratio to cryptod" \
-	py '[r for r in j["results"] if r["path"] == "cryptod-submit" and r["ratio_zc"] > 0 and r["ops_m"] > 0] and len([r for r in j["results"] if r["path"] == "cryptod-submit"]) == 2'
+	py '[r for r in j["results"] if r["path"] == "cryptod-submit" and (r["ratio_zc"] or 0) > 0 and r["ops_m"] > 0] and len([r for r in j["results"] if r["path"] == "cryptod-submit"]) == 2'
 
 # --no-dpdk leaves the DPDK path out; --poll-mode reaches the daemon.
 bench --sizes 64 --alg aes-128-cbc --no-dpdk --poll-mode busy --csv
@@ -163,6 +186,18 @@ check "scale: notes on stderr, the order checked" \
 check "bench latency --json exits 0" test $? = 0
 check "latency JSON: 8 configurations with numeric percentiles" \
 	py 'j["mode"] == "latency" and [s["section"] for s in j["sheets"]] == ["latency"] and len(j["sheets"][0]["rows"]) == 8 and all(isinstance(r["p99_us"], float) and r["p50_us"] <= r["max_us"] for r in j["sheets"][0]["rows"])'
+# The text tables of every pool mode within 100 columns; --wide adds the
+# columns left out (pcrypt: Seed, enc + dec).
+"$CTL" bench pool --spawn-daemon "$DAEMON" --smoke --max-workers 2 \
+	--samples 20 --cold-samples 2 >"$out" 2>"$err"
+check "bench pool (text): exit 0, every line within 100 columns" \
+	sh -c "test $? = 0 && awk 'length > 100 { print \"too wide: \" \$0; b = 1 } END { exit b }' '$out'"
+check "bench pool (text): scale, pcrypt and latency tables" \
+	sh -c "grep -q '^Algorithm +Workers' '$out' || grep -Eq '^Algorithm +Workers +CPUs' '$out' &&
+		grep -Eq '^Algorithm +Dirs +Serial \(1\) Mbit/s +Parallel' '$out' && grep -Eq '^Poll mode +Client waits by' '$out'"
+"$CTL" bench pcrypt --spawn-daemon "$DAEMON" --smoke --wide >"$out" 2>"$err"
+check "bench pcrypt --wide: enc + dec and Seed too" \
+	sh -c "test $? = 0 && grep -Eq '^Algorithm +Dirs .*enc \+ dec .*Seed, 4 cores$' '$out'"
 # The old names are links that run this command.
 alias_dir=$tmp/alias
 mkdir -p "$alias_dir"

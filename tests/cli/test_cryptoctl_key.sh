@@ -76,6 +76,14 @@ ctl key wrap k1 --wrapping-key-file "$tmp/wk"
 check "wrap k1: exit 0, 40 bytes of hex" eval '[ "$rc" -eq 0 ] && [ "$(tr -d "\n" <"$out" | wc -c)" -eq 80 ]'
 K1=$(unwrap_py "$WK" "$(cat "$out")")
 check "wrap k1: RFC 5649, unwraps to 32 bytes" test "${#K1}" -eq 64
+ctl key wrap k1 --wrapping-key-file "$tmp/wk" --json
+check "wrap k1 --json: name, version, the wrap (unwraps to k1)" python3 - "$out" "$WK" "$K1" <<'PY'
+import json, sys
+from cryptography.hazmat.primitives.keywrap import aes_key_unwrap_with_padding
+d = json.load(open(sys.argv[1]))
+assert d["name"] == "k1" and d["version"] == 0, d
+assert aes_key_unwrap_with_padding(bytes.fromhex(sys.argv[2]), bytes.fromhex(d["wrapped"])).hex() == sys.argv[3]
+PY
 for f in "list" "list --json" "show k1" "show k1 --json"; do
 	# shellcheck disable=SC2086
 	ctl key $f

@@ -32,7 +32,7 @@ assert c["usage_reported"] is True, c
 assert (c["offloaded"], c["fallbacks"], c["inprocess"]) == (4, 2, 1), c
 EOF
 	check "clients --json: the held client's report" test $? -eq 0
-	ctl clients
+	ctl clients --wide
 	check "clients: OFFLOAD FALLBACK IN-PROC columns" \
 		grep -Eq '^CLIENT .* ARENA +OFFLOAD +FALLBACK +IN-PROC +NAME$' "$out"
 	check "clients: the held client's report" \
@@ -143,8 +143,8 @@ check "engine auth failures grew ($af1 -> $af2)" test $((af2 - af1)) -ge 1
 
 ctl stats
 check "stats: exit 0" test "$rc" -eq 0
-check "stats: header line" grep -Eq '^uptime .*workers [0-9]+.*clients [0-9]+.*sessions [0-9]+' "$out"
-check "stats: engine table" grep -Eq '^ENGINE +OPS +BYTES +ERRORS +AUTH-FAIL$' "$out"
+check "stats: header line" grep -Eq '^cryptod: up [0-9]{2}:[0-9]{2}:[0-9]{2}, [0-9]+ workers? .*, [0-9]+ clients?, [0-9]+ sessions?$' "$out"
+check "stats: engine table" grep -Eq '^ENGINE +OK-OPS +BYTES +ERRORS +AUTH-FAIL$' "$out"
 # The engine that ran the ops above shows them (columns align under the
 # header: every engine row has as many fields as the header).
 check "stats: an engine row with ops" \
@@ -173,10 +173,13 @@ assert q["ops"] >= 7 and q["bytes"] >= 7 * 512, q
 assert q["in_flight"] == 0, q
 EOF
 	check "stats --json: the queue's pid, name (escaped), ops" test $? -eq 0
-	ctl stats
+	ctl stats --wide
+	check "stats --wide: names whole" grep -q 'cli "q" \\back$' "$out"
 	check "stats: queue table" grep -Eq '^CLIENT +QUEUE +PID +UID +SESSIONS +IN-FLIGHT +OPS +BYTES +ERRORS +AUTH-FAIL +RETRIES +EMPTY-POLLS +WAKEUPS +NAME$' "$out"
 	check "stats: queue row with pid and name" \
 		grep -Eq "^ *[0-9]+ +[0-9]+ +$hpid +[0-9]+ +[0-9]+ +0 +[0-9]+ .* cli \"q\" \\\\back$" "$out"
+	ctl stats
+	check "stats: queue table within 100 columns" grep -Eq '^CLIENT +QUEUE +PID +IN-FLIGHT +OPS +BYTES +ERRORS +AUTH-FAIL +NAME$' "$out"
 	programs_checks
 	exec {COPROC[1]}>&-
 	wait "$hpid"

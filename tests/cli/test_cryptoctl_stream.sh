@@ -430,7 +430,7 @@ check "stdout closed: exit 1, says so" test $? -eq 1 &&
 "$CTL" encrypt "${g[@]}" <&- --in "$tmp/pt.17" --out "$tmp/ct17"
 check "stdin closed, --in: fine" test $? -eq 0 -a -s "$tmp/ct17"
 ctl decrypt "${g[@]}" < <(head -c 9 "$tmp/ct")
-check "decrypt, input shorter than the tag: exit 1" test "$rc" -eq 1 -a ! -s "$out"
+check "decrypt, input shorter than the tag: exit 2 (an input length)" test "$rc" -eq 2 -a ! -s "$out"
 "$CTL" digest --in "$tmp/pt.17" --verify "$(sha256sum <"$tmp/pt.17" | cut -c1-64)" >&-
 check "digest --verify needs no stdout" test $? -eq 0
 

@@ -301,6 +301,11 @@ if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if an
 	check "ping: a route to an unavailable engine is degraded (4)" test $? = 4
 	check "ping says which route and why" \
 		grep -q "^degraded: aes-cbc is routed to engine kernel, which is unavailable: " "$out"
+	check "ping: within 100 columns" awk 'length > 100 { b = 1 } END { exit b }' "$out"
+	"$CTL" --socket "$rsock" ping --json >"$out" 2>"$err"
+	check "ping --json, degraded: exit 4" test $? = 4
+	check "ping --json, degraded: status, the route and its reason" \
+		py 'j["status"] == "degraded" and any(d["alg"] == "aes-cbc" and d["engine"] == "kernel" and d["reason"] for d in j["degraded"])'
 else
 	echo "skipped: degraded ping (the kernel engine is available here)"
 fi

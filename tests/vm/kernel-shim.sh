@@ -48,7 +48,8 @@ stop
 # instance of is unavailable, and the reason says what to do.
 rmmod cryptoshim || fail "rmmod"
 start
-why=$("$CTL" --socket "$sock" engines --all | grep '^aes-cbc-hmac-sha256 on kernel-pcrypt')
+# --wide: the reason on one line (the default wraps it at 100 columns)
+why=$("$CTL" --socket "$sock" engines --all --wide | grep '^aes-cbc-hmac-sha256 on kernel-pcrypt')
 stop
 case $why in
 *"pcrypt(authenc(hmac(sha256),cbc(aes)))"*cryptoshim.ko*) echo "$why" ;;
