@@ -34,7 +34,7 @@ wargs=()
 dpid=$!
 export CRYPTOD_SOCKET=$dir/s.sock
 for _ in $(seq 100); do "$CTL" ping >/dev/null 2>&1 && break; sleep 0.05; done
-"$CTL" bench stream --total 16 --rounds 1 | sed -n 1p
+"$CTL" bench stream --total 16 --rounds 1 | sed -n 1,2p
 echo "openssl: $(openssl version)  daemon workers: $("$CTL" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["workers"])')"
 
 # One openssl speed run; prints MB/s (1e6 bytes per second).

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -75,8 +76,11 @@ struct pio_q {
 	/* Whoever reaps files others' results too, and may drain the
 	 * daemon's doorbell they sleep on: it then pokes efd, which every
 	 * sleeper also waits on, and which stays readable until the results
-	 * filed are all taken (level-triggered, so no sleeper misses it). */
-	int efd;
+	 * filed are all taken (level-triggered, so no sleeper misses it).
+	 * Sleepers wait on epfd, an epoll set of both: one fd, as an
+	 * ASYNC_JOB's waiter (openssl speed, QAT-style servers) expects one
+	 * per job. */
+	int efd, epfd;
 	unsigned unread; /* results filed, not yet taken */
 	int poked;
 	unsigned free_hint; /* where to look for a free slot */
@@ -139,6 +143,8 @@ static void pq_free(struct pio_q *pq)
 	cc_queue_close(pq->q);
 	if (pq->efd >= 0)
 		close(pq->efd);
+	if (pq->epfd >= 0)
+		close(pq->epfd);
 	prov_conn_put(pq->conn);
 	/* Not destroyed in a child: its holder may have been another of
 	 * the parent's threads. */
@@ -222,6 +228,20 @@ static int pio_queue(struct prov *p, struct prov_conn *conn, struct pio_q **out)
 		int err = cc_queue_open(conn->cc, &qp, &pq->q);
 		if (err) {
 			close(pq->efd);
+			free(pq);
+			return err;
+		}
+		pq->epfd = epoll_create1(EPOLL_CLOEXEC);
+		struct epoll_event ev = { .events = EPOLLIN };
+		if (pq->epfd < 0 ||
+		    epoll_ctl(pq->epfd, EPOLL_CTL_ADD, cc_queue_fd(pq->q),
+			      &ev) ||
+		    epoll_ctl(pq->epfd, EPOLL_CTL_ADD, pq->efd, &ev)) {
+			err = -errno;
+			cc_queue_close(pq->q);
+			close(pq->efd);
+			if (pq->epfd >= 0)
+				close(pq->epfd);
 			free(pq);
 			return err;
 		}
@@ -319,32 +339,25 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 		return pq_kill(pq, w);
 	if (w == 1)
 		return 0;
-	int fd = cc_queue_fd(pq->q);
+	/* Readable at the daemon's doorbell or a fellow reaper's poke. */
+	int fd = pq->epfd;
 	pq->waiting++;
 	pthread_mutex_unlock(&pq->lock);
 	int err = 0, paused = 0;
 	if (job) {
-		/* Two keys of ours: the queue's address and the byte after. */
 		ASYNC_WAIT_CTX *wc = ASYNC_get_wait_ctx(job);
-		const char *k = (const char *)pq;
-		if (wc && ASYNC_WAIT_CTX_set_wait_fd(wc, k, fd, NULL, NULL) &&
-		    ASYNC_WAIT_CTX_set_wait_fd(wc, k + 1, pq->efd, NULL,
-					       NULL)) {
+		if (wc && ASYNC_WAIT_CTX_set_wait_fd(wc, pq, fd, NULL, NULL)) {
 			paused = ASYNC_pause_job();
+			(void)ASYNC_WAIT_CTX_clear_fd(wc, pq);
 			if (!paused)
 				err = -EIO;
 		}
-		if (wc) {
-			(void)ASYNC_WAIT_CTX_clear_fd(wc, k);
-			(void)ASYNC_WAIT_CTX_clear_fd(wc, k + 1);
-		}
 	}
 	if (!paused && !err) {
-		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN },
-					{ .fd = pq->efd, .events = POLLIN } };
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		int64_t left =
 			PIO_TIMEOUT_MS - (int64_t)((t - *since) / 1000000);
-		int r = left > 0 ? poll(pf, 2, (int)left) : 0;
+		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (r == 0)
 			err = -ETIMEDOUT;
 		else if (r < 0 && errno != EINTR)

@@ -215,6 +215,10 @@ static unsigned run_jobs(struct job_arg *args, unsigned n, unsigned *pauses)
 			    nfd > 4 ||
 			    !ASYNC_WAIT_CTX_get_all_fds(wc[i], fds, &nfd))
 				nfd = 0;
+			/* One fd per job: openssl speed refuses more ("Too
+			 * many fds in ASYNC_WAIT_CTX"). */
+			if (nfd > 1)
+				fail("job %u paused with %zu wait fds", i, nfd);
 			for (size_t k = 0; k < nfd; k++) {
 				FD_SET(fds[k], &rd);
 				if (fds[k] > maxfd)
