@@ -117,11 +117,12 @@ static void rec_fold_other(struct prog_rec *r)
 
 /* A record for (name, uid): a free one, else the least recently active
  * one evicted to "(other)". NULL when a non-administrator uid holds its
- * share already: one user's stream of made-up names cannot push every
+ * share already. A non-administrator evicts only its own records: one
+ * user's (or a few users') stream of made-up names cannot push every
  * other program's history out. */
 static struct prog_rec *rec_new(const char *name, uid_t uid, int admin)
 {
-	struct prog_rec *free_rec = NULL, *lru = NULL;
+	struct prog_rec *free_rec = NULL, *lru = NULL, *lru_mine = NULL;
 	unsigned mine = 0;
 	for (unsigned i = 0; i < MAX_PROGRAMS; i++) {
 		struct prog_rec *r = &recs[i];
@@ -130,13 +131,17 @@ static struct prog_rec *rec_new(const char *name, uid_t uid, int admin)
 				free_rec = r;
 			continue;
 		}
-		mine += r->uid == uid;
+		if (r->uid == uid) {
+			mine++;
+			if (!lru_mine || r->last_ms < lru_mine->last_ms)
+				lru_mine = r;
+		}
 		if (!lru || r->last_ms < lru->last_ms)
 			lru = r;
 	}
 	if (!admin && mine >= MAX_PROGRAMS_PER_UID)
 		return NULL;
-	struct prog_rec *r = free_rec ? free_rec : lru;
+	struct prog_rec *r = free_rec ? free_rec : admin ? lru : lru_mine;
 	if (!r)
 		return NULL; /* no table at all */
 	if (!free_rec)

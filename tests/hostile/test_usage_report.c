@@ -330,6 +330,27 @@ static int churner(void)
 	return 0;
 }
 
+/* Another uid filling its share with made-up names: with enough of
+ * them the table is full, and they must fold into "(other)" rather than
+ * evict anyone else's history. */
+static uid_t crowd_uid;
+
+static int crowd(void)
+{
+	drop_to(crowd_uid);
+	for (unsigned i = 0; i < MAX_PROGRAMS_PER_UID; i++) {
+		char name[32];
+		struct cc_conn *c;
+		snprintf(name, sizeof(name), "crowd-%u", i);
+		if (cc_connect(daemon_.sock, name, &c))
+			return 1;
+		if (report(c, 0, 0, 1))
+			return 2;
+		cc_disconnect(c);
+	}
+	return 0;
+}
+
 static void run_child(int (*fn)(void))
 {
 	fflush(NULL);
@@ -390,6 +411,18 @@ static void other_users(void **state)
 	}
 	assert_int_equal(churn_rows, MAX_PROGRAMS_PER_UID);
 	assert_int_equal(churn_in, MAX_PROGRAMS_PER_UID + 4);
+	free(v);
+
+	/* Enough other uids to fill the table twice over: uid 0's prog-b
+	 * (the least recently active record) must survive them. */
+	for (unsigned k = 0; k < 2 * MAX_PROGRAMS / MAX_PROGRAMS_PER_UID; k++) {
+		crowd_uid = UID_CHURN + 100 + k;
+		run_child(crowd);
+	}
+	usleep(20000);
+	p = program(adm, &v, &n, "prog-b", 0);
+	assert_non_null(p);
+	assert_usage(&p->usage, 1, 2, 0);
 	free(v);
 	cc_disconnect(b);
 	cc_disconnect(adm);
