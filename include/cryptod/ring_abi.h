@@ -158,7 +158,7 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 #define CRD_SQE_F_CLONE 64u	 /* with STREAM alone: copy it (below) */
 #define CRD_SQE_FLAGS_KNOWN                                                    \
 	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS |       \
-	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST |                \
+	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST |                 \
 	 CRD_SQE_F_CLONE)
 
 /*
