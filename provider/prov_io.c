@@ -593,8 +593,8 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 		    struct pio_stream *dst)
 {
 	uint64_t since = 0;
-	uint8_t *buf;
-	int s, err = 0;
+	uint8_t *buf = NULL;
+	int s = -1, err = 0;
 	while (!err && !((buf = pq_alloc(pq, 1)) && (s = slot_take(pq)) >= 0)) {
 		if (buf)
 			cc_buf_free(pq->q, buf);
@@ -771,7 +771,7 @@ static int stream_run(struct pio_stream *s, const void *in, void *out,
 int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
 		      void *out, size_t *out_len)
 {
-	size_t done;
+	size_t done = 0;
 	int err = len ? stream_run(s, in, out, len, 0, NULL, out != NULL, &done)
 		      : 0;
 	if (out_len)
