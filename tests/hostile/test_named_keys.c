@@ -594,6 +594,9 @@ static void model_check(struct cc_conn *c, int i, enum mop op,
 		      created && !memcmp(got, created, 32));
 		m->present = 1;
 		m->nv = m->first = 1;
+		/* A new key: what the model knew of an earlier one of this
+		 * name (deleted) is not about it. */
+		memset(m->known, 0, sizeof(m->known));
 		memcpy(m->bytes[1], got, 32);
 		m->known[1] = 1;
 		return;
