@@ -26,9 +26,15 @@ static void info_copy(struct cc_key_info *d, const Cryptod__KeyInfo *s)
 	d->nversions = s->n_versions < CC_KEY_VERSIONS_MAX
 			       ? s->n_versions
 			       : CC_KEY_VERSIONS_MAX;
-	memcpy(d->uids, s->uids, d->nuids * sizeof(uint32_t));
-	memcpy(d->gids, s->gids, d->ngids * sizeof(uint32_t));
-	memcpy(d->versions, s->versions, d->nversions * sizeof(uint32_t));
+	/* protobuf-c leaves an empty list NULL, which memcpy may not get
+	 * even for no bytes. */
+	if (d->nuids)
+		memcpy(d->uids, s->uids, d->nuids * sizeof(uint32_t));
+	if (d->ngids)
+		memcpy(d->gids, s->gids, d->ngids * sizeof(uint32_t));
+	if (d->nversions)
+		memcpy(d->versions, s->versions,
+		       d->nversions * sizeof(uint32_t));
 	for (unsigned i = 0; i < d->nversions && i < s->n_created; i++)
 		d->created[i] = s->created[i];
 	d->ops = s->ops;

@@ -245,8 +245,12 @@ static int add(const struct nk_spec *s, const uint8_t *key, size_t len)
 	r->exportable = s->exportable;
 	r->nuids = s->nuids;
 	r->ngids = s->ngids;
-	memcpy(r->uids, s->uids, sizeof(uint32_t) * s->nuids);
-	memcpy(r->gids, s->gids, sizeof(uint32_t) * s->ngids);
+	/* memcpy's pointers must be valid even for no bytes: an empty
+	 * list may come as NULL. */
+	if (s->nuids)
+		memcpy(r->uids, s->uids, sizeof(uint32_t) * s->nuids);
+	if (s->ngids)
+		memcpy(r->gids, s->gids, sizeof(uint32_t) * s->ngids);
 	r->nversions = 1;
 	r->v[0].version = 1;
 	r->v[0].created = (uint64_t)time(NULL);
