@@ -17,14 +17,16 @@ enum daemon_limits {
 	MAX_SESSIONS = 8192, /* key store capacity */
 	MAX_WORKERS = 64,
 	MAX_ARENA_PER_CLIENT_MIB = 2048, /* arena memory a client may hold */
-	WORKER_BURST = 64,		 /* descriptors taken per queue pass */
-	/* Stream pieces a poster runs per visit to a queue: this many bytes
-	 * (at least one piece), each piece counting SERIAL_PIECE_COST more,
-	 * so one queue's streams cannot hold a worker for long. */
-	SERIAL_BUDGET = 16 << 20,
-	SERIAL_PIECE_COST = 64 << 10,
-	WORKER_MIN_CHUNK = 8,  /* smallest run split off for a sibling */
-	WORKER_SPIN_US = 200,  /* busy-poll this long before sleeping */
+	WORKER_BURST = 64,		 /* descriptors taken per run */
+	/* Fair shares (fair.h): a user's turn runs at most this many bytes
+	 * (and at least one op), every op counting FAIR_OP_COST more for
+	 * what it costs beyond its data; a user that overspent (one op
+	 * larger than its turn) sits out turns until it has paid. */
+	FAIR_QUANTUM = 512 << 10,
+	FAIR_OP_COST = 256,
+	MAX_USERS = 1024,     /* uids with queues at once: at most MAX_QUEUES */
+	WORKER_MIN_CHUNK = 8, /* smallest run split off for a sibling */
+	WORKER_SPIN_US = 200, /* busy-poll this long before sleeping */
 	PARK_TIMEOUT_MS = 100, /* a parked worker looks at the rings anyway */
 	DEFAULT_CONNS_PER_UID = 64, /* limits.connections_per_uid */
 	DEFAULT_QUEUES_PER_UID = MAX_QUEUES / 8,     /* limits.queues_per_uid */

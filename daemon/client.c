@@ -2,9 +2,11 @@
 #include "client.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -15,10 +17,16 @@
 
 #include "config.h"
 #include "fdreap.h"
+#include "grace.h"
 #include "log.h"
 #include "queue.h"
+#include "reply.h"
+#include "fair.h"
 #include "session.h"
 #include "worker.h"
+
+#define container_of(p, type, member)                                          \
+	((type *)((char *)(p)-offsetof(type, member)))
 
 /* Control thread only. */
 static struct client *clients; /* owned list */
@@ -138,22 +146,88 @@ int client_session_add(struct client *c, struct session *s)
 	return -ENOSPC;
 }
 
-int client_session_destroy(struct client *c, uint32_t id)
+/* Reading c stops while a reply waits for a grace period, so its
+ * requests are answered in order; other connections are served. */
+static void client_pause(struct client *c)
+{
+	if (c->ev && !c->paused && event_del(c->ev) == 0)
+		c->paused = 1;
+}
+
+static void client_resume(struct client *c)
+{
+	if (c->ev && c->paused && event_add(c->ev, NULL) == 0)
+		c->paused = 0;
+}
+
+/* The waiting request is done: answer it, read c again. */
+static void client_answer(struct client *c)
+{
+	if (c->gone)
+		return;
+	if (reply_ack(c->fd, c->pending_seq)) {
+		/* A peer that does not read: its next read sees the end. */
+		log_peer(c->uid, LOG_INFO_, "client %u: reply not delivered",
+			 c->id);
+		shutdown(c->fd, SHUT_RDWR);
+	}
+	client_resume(c);
+}
+
+/* Does a queue of c still have to sweep its streams (streams.h)? A dead
+ * queue is never served again: its streams go with it. */
+static int client_sweeps_pending(struct client *c)
+{
+	if (c->gone || workers_stopped())
+		return 0;
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
+		struct queue *q = c->queues[i];
+		if (q && !atomic_load(&q->broken) &&
+		    stream_sweep_pending(&q->streams))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A destroyed session's grace periods have passed. First no worker can
+ * hold it; but its streams' state is wiped by the queues' posters (a
+ * sweep at their next lock), so it waits until every sweep has begun,
+ * then one more grace period, after which every sweep has ended.
+ */
+static void client_session_gone(struct grace_item *it)
+{
+	struct client *c = container_of(it, struct client, pending);
+	if (!c->pending_swept) {
+		if (!client_sweeps_pending(c))
+			c->pending_swept = 1;
+		grace_defer(it, client_session_gone);
+		return;
+	}
+	session_destroy(c->pending_session);
+	c->pending_session = NULL;
+	c->n_sessions--;
+	client_answer(c);
+}
+
+int client_session_destroy(struct client *c, uint32_t id, uint32_t seq)
 {
 	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions.s[id - 1])
 		return -ENOENT;
 	struct session *s = c->sessions.s[id - 1];
 	__atomic_store_n(&c->sessions.s[id - 1], NULL, __ATOMIC_RELEASE);
-	/* An op already resolved against s may still be running. */
-	worker_synchronize();
-	session_destroy(s);
+	n_sessions_total--; /* gone for listings; c->n_sessions when freed */
 	/* Streams on s are wiped by the next poster of each queue. */
 	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
 		if (c->queues[i])
 			stream_sweep_request(&c->queues[i]->streams);
 	worker_kick();
-	c->n_sessions--;
-	n_sessions_total--;
+	/* An op already resolved against s may still be running. */
+	c->pending_session = s;
+	c->pending_seq = seq;
+	c->pending_swept = 0;
+	client_pause(c);
+	grace_defer(&c->pending, client_session_gone);
 	return 0;
 }
 
@@ -193,8 +267,15 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 	q->owner_id = c->id;
 	q->owner_uid = c->uid;
 	q->streams.client_open = &c->streams_open;
+	int user = fair_user_get(c->uid);
+	if (user < 0) {
+		queue_destroy(q);
+		return -EMFILE;
+	}
+	q->user = (uint16_t)user;
 	err = worker_attach(q);
 	if (err) {
+		fair_user_put(q->user);
 		queue_destroy(q);
 		return err;
 	}
@@ -208,47 +289,67 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 	return 0;
 }
 
-static void client_queue_drop(struct client *c, unsigned slot)
+/* No worker can touch q any more: its counts are final, free it. */
+static void client_queue_free(struct client *c, struct queue *q)
 {
-	struct queue *q = c->queues[slot];
+	programs_queue_closed(c, q);
 	c->arena_bytes -= q->arena_size;
 	c->inflight_max -= q->cq_entries;
-	worker_detach(q);	     /* waits until no worker can touch q */
-	programs_queue_closed(c, q); /* its counts are final now */
+	fair_user_put(q->user);
 	queue_destroy(q);
-	c->queues[slot] = NULL;
-	c->n_queues--;
-	n_queues_total--;
 }
 
-int client_queue_close(struct client *c, uint32_t queue_id)
+static void client_queue_gone(struct grace_item *it)
+{
+	struct client *c = container_of(it, struct client, pending);
+	client_queue_free(c, c->pending_queue);
+	c->pending_queue = NULL;
+	client_answer(c);
+}
+
+int client_queue_close(struct client *c, uint32_t queue_id, uint32_t seq)
 {
 	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
-		if (c->queues[i] && c->queues[i]->id == queue_id) {
-			client_queue_drop(c, i);
-			return 0;
-		}
+		struct queue *q = c->queues[i];
+		if (!q || q->id != queue_id)
+			continue;
+		worker_detach(q);
+		c->queues[i] = NULL;
+		c->n_queues--;
+		n_queues_total--;
+		c->pending_queue = q;
+		c->pending_seq = seq;
+		client_pause(c);
+		grace_defer(&c->pending, client_queue_gone);
+		return 0;
 	}
 	return -ENOENT;
 }
 
-void client_destroy(struct client *c)
+/* The end's grace period has passed: no worker can reach c's queues,
+ * nor through them its sessions. */
+static void client_end(struct grace_item *it)
 {
-	/* Queues first: once no worker serves them, no worker can reach
-	 * the sessions either (they are found only through a queue). */
-	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
-		if (c->queues[i])
-			client_queue_drop(c, i);
+	struct client *c = container_of(it, struct client, end);
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
+		if (!c->queues[i])
+			continue;
+		client_queue_free(c, c->queues[i]);
+		c->queues[i] = NULL;
+	}
 	for (unsigned i = 0; i < MAX_SESSIONS_PER_CLIENT; i++) {
 		if (!c->sessions.s[i])
 			continue;
 		session_destroy(c->sessions.s[i]);
 		c->sessions.s[i] = NULL;
-		n_sessions_total--;
 	}
 	c->n_sessions = 0;
-	programs_retire(c);
+	programs_settle(c);
+	free(c);
+}
 
+void client_destroy(struct client *c)
+{
 	for (struct client **pp = &clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -256,6 +357,11 @@ void client_destroy(struct client *c)
 		}
 	}
 	n_clients--;
+	c->gone = 1;
+	/* Gone for listings now; held until freed. */
+	n_sessions_total -=
+		c->n_sessions - (c->pending_session ? 1 : 0); /* counted out */
+	programs_retire(c); /* its program's record, as far as counted */
 	if (c->ev)
 		event_free(c->ev);
 	c->ev = NULL;
@@ -263,7 +369,17 @@ void client_destroy(struct client *c)
 		close(c->fd);
 	else if (c->fd >= 0)
 		fdreap_push(c->fd); /* its queue may hold fds in flight */
+	c->fd = -1;
+	/* Queues first: once no worker serves them, no worker can reach
+	 * the sessions either (they are found only through a queue). */
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++) {
+		if (!c->queues[i])
+			continue;
+		worker_detach(c->queues[i]);
+		c->n_queues--;
+		n_queues_total--;
+	}
 	log_peer(c->uid, LOG_INFO_, "client %u (pid %d) gone", c->id,
 		 (int)c->pid);
-	free(c);
+	grace_defer(&c->end, client_end);
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "bounds.h"
+#include "grace.h"
 #include "programs.h"
 #include "session.h"
 
@@ -49,6 +50,21 @@ struct client {
 	struct prog_counts closed;
 	struct prog_usage usage;
 	int usage_reported;
+	struct prog_counts retired; /* what programs_retire added */
+
+	/* A request whose reply waits for a grace period (a session
+	 * destroyed, a queue closed): at most one at a time, since the
+	 * connection is not read until it is answered (client.c). */
+	struct grace_item pending;
+	uint32_t pending_seq;
+	struct session *pending_session; /* owned while it waits */
+	struct queue *pending_queue;	 /* owned while it waits */
+	int pending_swept; /* its queues' stream sweeps were seen done */
+	int paused;	   /* ev is off until the reply went out */
+	/* The connection's end: out of the registry and unpublished at
+	 * once, freed (queues, sessions, c) after a grace period. */
+	struct grace_item end;
+	int gone;
 
 	struct client *next; /* registry list */
 };
@@ -59,16 +75,27 @@ const char *client_session_limit(const struct client *c);
 
 /* Returns the new id (> 0) or -ENOSPC. */
 CRD_MUST_CHECK int client_session_add(struct client *c, struct session *s);
-/* Unpublish, wait for workers, wipe. 0 or -ENOENT. */
-CRD_MUST_CHECK int client_session_destroy(struct client *c, uint32_t id);
+/*
+ * Unpublish session id. Once no worker can see it and its streams are
+ * wiped it is destroyed and the Ack for seq sent; c is not read until
+ * then. Never waits. 0 (the reply is on its way) or -ENOENT (nothing
+ * sent: the caller replies).
+ */
+CRD_MUST_CHECK int client_session_destroy(struct client *c, uint32_t id,
+					  uint32_t seq);
 
-/* Create a queue, attach it to a worker. 0 or -errno. */
+/* Create a queue, attach it to the workers. 0 or -errno. */
 CRD_MUST_CHECK int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 				     uint64_t arena, struct queue **out);
-/* Detach from its worker, wait, unmap. 0 or -ENOENT. */
-CRD_MUST_CHECK int client_queue_close(struct client *c, uint32_t queue_id);
+/* Detach a queue; it is unmapped and the Ack for seq sent once no worker
+ * can touch it, c not read until then. Never waits. 0 or -ENOENT (as
+ * client_session_destroy). */
+CRD_MUST_CHECK int client_queue_close(struct client *c, uint32_t queue_id,
+				      uint32_t seq);
 
-/* Tear down everything the client owns; frees c. */
+/* End the connection: out of the registry, its socket closed and its
+ * queues detached now; its queues, sessions and c itself freed after a
+ * grace period. Never waits. */
 void client_destroy(struct client *c);
 
 /*

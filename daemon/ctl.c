@@ -29,6 +29,7 @@
 #include "session.h"
 #include "listing.h"
 #include "programs.h"
+#include "reply.h"
 #include "stats.h"
 #include "worker.h"
 #include "wire.h"
@@ -52,24 +53,12 @@ static struct {
 static int ctl_send_error(struct client *c, uint32_t seq, int code,
 			  const char *msg)
 {
-	Cryptod__Error e = CRYPTOD__ERROR__INIT;
-	e.code = code;
-	e.message = (char *)msg;
-	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
-	env.seq = seq;
-	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
-	env.error = &e;
-	return wire_send(c->fd, &env, NULL, 0);
+	return reply_error(c->fd, seq, code, msg);
 }
 
 static int ctl_send_ack(struct client *c, uint32_t seq)
 {
-	Cryptod__Ack a = CRYPTOD__ACK__INIT;
-	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
-	env.seq = seq;
-	env.body_case = CRYPTOD__ENVELOPE__BODY_ACK;
-	env.ack = &a;
-	return wire_send(c->fd, &env, NULL, 0);
+	return reply_ack(c->fd, seq);
 }
 
 static int ctl_hello(struct client *c, uint32_t seq, const Cryptod__Hello *m)
@@ -146,12 +135,8 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 	env.open_queue_reply = &r;
 	int fds[3] = { q->memfd, q->sq_efd, q->cq_peer };
 	err = wire_send(c->fd, &env, fds, 3);
-	if (err) {
-		/* The queue we just made: it is there to close. */
-		if (client_queue_close(c, q->id))
-			log_err("client %u: queue %u vanished", c->id, q->id);
-		return err;
-	}
+	if (err)
+		return err; /* the connection ends, and the queue with it */
 	/* The client's end is the client's now: keeping a copy would only
 	 * keep the doorbell alive after the client closed it. */
 	close(q->cq_peer);
@@ -280,16 +265,19 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 	case CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE:
 		return ctl_open_queue(c, seq, env->open_queue);
 	case CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE:
-		if (client_queue_close(c, env->close_queue->queue_id))
+		/* Acked once no worker can touch the queue (client.h). */
+		if (client_queue_close(c, env->close_queue->queue_id, seq))
 			return ctl_send_error(c, seq, -ENOENT, "no such queue");
-		return ctl_send_ack(c, seq);
+		return 0;
 	case CRYPTOD__ENVELOPE__BODY_CREATE_SESSION:
 		return ctl_create_session(c, seq, env->create_session);
 	case CRYPTOD__ENVELOPE__BODY_DESTROY_SESSION:
-		if (client_session_destroy(c, env->destroy_session->session_id))
+		/* Acked once the session and its streams are wiped. */
+		if (client_session_destroy(c, env->destroy_session->session_id,
+					   seq))
 			return ctl_send_error(c, seq, -ENOENT,
 					      "no such session");
-		return ctl_send_ack(c, seq);
+		return 0;
 	case CRYPTOD__ENVELOPE__BODY_STATS_REQUEST:
 		return stats_reply(c, seq);
 	case CRYPTOD__ENVELOPE__BODY_CAPABILITIES_REQUEST:

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "sdnotify.h"
 #include "fdreap.h"
+#include "grace.h"
 #include "stats.h"
 #include "worker.h"
 #include "wire.h"
@@ -401,6 +402,11 @@ int main(int argc, char **argv)
 		goto out_workers;
 	}
 	stats_init();
+	err = grace_start(base);
+	if (err) {
+		log_err("grace periods: %s", strerror(-err));
+		goto out_base;
+	}
 	err = ctl_start(base, cfg->socket, cfg->socket_mode);
 	if (err) {
 		log_err("cannot listen on %s: %s%s", cfg->socket,
@@ -439,6 +445,7 @@ int main(int argc, char **argv)
 	ctl_stop_listening();
 	workers_stop();
 	ctl_close_all();
+	grace_stop(); /* what waited for the workers: freed now */
 	err = 0;
 	log_info("stopped");
 
@@ -452,6 +459,8 @@ out_signals:
 	if (err)
 		ctl_stop_listening();
 out_base:
+	workers_stop();
+	grace_stop();
 	event_base_free(base);
 out_workers:
 	workers_stop();

@@ -31,9 +31,9 @@ void order_fini(struct order *o)
 	o->done = NULL;
 }
 
-int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
-		uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
-		uint32_t *start, uint32_t *left)
+int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
+	       uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
+	       uint32_t *start, uint32_t *left)
 {
 	/*
 	 * Our indices are loaded after the client's (the caller loaded tail
@@ -49,33 +49,51 @@ int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
 		return -1; /* consumed completions never posted */
 
 	uint32_t c = atomic_load_explicit(&o->claim, memory_order_relaxed);
+	*start = c;
+	*left = 0;
+	if (tail == c || crd_seq_before(tail, c))
+		return 0;
+	uint32_t avail = tail - c;
+	if (avail > sq_entries)
+		return -1; /* submitted more than the ring holds */
+	/* Completion slots are free up to cq_head + cq_entries. */
+	uint32_t room = crd_seq_before(cq_head + cq_entries, c)
+				? 0
+				: cq_head + cq_entries - c;
+	uint32_t n = avail < room ? avail : room;
+	if (n > max)
+		n = max;
+	*left = avail - n; /* n == 0: the client must read completions */
+	return (int)n;
+}
+
+int order_take(struct order *o, uint32_t start, uint32_t n)
+{
+	/* The claim only grows, so a take that succeeds saw it at start
+	 * all along: nobody claimed these entries, so the daemon's sq head
+	 * cannot have passed them and the client cannot have rewritten
+	 * them under the caller's copies. Release: those copies (loads)
+	 * stay before the claim. (A claim that went round all 2^32
+	 * sequence numbers while this worker slept would fool it: a
+	 * client's own stale entries, checked like any.) */
+	uint32_t c = start;
+	return atomic_compare_exchange_strong_explicit(&o->claim, &c, start + n,
+						       memory_order_acq_rel,
+						       memory_order_relaxed)
+		       ? 0
+		       : -EAGAIN;
+}
+
+int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
+		uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
+		uint32_t *start, uint32_t *left)
+{
 	for (;;) {
-		if (tail == c || crd_seq_before(tail, c)) {
-			*left = 0;
-			return 0;
-		}
-		uint32_t avail = tail - c;
-		if (avail > sq_entries)
-			return -1; /* submitted more than the ring holds */
-		/* Completion slots are free up to cq_head + cq_entries. */
-		uint32_t room = crd_seq_before(cq_head + cq_entries, c)
-					? 0
-					: cq_head + cq_entries - c;
-		uint32_t n = avail < room ? avail : room;
-		if (n > max)
-			n = max;
-		if (n == 0) {
-			*left = avail;
-			return 0; /* the client must read completions first */
-		}
-		if (atomic_compare_exchange_weak_explicit(
-			    &o->claim, &c, c + n, memory_order_acq_rel,
-			    memory_order_relaxed)) {
-			*start = c;
-			*left = avail - n;
-			return (int)n;
-		}
-		/* c now holds the newer claim: try again from there. */
+		int n = order_peek(o, tail, cq_head, sq_entries, cq_entries,
+				   max, start, left);
+		if (n <= 0 || order_take(o, *start, (uint32_t)n) == 0)
+			return n;
+		/* A sibling claimed first: look again from its claim. */
 	}
 }
 
@@ -108,8 +126,7 @@ static uint32_t order_advance(_Atomic uint32_t *marks, uint32_t mask,
  * ser_next says where to go on). Returns how many completions it passed.
  */
 static uint32_t order_advance_done(struct order *o,
-				   const struct order_serial *ser,
-				   int64_t *budget)
+				   const struct order_serial *ser)
 {
 	uint32_t i = atomic_load_explicit(&o->cq_tail, memory_order_relaxed);
 	uint32_t n = 0;
@@ -124,7 +141,7 @@ static uint32_t order_advance_done(struct order *o,
 			uint32_t from = o->ser_partial ? o->ser_next : i + n;
 			uint32_t end = i + n + len;
 			uint32_t stop =
-				ser ? ser->run(ser->arg, from, end, budget)
+				ser ? ser->run(ser->arg, from, end, ser->budget)
 				    : end;
 			if (stop != end) {
 				o->ser_next = stop;
@@ -146,7 +163,6 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h,
 		    const struct order_serial *ser)
 {
 	uint32_t posted = 0;
-	int64_t budget = ser ? ser->budget : 0;
 	for (;;) {
 		uint32_t unlocked = 0;
 		/* Whoever holds the lock drains for everyone. */
@@ -161,7 +177,7 @@ uint32_t order_post(struct order *o, struct crd_region_hdr *h,
 				&h->ksq_head.k,
 				atomic_load_explicit(&o->sq_head,
 						     memory_order_relaxed));
-		uint32_t n = order_advance_done(o, ser, &budget);
+		uint32_t n = order_advance_done(o, ser);
 		if (n)
 			/* Completions and the data they describe. Pairs
 			 * with the client's acquire load; seq_cst as the

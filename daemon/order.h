@@ -60,7 +60,9 @@ struct order_serial {
 	/* Called once per lock acquisition (NULL: nothing). */
 	void (*locked)(void *arg);
 	void *arg;
-	int64_t budget; /* work per order_post call, in the run's units */
+	/* The caller's budget, in the run's units: each piece takes its
+	 * cost off it, so the caller sees what the pieces cost. */
+	int64_t *budget;
 };
 
 CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,
@@ -68,18 +70,35 @@ CRD_MUST_CHECK int order_init(struct order *o, uint32_t sq_entries,
 void order_fini(struct order *o);
 
 /*
- * Claim the next run of at most max submitted sequence numbers (tail: the
- * client's sq tail; cq_head: its cq head, both loaded from the region
- * *before* this call). Never claims past what the completion ring can
- * hold. Returns the count (0: nothing to do) and the first in *start;
- * *left is what remains submitted after the claim. -1: the client's
- * indices are lies (a stale index is not).
+ * What the next claim could take, without taking it: at most max
+ * submitted sequence numbers from *start (tail: the client's sq tail;
+ * cq_head: its cq head, both loaded from the region *before* this call).
+ * Never more than the completion ring can hold. Returns the count (0:
+ * nothing to do); *left is what remains submitted beyond it. -1: the
+ * client's indices are lies (a stale index is not).
+ *
+ * The entries [*start, *start + count) may be copied before order_take:
+ * the client may not rewrite them until the daemon's sq head passes
+ * them, and it cannot pass a sequence number nobody claimed. If the
+ * claim moved meanwhile, order_take fails and the copies are dropped.
  */
+CRD_MUST_CHECK int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
+			      uint32_t sq_entries, uint32_t cq_entries,
+			      uint32_t max, uint32_t *start, uint32_t *left);
+
+/* Claim [start, start + n), n no more than order_peek offered at start:
+ * 0, or -EAGAIN when another worker claimed from start first (peek
+ * again). */
+CRD_MUST_CHECK int order_take(struct order *o, uint32_t start, uint32_t n);
+
+/* order_peek and order_take in one, for a caller that does not look at
+ * the entries before it decides how many to take. Returns what
+ * order_peek does. */
 CRD_MUST_CHECK int order_claim(struct order *o, uint32_t tail, uint32_t cq_head,
 			       uint32_t sq_entries, uint32_t cq_entries,
 			       uint32_t max, uint32_t *start, uint32_t *left);
 
-/* Mark the run [start, start + n) that order_claim handed out copied
+/* Mark the run [start, start + n) that order_take handed out copied
  * out / its completions written. Release stores: everything the worker
  * wrote for the run before is visible to the poster that reads the mark
  * (order_post's acquire load). */
@@ -111,9 +130,10 @@ static inline int order_pending(struct order *o)
 /*
  * Publish what is contiguous: ksq_head over copied entries, kcq_tail over
  * written completions, running the stream pieces of serial runs on the
- * way with ser (NULL: none can be marked). If another worker holds the
- * poster lock, it posts for us (it re-checks after unlocking), unless
- * ser's budget ran out: a mark then stays at the head (order_pending).
+ * way with ser (NULL: none can be marked) while its budget lasts. If
+ * another worker holds the poster lock, it posts for us (it re-checks
+ * after unlocking), unless the budget ran out: a mark then stays at the
+ * head (order_pending) for the next visit.
  * Returns how many completions this call posted; the caller then does
  * the need-wakeup check.
  */

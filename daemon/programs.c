@@ -153,21 +153,50 @@ static struct prog_rec *rec_new(const char *name, uid_t uid, int admin)
 	return r;
 }
 
-void programs_retire(const struct client *c)
+/* d -= s, for counts that only grow (s was taken before d). */
+static void counts_sub(struct prog_counts *d, const struct prog_counts *s)
+{
+	d->ops -= s->ops;
+	d->bytes -= s->bytes;
+	d->errors -= s->errors;
+	d->auth_failures -= s->auth_failures;
+	d->u.offloaded -= s->u.offloaded;
+	d->u.fallbacks -= s->u.fallbacks;
+	d->u.inprocess -= s->u.inprocess;
+}
+
+/* c's program's record: its own, a new one, or "(other)". */
+static struct prog_rec *rec_of(const struct client *c, int make)
+{
+	struct prog_rec *r = rec_find(c->name, c->uid);
+	if (!r && make)
+		r = rec_new(c->name, c->uid, client_is_admin(c));
+	return r ? r : &other;
+}
+
+void programs_retire(struct client *c)
 {
 	if (!c->hello_done)
 		return; /* no name: not a program yet */
-	struct prog_rec *r = rec_find(c->name, c->uid);
-	if (!r)
-		r = rec_new(c->name, c->uid, client_is_admin(c));
-	if (!r)
-		r = &other;
-	struct prog_counts k;
-	client_counts(c, &k);
-	counts_add(&r->k, &k);
+	struct prog_rec *r = rec_of(c, 1);
+	client_counts(c, &c->retired);
+	counts_add(&r->k, &c->retired);
 	r->conns = sat_add(r->conns, 1);
 	r->last_ms = stats_now_ms();
 	r->used = 1;
+}
+
+void programs_settle(struct client *c)
+{
+	if (!c->hello_done)
+		return;
+	struct prog_counts k;
+	client_counts(c, &k);
+	counts_sub(&k, &c->retired);
+	struct prog_rec *r = rec_of(c, 0); /* evicted since: "(other)" */
+	counts_add(&r->k, &k);
+	if (r == &other && (k.ops || k.errors))
+		other.used = 1;
 }
 
 void programs_reset(void)

@@ -38,8 +38,12 @@ CRD_MUST_CHECK int programs_usage_report(struct client *c,
 					 const struct prog_usage *u);
 /* Add q's final counters to its client's closed-queue sums (q detached). */
 void programs_queue_closed(struct client *c, const struct queue *q);
-/* Add what c did to its program's record (c's queues already closed). */
-void programs_retire(const struct client *c);
+/* c's connection ended: add what it did so far to its program's record
+ * (and remember in c what was added). */
+void programs_retire(struct client *c);
+/* c's queues are freed now: add what they counted after programs_retire
+ * (ops that were running when the connection ended). */
+void programs_settle(struct client *c);
 /* Build and send a ProgramsReply for viewer. 0 or -errno. */
 CRD_MUST_CHECK int programs_reply(struct client *viewer, uint32_t seq);
 /* Forget every record (tests). */

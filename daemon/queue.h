@@ -45,6 +45,9 @@ struct queue {
 	const struct session_table *sessions;
 	uint32_t owner_id;
 	uid_t owner_uid;
+	/* Its owner's fair-share slot (fair.h), a reference of its own:
+	 * set before worker_attach, put back when the queue is freed. */
+	uint16_t user;
 
 	/* Private copies of the geometry: never read back from the region. */
 	uint32_t sq_entries, cq_entries;

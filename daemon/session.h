@@ -3,8 +3,8 @@
  * Sessions: an algorithm, an engine and expanded key material. Each lives
  * in one locked keystore slot and belongs to one client connection.
  * Workers read sessions through the client's table (session_table_get);
- * the control thread unpublishes, waits for a grace period
- * (worker_synchronize), then wipes. Session-less ops build a session in a
+ * the control thread unpublishes, and wipes once a grace period has
+ * passed (grace.h; it never waits for one). Session-less ops build a session in a
  * worker's own locked scratch slot for one pass.
  */
 #ifndef CRYPTOD_SESSION_H

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The worker pool. Every worker serves every queue, round-robin, one run
- * of at most WORKER_BURST descriptors per queue per visit, so a flooding
- * client gets no more than its turn. A queue's backlog is split between
- * workers (order.c keeps its completions in submission order), so one
- * queue's ops run on several cores at once.
+ * The worker pool. Every worker serves every queue. A pass gives every
+ * user (uid) one turn, fair by bytes (fair.h): runs of at most
+ * WORKER_BURST descriptors from that user's queues in turn, while its
+ * credit lasts, so a flooding client gets no more than its share however
+ * many queues it holds and however large its ops. A queue's backlog is
+ * split between workers (order.c keeps its completions in submission
+ * order), so one queue's ops run on several cores at once.
  *
  * Waking: workers busy-poll while work flows. The last worker to go idle
  * sets NEED_WAKEUP in every queue before it sleeps in epoll_wait on the
@@ -39,6 +41,7 @@
 #include "log.h"
 #include "order.h"
 #include "queue.h"
+#include "fair.h"
 #include "session.h"
 #include "stage.h"
 #include "streams.h"
@@ -52,12 +55,21 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 		       offsetof(struct crd_cqe, len) == 12,
 	       "cqe packing");
 
+/* One user's queues in a worker's copy of the list: local[first ..
+ * first + n), all of sched slot user. */
+struct worker_group {
+	uint16_t first, n, user;
+};
+_Static_assert(MAX_QUEUES <= UINT16_MAX && MAX_USERS <= UINT16_MAX,
+	       "worker_group fields");
+
 struct worker {
 	unsigned idx;
 	pthread_t thread;
 
-	/* Grace periods (see worker.h). */
-	_Atomic uint64_t epoch;
+	/* Grace periods (see worker.h): the pool's grace epoch this worker
+	 * saw at its last quiescent state; parked while asleep. */
+	_Atomic uint64_t seen;
 	_Atomic int parked;
 	_Atomic int exited;
 	int joined; /* control thread only */
@@ -65,8 +77,10 @@ struct worker {
 	/* Worker-private. */
 	struct queue *local[MAX_QUEUES]; /* copy of the pool's list */
 	unsigned nlocal;
+	struct worker_group grp[MAX_QUEUES]; /* local[] by user */
+	unsigned ngrp;
 	unsigned seen_gen;
-	unsigned rr; /* where the next round-robin pass starts */
+	unsigned rr; /* the group the next pass starts with */
 	void *eng_ctx[ENGINE_MAX];
 	struct stage stage; /* segment lists, bounce buffer, session-less */
 	/* The clock at the end of the last run, while runs follow each
@@ -82,16 +96,23 @@ static struct {
 	struct worker_config cfg;
 	int efd;  /* owned, private: the daemon's own threads ring it */
 	int epfd; /* owned, private: efd and every queue's sq doorbell */
+	/* owned, private: workers ring it when they pass a quiescent state
+	 * while a grace period is open; the control thread reads it */
+	int grace_efd;
 	_Atomic int stop;
 	_Atomic unsigned awake; /* workers not asleep on the doorbell */
+	_Atomic uint64_t grace; /* the newest grace period's epoch */
 
-	/* The published queue list: written by the control thread under
-	 * lock, copied by each worker when gen moves. */
+	/* The published queue list, kept in order of the queues' user
+	 * slots (so a worker's copy has each user's queues together):
+	 * written by the control thread under lock, copied by each worker
+	 * when gen moves. The lock is held for a copy, never across an
+	 * engine call. */
 	pthread_mutex_t lock;
 	struct queue *qs[MAX_QUEUES];
 	unsigned nq;
 	_Atomic unsigned gen;
-} pool = { .efd = -1, .epfd = -1 };
+} pool = { .efd = -1, .epfd = -1, .grace_efd = -1 };
 
 /* epoll_event.data of the pool's wake eventfd; queues carry 0. */
 enum { POOL_EV_WAKE = 1 };
@@ -105,6 +126,18 @@ static void worker_refresh(struct worker *w)
 	w->nlocal = pool.nq;
 	w->seen_gen = atomic_load(&pool.gen);
 	pthread_mutex_unlock(&pool.lock);
+	w->ngrp = 0;
+	for (unsigned i = 0; i < w->nlocal; i++) {
+		struct worker_group *g = &w->grp[w->ngrp];
+		if (w->ngrp && g[-1].user == w->local[i]->user) {
+			g[-1].n++;
+			continue;
+		}
+		*g = (struct worker_group){ .first = (uint16_t)i,
+					    .n = 1,
+					    .user = w->local[i]->user };
+		w->ngrp++;
+	}
 }
 
 static void queue_set_dead(struct queue *q)
@@ -231,8 +264,8 @@ static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
 			continue; /* a worker completed it in the run */
 		if (*budget <= 0)
 			return seq;
-		/* Bytes, and a floor per piece: what a piece costs to run. */
-		*budget -= (int64_t)e->len + SERIAL_PIECE_COST;
+		/* Its claim paid the fixed part (fair_op_cost). */
+		*budget -= fair_piece_cost(e);
 		uint64_t t0 = crd_now_ns();
 		struct engine_op op;
 		/* No stage slot is in use while this worker posts (it posts
@@ -255,15 +288,16 @@ static void worker_serial_locked(void *arg)
 		stream_sweep(&q->streams, q->sessions);
 }
 
-/* Post what is contiguous, running stream pieces on the way; wake a
- * client that sleeps on completions. Returns how many were posted. */
-static uint32_t worker_post(struct worker *w, struct queue *q)
+/* Post what is contiguous, running stream pieces on the way while the
+ * turn's budget lasts; wake a client that sleeps on completions. Returns
+ * how many were posted. */
+static uint32_t worker_post(struct worker *w, struct queue *q, int64_t *budget)
 {
 	struct worker_serial_ctx ctx = { w, q };
 	const struct order_serial ser = { .run = worker_serial_run,
 					  .locked = worker_serial_locked,
 					  .arg = &ctx,
-					  .budget = SERIAL_BUDGET };
+					  .budget = budget };
 	uint32_t posted = order_post(&q->ord, q->hdr, &ser);
 	if (!posted)
 		return 0;
@@ -277,14 +311,30 @@ static uint32_t worker_post(struct worker *w, struct queue *q)
 	return posted;
 }
 
+/* How many of the n copied entries fit the budget: the first always (a
+ * turn runs at least one op), then each whose cost still fits. Their
+ * cost in *cost. */
+static uint32_t worker_fit(const struct crd_sqe *sqe, uint32_t n,
+			   int64_t budget, int64_t *cost)
+{
+	int64_t c = fair_op_cost(&sqe[0]);
+	uint32_t i = 1;
+	while (i < n && c + fair_op_cost(&sqe[i]) <= budget)
+		c += fair_op_cost(&sqe[i++]);
+	*cost = c;
+	return i;
+}
+
 /*
  * One visit to one queue: claim a run of descriptors (never more than the
  * completion ring can take, so a client that stops reading blocks only
- * itself), copy them, validate the copies, run them, write their
- * completions in their own slots and post. Returns the number of ops
- * completed.
+ * itself, and no more bytes than the turn's budget, but at least one op),
+ * validate the copies, run them, write their completions in their own
+ * slots and post. What it ran comes off *budget. Returns the number of
+ * ops completed.
  */
-static unsigned worker_poll_queue(struct worker *w, struct queue *q)
+static unsigned worker_poll_queue(struct worker *w, struct queue *q,
+				  int64_t *budget)
 {
 	if (atomic_load_explicit(&q->broken, memory_order_relaxed))
 		return 0;
@@ -295,12 +345,37 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	uint32_t tail = crd_load_acquire(&h->ksq_tail.k);
 	/* Pairs with the client's release store of its cq head. */
 	uint32_t cq_head = crd_load_acquire(&h->kcq_head.k);
-	uint32_t backlog = tail - atomic_load_explicit(&q->ord.claim,
-						       memory_order_relaxed);
-	uint32_t start, left;
-	int got = order_claim(&q->ord, tail, cq_head, q->sq_entries,
-			      q->cq_entries, worker_chunk(backlog), &start,
-			      &left);
+	struct crd_sqe sqe[WORKER_BURST];
+	struct engine_op ops[WORKER_BURST];
+	uint32_t sq_mask = q->sq_entries - 1, cq_mask = q->cq_entries - 1;
+	uint32_t start, left, n = 0;
+	int64_t cost = 0;
+	int got;
+	/* Copy first, then claim what fits: the size of an op is known only
+	 * from a private copy (the client may rewrite the shared entry at
+	 * any moment, and nothing below reads it again). */
+	for (;;) {
+		uint32_t backlog =
+			tail - atomic_load_explicit(&q->ord.claim,
+						    memory_order_relaxed);
+		got = order_peek(&q->ord, tail, cq_head, q->sq_entries,
+				 q->cq_entries, worker_chunk(backlog), &start,
+				 &left);
+		if (got <= 0)
+			break;
+		/* Every entry's line comes from the client's core: ask for
+		 * all of them at once, so the misses overlap instead of
+		 * queueing one after the other behind the copy loop. */
+		for (int i = 0; i < got; i++)
+			__builtin_prefetch(&q->sq[(start + i) & sq_mask], 0);
+		for (int i = 0; i < got; i++)
+			memcpy(&sqe[i], &q->sq[(start + i) & sq_mask],
+			       sizeof(sqe[i]));
+		n = worker_fit(sqe, (uint32_t)got, *budget, &cost);
+		if (order_take(&q->ord, start, n) == 0)
+			break;
+		/* A sibling claimed first: its entries are not ours. */
+	}
 	if (got < 0) {
 		queue_set_dead(q);
 		return 0;
@@ -308,39 +383,28 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 	if (got == 0) {
 		if (!left)
 			stat_add(&q->st.empty_polls, 1);
+		*budget -= FAIR_OP_COST; /* a visit is not free either */
 		/* A sibling's flag may wait at the heads (see order_post),
 		 * stream pieces for the poster, or a sweep. */
 		if (order_pending(&q->ord) || stream_sweep_pending(&q->streams))
-			return worker_post(w, q);
+			return worker_post(w, q, budget);
 		return 0;
 	}
-	uint32_t n = (uint32_t)got;
+	left += (uint32_t)got - n;
+	*budget -= cost;
 	/* Service time starts at the claim. Back to back, the end of the
 	 * last run is the start of this one (what lies between is the
 	 * worker's own pass, not idle time): one clock read per run. */
 	uint64_t t0 = w->t_valid ? w->t_last : crd_now_ns();
 	stat_add(&q->st.batch_hist[31 - __builtin_clz(n)], 1);
 
-	struct crd_sqe sqe[WORKER_BURST];
-	struct engine_op ops[WORKER_BURST];
-	uint32_t sq_mask = q->sq_entries - 1, cq_mask = q->cq_entries - 1;
-
-	/* Every entry's line comes from the client's core: ask for all of
-	 * them at once, so the misses overlap instead of queueing one after
-	 * the other behind the copy loop. */
-	for (uint32_t i = 0; i < n; i++)
-		__builtin_prefetch(&q->sq[(start + i) & sq_mask], 0);
-	/* Copy first, validate the copy: the client may rewrite the shared
-	 * entry at any moment and nothing below reads it again. */
 	uint8_t any_flags = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		memcpy(&sqe[i], &q->sq[(start + i) & sq_mask], sizeof(sqe[i]));
+	for (uint32_t i = 0; i < n; i++)
 		any_flags |= sqe[i].flags;
-	}
 	order_copied(&q->ord, start, n);
 	/* The entries are ours now: hand the slots back before running the
 	 * engines, so the client can refill the ring meanwhile. */
-	worker_post(w, q);
+	worker_post(w, q, budget);
 	/* A backlog remains and siblings sleep: ring for them. */
 	if (left &&
 	    atomic_load_explicit(&pool.awake, memory_order_relaxed) < pool.n)
@@ -381,22 +445,51 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q)
 				(uint32_t)ops[i].status | (uint64_t)len << 32 };
 		memcpy(&q->cq[(start + i) & cq_mask], &v, sizeof(v));
 	}
-	order_done(&q->ord, start, serial ? n | ORDER_SERIAL : n);
-	worker_post(w, q);
-
+	/* Counted before they are posted: a client that has its completion
+	 * and then reads the stats finds its op there. */
 	w->t_last = crd_now_ns();
 	w->t_valid = 1;
 	counters_account(&w->wc, &q->st, ops, n, w->t_last - t0);
+	order_done(&q->ord, start, serial ? n | ORDER_SERIAL : n);
+	worker_post(w, q, budget);
+
 	stage_pass_end(&w->stage); /* session-less sessions: wiped */
 	return n;
 }
 
-/* One round-robin pass over every queue, starting where the last ended. */
-static unsigned worker_poll_all(struct worker *w)
+/*
+ * One user's turn: its queues, from where its last turn stopped, one run
+ * at a time, while its credit lasts and any of them has work. *owed is
+ * set when the user sits this turn out to pay for an op larger than its
+ * credit: there is work, even if this pass ran none.
+ */
+static unsigned worker_turn(struct worker *w, const struct worker_group *g,
+			    int *owed)
 {
-	unsigned done = 0, nq = w->nlocal;
-	for (unsigned k = 0; k < nq; k++)
-		done += worker_poll_queue(w, w->local[(w->rr + k) % nq]);
+	int64_t granted = fair_turn_begin(g->user);
+	if (granted <= 0) {
+		*owed = 1;
+		return 0;
+	}
+	int64_t budget = granted;
+	unsigned first = fair_turn_first(g->user, g->n), done = 0, i = 0;
+	for (unsigned idle = 0; budget > 0 && idle < g->n; i++) {
+		struct queue *q = w->local[g->first + (first + i) % g->n];
+		unsigned k = worker_poll_queue(w, q, &budget);
+		done += k;
+		idle = k ? 0 : idle + 1;
+	}
+	fair_turn_end(g->user, first + (i ? i : 1), granted - budget);
+	return done;
+}
+
+/* One pass: a turn for every user, starting one further each time.
+ * Returns the ops completed; *owed as worker_turn says. */
+static unsigned worker_poll_all(struct worker *w, int *owed)
+{
+	unsigned done = 0, ng = w->ngrp;
+	for (unsigned k = 0; k < ng; k++)
+		done += worker_turn(w, &w->grp[(w->rr + k) % ng], owed);
 	w->rr++;
 	return done;
 }
@@ -432,13 +525,35 @@ static int worker_list_stale(const struct worker *w)
 	return atomic_load(&pool.gen) != w->seen_gen;
 }
 
+/*
+ * A quiescent state: this worker holds no queue or session pointer. Say
+ * which grace period it has seen; if that is a new one, ring the control
+ * thread, which waits for it (without blocking: worker_grace_done).
+ * seq_cst: the control thread bumps pool.grace after unpublishing, then
+ * reads seen; a worker that stores seen >= e then loads the list anew.
+ */
+static void worker_quiescent(struct worker *w)
+{
+	uint64_t g = atomic_load(&pool.grace);
+	if (g == atomic_load_explicit(&w->seen, memory_order_relaxed))
+		return;
+	atomic_store(&w->seen, g);
+	(void)eventfd_write(pool.grace_efd, 1);
+}
+
 /* Sleep in epoll_wait. 1 when woken by a doorbell or the pool's wake
  * eventfd, 0 on time-out. Touches no queue: events carry no pointer. */
 static int worker_sleep(struct worker *w)
 {
 	struct epoll_event ev[8];
 	int n;
+	/* Parked is a quiescent state too. Dekker with the control thread
+	 * (pool.grace, then parked; here parked, then pool.grace): either
+	 * it sees us parked, or we see its grace period and ring it. */
 	atomic_store(&w->parked, 1);
+	if (atomic_load(&pool.grace) !=
+	    atomic_load_explicit(&w->seen, memory_order_relaxed))
+		(void)eventfd_write(pool.grace_efd, 1);
 	do
 		n = epoll_wait(pool.epfd, ev, 8, PARK_TIMEOUT_MS);
 	while (n < 0 && errno == EINTR && !atomic_load(&pool.stop));
@@ -460,8 +575,10 @@ static int worker_sleep(struct worker *w)
 static int worker_park(struct worker *w)
 {
 	/* Nothing posted may wait for a worker that is going to sleep. */
-	for (unsigned i = 0; i < w->nlocal; i++)
-		worker_post(w, w->local[i]);
+	for (unsigned i = 0; i < w->nlocal; i++) {
+		int64_t budget = FAIR_QUANTUM;
+		worker_post(w, w->local[i], &budget);
+	}
 
 	/* The last worker to sleep asks clients to ring. Need-wakeup
 	 * handshake, our half: flag, then re-check. Pairs with the client's
@@ -494,13 +611,15 @@ static void worker_drain(struct worker *w)
 	worker_refresh(w);
 	for (unsigned i = 0; i < w->nlocal; i++) {
 		struct queue *q = w->local[i];
-		for (uint32_t budget = q->sq_entries; budget;) {
-			unsigned n = worker_poll_queue(w, q);
+		/* No one else is waiting any more: bytes do not count. */
+		int64_t bytes = INT64_MAX / 2;
+		for (uint32_t ops = q->sq_entries; ops;) {
+			unsigned n = worker_poll_queue(w, q, &bytes);
 			if (!n)
 				break;
-			budget = n > budget ? 0 : budget - n;
+			ops = n > ops ? 0 : ops - n;
 		}
-		worker_post(w, q);
+		worker_post(w, q, &bytes);
 	}
 }
 
@@ -521,13 +640,16 @@ static void *worker_main(void *arg)
 	unsigned spins = 0;
 
 	while (!atomic_load(&pool.stop)) {
-		/* Quiescent state: no queue or session pointer is held here. */
-		atomic_fetch_add(&w->epoch, 1);
+		/* Quiescent state: no queue or session pointer is held here.
+		 * The list is refreshed after it: a queue detached before the
+		 * grace period we report has left the list we copy. */
+		worker_quiescent(w);
 		if (atomic_load(&pool.gen) != w->seen_gen)
 			worker_refresh(w);
 
 		wstat_add(&w->wc.ws.passes, 1);
-		if (worker_poll_all(w)) {
+		int owed = 0;
+		if (worker_poll_all(w, &owed) || owed) {
 			idle_since = 0;
 			continue;
 		}
@@ -564,7 +686,7 @@ static void *worker_main(void *arg)
 static int worker_init_one(struct worker *w, unsigned idx)
 {
 	w->idx = idx;
-	w->rr = idx; /* start passes at different queues */
+	w->rr = idx; /* start passes at different users */
 	if (stage_init(&w->stage))
 		return -ENOMEM;
 	for (unsigned e = 0; e < engine_count(); e++) {
@@ -614,9 +736,10 @@ int workers_start(const struct worker_config *c)
 	memset(pool.w, 0, size);
 	pthread_mutex_init(&pool.lock, NULL);
 	pool.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pool.grace_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pool.epfd = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = POOL_EV_WAKE };
-	if (pool.efd < 0 || pool.epfd < 0 ||
+	if (pool.efd < 0 || pool.epfd < 0 || pool.grace_efd < 0 ||
 	    epoll_ctl(pool.epfd, EPOLL_CTL_ADD, pool.efd, &ev) < 0) {
 		int err = -errno;
 		workers_destroy();
@@ -652,7 +775,9 @@ void workers_destroy(void)
 		close(pool.efd);
 	if (pool.epfd >= 0)
 		close(pool.epfd);
-	pool.efd = pool.epfd = -1;
+	if (pool.grace_efd >= 0)
+		close(pool.grace_efd);
+	pool.efd = pool.epfd = pool.grace_efd = -1;
 	pthread_mutex_destroy(&pool.lock);
 	free(pool.w);
 	pool.w = NULL;
@@ -683,7 +808,14 @@ int worker_attach(struct queue *q)
 		epoll_ctl(pool.epfd, EPOLL_CTL_DEL, q->sq_efd, NULL);
 		return -ENOSPC;
 	}
-	pool.qs[pool.nq++] = q;
+	/* After the last queue of its user: the list stays in user order. */
+	unsigned at = pool.nq;
+	while (at && pool.qs[at - 1]->user > q->user)
+		at--;
+	memmove(&pool.qs[at + 1], &pool.qs[at],
+		(pool.nq - at) * sizeof(pool.qs[0]));
+	pool.qs[at] = q;
+	pool.nq++;
 	atomic_fetch_add(&pool.gen, 1);
 	pthread_mutex_unlock(&pool.lock);
 	/* Sleeping workers must see NEED_WAKEUP in the new queue too. */
@@ -698,14 +830,15 @@ void worker_detach(struct queue *q)
 	pthread_mutex_lock(&pool.lock);
 	for (unsigned i = 0; i < pool.nq; i++) {
 		if (pool.qs[i] == q) {
-			pool.qs[i] = pool.qs[--pool.nq];
+			memmove(&pool.qs[i], &pool.qs[i + 1],
+				(pool.nq - i - 1) * sizeof(pool.qs[0]));
+			pool.nq--;
 			break;
 		}
 	}
 	atomic_fetch_add(&pool.gen, 1);
 	pthread_mutex_unlock(&pool.lock);
 	epoll_ctl(pool.epfd, EPOLL_CTL_DEL, q->sq_efd, NULL);
-	worker_synchronize();
 }
 
 void worker_kick(void)
@@ -714,17 +847,34 @@ void worker_kick(void)
 		eventfd_write(pool.efd, 1);
 }
 
-void worker_synchronize(void)
+uint64_t worker_grace_begin(void)
+{
+	/* seq_cst, after the caller's unpublishing stores: a worker that
+	 * loads this epoch (worker_quiescent) sees them. */
+	return atomic_fetch_add(&pool.grace, 1) + 1;
+}
+
+int worker_grace_done(uint64_t epoch)
 {
 	for (unsigned i = 0; i < pool.n; i++) {
 		struct worker *w = &pool.w[i];
-		uint64_t e = atomic_load(&w->epoch);
 		/* A parked or exited worker holds nothing; a running one
-		 * lets go at its next loop top. */
-		while (!atomic_load(&w->parked) && !atomic_load(&w->exited) &&
-		       atomic_load(&w->epoch) == e)
-			sched_yield();
+		 * lets go at its next loop top (and rings grace_efd). */
+		if (!atomic_load(&w->parked) && !atomic_load(&w->exited) &&
+		    atomic_load(&w->seen) < epoch)
+			return 0;
 	}
+	return 1;
+}
+
+int worker_grace_fd(void)
+{
+	return pool.grace_efd;
+}
+
+int workers_stopped(void)
+{
+	return atomic_load(&pool.stop);
 }
 
 void worker_engine_counters(unsigned eng_idx, struct counters *out)

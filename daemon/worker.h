@@ -7,9 +7,11 @@
  * when every worker sleeps.
  *
  * Queue lists and sessions are reclaimed with quiescent-state grace
- * periods: the control thread unpublishes, calls worker_synchronize(),
- * and only then frees. A worker passes a quiescent state at the top of
- * each loop and whenever it sleeps.
+ * periods the control thread never waits for: it unpublishes, takes an
+ * epoch (worker_grace_begin), and frees once worker_grace_done says every
+ * worker has passed a quiescent state since (grace.h does the
+ * bookkeeping). A worker passes one at the top of each loop and whenever
+ * it sleeps, and rings worker_grace_fd() when it passes a new epoch.
  */
 #ifndef CRYPTOD_WORKER_H
 #define CRYPTOD_WORKER_H
@@ -42,14 +44,24 @@ const char *workers_poll_mode(void);
 /* Serve q from now on (every worker serves every queue) and watch its
  * submission doorbell. 0 or -errno. */
 CRD_MUST_CHECK int worker_attach(struct queue *q);
-/* Detach q and wait until no worker can touch it. */
+/* Stop serving q. Workers may still touch it until a grace period that
+ * begins after this call has passed; then it may be freed. Never waits. */
 void worker_detach(struct queue *q);
 
 /* Wake a sleeping worker to look at the queues (a stream sweep). */
 void worker_kick(void);
 
-/* Grace period: returns once every worker has passed a quiescent state. */
-void worker_synchronize(void);
+/* Begin a grace period, after unpublishing what it protects; returns its
+ * epoch. */
+uint64_t worker_grace_begin(void);
+/* Has every worker passed a quiescent state (or been asleep, or exited)
+ * since worker_grace_begin returned epoch? Never waits. */
+int worker_grace_done(uint64_t epoch);
+/* An eventfd (non-blocking, the pool's) that workers ring when they pass
+ * a quiescent state in a new grace period: read it, then ask again. */
+int worker_grace_fd(void);
+/* Has workers_stop() begun? (Nothing will be swept or served any more.) */
+int workers_stopped(void);
 
 /* Worker i's counters and service-time histogram. -ENOENT past the end. */
 CRD_MUST_CHECK int worker_stats_get(unsigned i, struct worker_snapshot *out);

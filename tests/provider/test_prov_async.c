@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/select.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -310,6 +311,47 @@ static int stuck_fn(void *v)
 }
 
 /* Is one of the job's wait fds readable within ms? */
+/* Is every thread of pid stopped (state T in /proc/pid/task/N/stat)? */
+static int all_stopped(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	int all = 1;
+	struct dirent *e;
+	while (all && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat",
+			 (int)pid, e->d_name);
+		FILE *f = fopen(path, "r");
+		const char *st = f && fgets(line, sizeof(line), f)
+					 ? strrchr(line, ')')
+					 : NULL;
+		if (f)
+			fclose(f);
+		all = st && (st[2] == 'T' || st[2] == 't');
+	}
+	closedir(d);
+	return all;
+}
+
+/*
+ * SIGSTOP the daemon and wait until it has stopped. kill() returns before
+ * the stop: one thread is woken to begin the group stop, and until it has
+ * run, a worker woken by a doorbell can still serve an op (seen on a
+ * loaded 2-vCPU machine: an op that "completed while the daemon was
+ * stopped").
+ */
+static void daemon_stop_now(pid_t pid)
+{
+	kill(pid, SIGSTOP);
+	for (int i = 0; i < 5000 && !all_stopped(pid); i++)
+		usleep(1000);
+}
+
 static int job_ready(ASYNC_WAIT_CTX *wc, int ms)
 {
 	size_t n = 0;
@@ -363,7 +405,7 @@ static void wakeup_case(struct fx_daemon *d)
 			fail("wakeup: no context");
 			goto out;
 		}
-	kill(d->pid, SIGSTOP);
+	daemon_stop_now(d->pid);
 	stopped = 1;
 	r[0] = ASYNC_start_job(&job[0], wc[0], &ret[0], stuck_fn, &x[0],
 			       sizeof(x[0]));
@@ -375,7 +417,7 @@ static void wakeup_case(struct fx_daemon *d)
 	}
 	kill(d->pid, SIGCONT);
 	usleep(300000); /* both ops done */
-	kill(d->pid, SIGSTOP);
+	daemon_stop_now(d->pid);
 	r[1] = ASYNC_start_job(&job[1], wc[1], &ret[1], stuck2_fn, &x[1],
 			       sizeof(x[1]));
 	if (r[1] != ASYNC_PAUSE) {
@@ -433,7 +475,7 @@ static void restart_case(struct fx_daemon *d, const char *name, int survives)
 	}
 	ASYNC_JOB *job = NULL;
 	int ret = 0;
-	kill(d->pid, SIGSTOP);
+	daemon_stop_now(d->pid);
 	int r = ASYNC_start_job(&job, wc, &ret, stuck_fn, &x, sizeof(x));
 	if (r != ASYNC_PAUSE) {
 		fail("restart %s: the op did not pause with the daemon "
