@@ -50,12 +50,25 @@ int64_t fair_turn_begin(unsigned slot)
 	struct fair_user *u = &users[slot];
 	int64_t c = atomic_load_explicit(&u->credit, memory_order_relaxed), n;
 	do {
-		n = c + FAIR_QUANTUM;
+		n = c + FAIR_QUANTUM; /* this round's quantum */
 		if (n > FAIR_QUANTUM)
 			n = FAIR_QUANTUM; /* an idle user banks nothing */
 	} while (!atomic_compare_exchange_weak_explicit(
 		&u->credit, &c, n, memory_order_relaxed, memory_order_relaxed));
 	return n;
+}
+
+void fair_skip_rounds(unsigned slot, int64_t best)
+{
+	struct fair_user *u = &users[slot];
+	int64_t add = (-best / FAIR_QUANTUM) * FAIR_QUANTUM;
+	int64_t c = atomic_load_explicit(&u->credit, memory_order_relaxed), n;
+	do {
+		n = c + add;
+		if (n > FAIR_QUANTUM)
+			n = FAIR_QUANTUM;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&u->credit, &c, n, memory_order_relaxed, memory_order_relaxed));
 }
 
 unsigned fair_turn_first(unsigned slot, unsigned n)

@@ -48,6 +48,15 @@ static inline int64_t fair_piece_cost(const struct crd_sqe *e)
 	return (int64_t)e->len + e->aad_len;
 }
 
+/* Did an op with this completion status run its data (and so cost its
+ * bytes)? One refused before running (a bad descriptor, range, session,
+ * policy) did not: its claim is refunded to FAIR_OP_COST, so a garbage
+ * length costs its sender no more than any other refusal. */
+static inline int fair_op_ran(int status)
+{
+	return status == CRD_ST_OK || status == CRD_ST_AUTH_FAILED;
+}
+
 /* Control thread: the slot of uid, shared by its queues, with one more
  * reference (a new uid's slot starts with a full quantum). -ENOSPC when
  * MAX_USERS uids hold queues already. */
@@ -59,6 +68,11 @@ void fair_user_put(unsigned slot);
 /* Workers: begin a turn of user slot. Returns the bytes it may run (> 0),
  * or <= 0 while the user is in debt (skip it). */
 int64_t fair_turn_begin(unsigned slot);
+/* A pass in which every user with work was in debt ran nothing: rather
+ * than spin through empty passes, give slot the quanta of the rounds it
+ * takes until the least indebted of them (credit best, <= 0) has paid
+ * (capped as any turn: a user not in debt gains nothing). */
+void fair_skip_rounds(unsigned slot, int64_t best);
 /* Which of the user's n queues the turn starts with. */
 unsigned fair_turn_first(unsigned slot, unsigned n);
 /* End a turn that ran used bytes; the next starts at queue next. */

@@ -264,14 +264,15 @@ static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
 			continue; /* a worker completed it in the run */
 		if (*budget <= 0)
 			return seq;
-		/* Its claim paid the fixed part (fair_op_cost). */
-		*budget -= fair_piece_cost(e);
 		uint64_t t0 = crd_now_ns();
 		struct engine_op op;
 		/* No stage slot is in use while this worker posts (it posts
 		 * before resolving a run and after running it). */
 		(void)stream_piece(t, q->sessions, q->arena, q->arena_size, e,
 				   &op, w->eng_ctx, &w->stage.sg[0]);
+		/* Its claim paid the fixed part (fair_op_cost). */
+		if (fair_op_ran(op.status))
+			*budget -= fair_piece_cost(e);
 		uint32_t len = op.status == CRD_ST_OK ? op.len : 0;
 		cqe_words v = { e->user_data,
 				(uint32_t)op.status | (uint64_t)len << 32 };
@@ -430,6 +431,11 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 	}
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
+	/* What was refused before it ran costs what any op does. */
+	for (uint32_t i = 0; i < n; i++)
+		if (ops[i].status != STREAM_DEFERRED &&
+		    !fair_op_ran(ops[i].status))
+			*budget += fair_op_cost(&sqe[i]) - FAIR_OP_COST;
 	/* The engines leave round keys and hash words in the vector
 	 * registers; whatever saves those later must find nothing. */
 	engine_clear_vector_regs();
@@ -459,16 +465,16 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 
 /*
  * One user's turn: its queues, from where its last turn stopped, one run
- * at a time, while its credit lasts and any of them has work. *owed is
- * set when the user sits this turn out to pay for an op larger than its
- * credit: there is work, even if this pass ran none.
+ * at a time, while its credit lasts and any of them has work. A user in
+ * debt sits the turn out: *owed then holds the highest such credit.
  */
 static unsigned worker_turn(struct worker *w, const struct worker_group *g,
-			    int *owed)
+			    int64_t *owed)
 {
 	int64_t granted = fair_turn_begin(g->user);
 	if (granted <= 0) {
-		*owed = 1;
+		if (granted > *owed)
+			*owed = granted;
 		return 0;
 	}
 	int64_t budget = granted;
@@ -484,14 +490,20 @@ static unsigned worker_turn(struct worker *w, const struct worker_group *g,
 }
 
 /* One pass: a turn for every user, starting one further each time.
- * Returns the ops completed; *owed as worker_turn says. */
-static unsigned worker_poll_all(struct worker *w, int *owed)
+ * Returns the ops completed, or 1 when it ran none but users in debt
+ * have work waiting (after skipping the rounds they would sit out). */
+static unsigned worker_poll_all(struct worker *w)
 {
 	unsigned done = 0, ng = w->ngrp;
+	int64_t owed = INT64_MIN;
 	for (unsigned k = 0; k < ng; k++)
-		done += worker_turn(w, &w->grp[(w->rr + k) % ng], owed);
+		done += worker_turn(w, &w->grp[(w->rr + k) % ng], &owed);
 	w->rr++;
-	return done;
+	if (done || owed == INT64_MIN)
+		return done;
+	for (unsigned k = 0; k < ng; k++)
+		fair_skip_rounds(w->grp[k].user, owed);
+	return 1;
 }
 
 static void worker_set_need_wakeup(struct worker *w, int on)
@@ -648,8 +660,7 @@ static void *worker_main(void *arg)
 			worker_refresh(w);
 
 		wstat_add(&w->wc.ws.passes, 1);
-		int owed = 0;
-		if (worker_poll_all(w, &owed) || owed) {
+		if (worker_poll_all(w)) {
 			idle_since = 0;
 			continue;
 		}
