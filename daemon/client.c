@@ -199,7 +199,9 @@ static void client_session_gone(struct grace_item *it)
 {
 	struct client *c = container_of(it, struct client, pending);
 	if (!c->pending_swept) {
-		if (!client_sweeps_pending(c))
+		if (client_sweeps_pending(c))
+			worker_kick(); /* a worker asleep sweeps when it wakes */
+		else
 			c->pending_swept = 1;
 		grace_defer(it, client_session_gone);
 		return;

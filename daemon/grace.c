@@ -43,8 +43,17 @@ static void grace_run(void)
 		it->fn(it);
 	}
 	g.running = 0;
+	if (!g.timer || !g.head)
+		return;
+	/* An item an fn deferred again may be done already (every worker
+	 * asleep: none will ring): look again on the loop's next turn, after
+	 * the other clients' events. */
+	if (worker_grace_done(g.head->epoch)) {
+		event_active(g.timer, EV_TIMEOUT, 0);
+		return;
+	}
 	/* A ring that was lost (none should be) costs at most this. */
-	if (g.timer && g.head && !evtimer_pending(g.timer, NULL)) {
+	if (!evtimer_pending(g.timer, NULL)) {
 		struct timeval tv = { 0, PARK_TIMEOUT_MS * 1000 };
 		evtimer_add(g.timer, &tv);
 	}
