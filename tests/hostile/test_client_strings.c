@@ -56,7 +56,8 @@ enum { BIG = 4096, NSTR = 7 };
 
 /* A string as the wire carries it (len bytes, NULs allowed), and the
  * placeholder packed in its place: the same bytes with NUL as 0x01
- * (none of the strings holds a 0x01 of its own). */
+ * (none of the strings holds a 0x01 of its own), raw_send_nul()'s
+ * marker. */
 struct cstr {
 	const char *what;
 	char bytes[BIG + 1], ph[BIG + 1];
@@ -114,23 +115,6 @@ static int has_nul(const struct cstr *s)
 	return memchr(s->bytes, 0, s->len) != NULL;
 }
 
-/* Pack env (whose string is s's placeholder), put s's own bytes in its
- * place and send it as one packet. */
-static int send_patched(int fd, Cryptod__Envelope *env, const struct cstr *s)
-{
-	static uint8_t buf[CTL_MSG_MAX];
-	size_t n = cryptod__envelope__get_packed_size(env);
-	if (n > sizeof(buf))
-		return -EMSGSIZE;
-	cryptod__envelope__pack(env, buf);
-	uint8_t *at = s ? memmem(buf, n, s->ph, s->len) : NULL;
-	if (s && !at)
-		return -EPROTO;
-	if (at)
-		memcpy(at, s->bytes, s->len);
-	return send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -errno;
-}
-
 /* The reply to what was just sent: its envelope, or NULL at EOF (the
  * daemon hung up) with *eof set. */
 static Cryptod__Envelope *reply(struct raw *r, int *eof)
@@ -167,7 +151,7 @@ static void hello_plain(struct raw *r)
 	env.body_case = CRYPTOD__ENVELOPE__BODY_HELLO;
 	env.hello = &h;
 	int eof;
-	CHECK(send_patched(r->fd, &env, NULL) == 0);
+	CHECK(wire_send(r->fd, &env, NULL, 0) == 0);
 	Cryptod__Envelope *rep = reply(r, &eof);
 	CHECK(rep && rep->body_case == CRYPTOD__ENVELOPE__BODY_HELLO_REPLY);
 	wire_free(rep);
@@ -193,7 +177,7 @@ static void listings_clean(struct raw *r, const char *want)
 	env.seq = ++r->seq;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_CLIENTS_REQUEST;
 	env.clients_request = &cr;
-	CHECK(send_patched(r->fd, &env, NULL) == 0);
+	CHECK(wire_send(r->fd, &env, NULL, 0) == 0);
 	Cryptod__Envelope *rep = reply(r, &eof);
 	CHECK(rep && rep->body_case == CRYPTOD__ENVELOPE__BODY_CLIENTS_REPLY);
 	int seen = !want;
@@ -209,7 +193,7 @@ static void listings_clean(struct raw *r, const char *want)
 	env.seq = ++r->seq;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_PROGRAMS_REQUEST;
 	env.programs_request = &pr;
-	CHECK(send_patched(r->fd, &env, NULL) == 0);
+	CHECK(wire_send(r->fd, &env, NULL, 0) == 0);
 	rep = reply(r, &eof);
 	CHECK(rep && rep->body_case == CRYPTOD__ENVELOPE__BODY_PROGRAMS_REPLY);
 	for (size_t i = 0; rep && i < rep->programs_reply->n_programs; i++)
@@ -233,7 +217,6 @@ static void attack(struct raw *r, const char *sock, enum req q,
 	Cryptod__KeyRequest kr = CRYPTOD__KEY_REQUEST__INIT;
 	char *ph = (char *)s->ph;
 
-	env.seq = ++r->seq;
 	switch (q) {
 	case R_HELLO:
 		h.abi_version = CRD_ABI_VERSION;
@@ -268,7 +251,7 @@ static void attack(struct raw *r, const char *sock, enum req q,
 		break;
 	}
 	int eof;
-	CHECK(send_patched(r->fd, &env, s) == 0);
+	CHECK(raw_send_nul(r, &env, s->ph) == 0);
 	Cryptod__Envelope *rep = reply(r, &eof);
 	if (has_nul(s)) {
 		if (!eof)
@@ -337,31 +320,7 @@ static void attack_as(const char *sock, uid_t uid, const struct cstr *s)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-static char tmp[64], creddir[128], kd_arg[192];
-
-/* Named keys on (a KEK as a systemd credential), so that key requests
- * and key names are served, not refused as "named keys are off". */
-static int kek_setup(void)
-{
-	strcpy(tmp, "/tmp/test_client_strings.XXXXXX");
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(creddir, sizeof(creddir), "%s/creds", tmp);
-	snprintf(kd_arg, sizeof(kd_arg), "keys.dir=%s/keys", tmp);
-	if (mkdir(creddir, 0700))
-		return -1;
-	char p[192];
-	snprintf(p, sizeof(p), "%s/kek", creddir);
-	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0400);
-	uint8_t kek[32];
-	for (int i = 0; i < 32; i++)
-		kek[i] = (uint8_t)(0xa5 ^ i * 7);
-	if (fd < 0 || write(fd, kek, 32) != 32)
-		return -1;
-	close(fd);
-	setenv("CREDENTIALS_DIRECTORY", creddir, 1);
-	return 0;
-}
+static struct rc_keys keys; /* named keys on */
 
 /* Check the log in buf: every line the daemon's own, printable, no
  * forged head; 1 if the escaped key name of strs[0] is there. */
@@ -427,11 +386,11 @@ static void run(int journal)
 		setenv("JOURNAL_STREAM", js, 1);
 	else
 		unsetenv("JOURNAL_STREAM");
-	const char *args[] = { "--set", "keys.kek=credential:kek", "--set",
-			       kd_arg, NULL };
+	/* Named keys on, so that key requests and key names are served,
+	 * not refused as "named keys are off". */
 	struct fx_daemon_params dp = { .workers = 1,
 				       .log_level = "debug",
-				       .args = args };
+				       .args = keys.args };
 	struct fx_daemon d;
 	fflush(stderr);
 	int saved = dup(2);
@@ -483,16 +442,13 @@ static void run(int journal)
 int main(void)
 {
 	strs_init();
-	if (kek_setup()) {
-		perror("setup");
+	if (rc_keys_init(&keys)) {
+		perror("named keys");
 		return FX_EXIT_FAIL;
 	}
 	run(0);
 	run(1);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd) != 0)
-		fails++;
+	rc_keys_fini(&keys);
 	printf("%s\n", fails ? "FAIL" : "PASS");
 	return fails ? FX_EXIT_FAIL : FX_EXIT_PASS;
 }
