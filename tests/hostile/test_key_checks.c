@@ -20,7 +20,8 @@
  *    it) completes with CC_ERR_POLICY and writes nothing, one-shot
  *    decrypts verify first; a key that may encrypt streams as before.
  *
- * About 1 s (5 s under ThreadSanitizer); ctest gives it 120.
+ * Measured 0.3 s (gcc), 1.3 s (ASan+UBSan), 0.9 s (TSan); ctest gives
+ * it 120, some 100 times that.
  */
 #include <errno.h>
 #include <setjmp.h>
