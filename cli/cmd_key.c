@@ -51,7 +51,8 @@ static const char usage_key[] =
 	"                     (neither given: your own uid)\n"
 	"  --exportable       wrap may export it (default: never)\n"
 	"Options:\n"
-	"  --bits N           create: key size (default 256)\n"
+	"  --bits N           create: key size (default 256); import,\n"
+	"                     unwrap: refuse a key of another size\n"
 	"  --key-file FILE    import: the key in hex (/dev/fd/N)\n"
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
@@ -87,7 +88,7 @@ struct key_args {
 	const char *sub, *name;
 	struct cc_key_spec spec;
 	uint32_t uids[CC_KEY_IDS_MAX], gids[CC_KEY_IDS_MAX];
-	int have_alg, have_usage, json;
+	int have_alg, have_usage, have_bits, json;
 	unsigned bits, version;
 	const char *key_file, *wkey_file, *wrapped_file;
 };
@@ -200,6 +201,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 						     "8, 8..2048",
 						     optarg);
 			a->bits = id;
+			a->have_bits = 1;
 			break;
 		case OPT_USAGE:
 			if (parse_usage(optarg, &a->spec.usage))
@@ -369,13 +371,14 @@ static int print_keys(const struct key_args *a, const struct cc_key_info *v,
 	return print_table(v, n);
 }
 
-/* Default usage and ACL, and the size for create. */
-static void spec_defaults(struct key_args *a)
+/* Default usage (by the algorithm's kind) and ACL, and the size: for
+ * create the size to make; for import and unwrap the size the key must
+ * have when --bits says one, else 0 (the key's own). */
+static void spec_defaults(struct key_args *a, int create)
 {
 	a->spec.name = a->name;
 	if (!a->have_usage) {
-		int mac = !strncmp(cc_alg_name(a->spec.alg), "hmac-", 5) ||
-			  strstr(cc_alg_name(a->spec.alg), "mac") != NULL;
+		int mac = cc_alg_kind(a->spec.alg) == CC_KIND_MAC;
 		a->spec.usage = mac ? CC_KEY_MAC_GENERATE | CC_KEY_MAC_VERIFY
 				    : CC_KEY_ENCRYPT | CC_KEY_DECRYPT;
 	}
@@ -385,7 +388,7 @@ static void spec_defaults(struct key_args *a)
 	}
 	a->spec.uids = a->uids;
 	a->spec.gids = a->gids;
-	a->spec.key_len = a->bits / 8;
+	a->spec.key_len = create || a->have_bits ? a->bits / 8 : 0;
 }
 
 /* A usage error inside run(): reported, then 1 (CLI_EXIT_USAGE). */
@@ -448,7 +451,7 @@ static int run(struct key_args *a, struct cc_conn *conn)
 		return KEY_USAGE("unknown subcommand '%s'", s);
 	if (!a->have_alg)
 		return KEY_USAGE("%s needs --alg", s);
-	spec_defaults(a);
+	spec_defaults(a, !strcmp(s, "create"));
 	if (!strcmp(s, "create")) {
 		ret = cc_key_create(conn, &a->spec, &info);
 	} else if (!strcmp(s, "import")) {
@@ -459,6 +462,12 @@ static int run(struct key_args *a, struct cc_conn *conn)
 			explicit_bzero(key, sizeof(key));
 			return KEY_USAGE("--key-file %s: %s", a->key_file,
 					 n ? strerror(-n) : "empty");
+		}
+		if (a->have_bits && (unsigned)n * 8 != a->bits) {
+			explicit_bzero(key, sizeof(key));
+			return KEY_USAGE("--key-file %s: %d bits, not the "
+					 "%u --bits asks for",
+					 a->key_file, 8 * n, a->bits);
 		}
 		ret = cc_key_import(conn, &a->spec, key, (size_t)n, &info);
 		explicit_bzero(key, sizeof(key));

@@ -77,9 +77,27 @@ static int short_input(struct crypt_args *a, unsigned long long len)
 	return CLI_EXIT_USAGE; /* an input length, as the help says */
 }
 
+/*
+ * Does the daemon refuse to stream this message where one operation would
+ * do: the engine does not stream the algorithm (-EOPNOTSUPP), or the key
+ * is a named AEAD key that may decrypt but not encrypt, whose plaintext
+ * the daemon releases only after the tag verified (CC_ERR_POLICY at a
+ * decrypt's first piece)? Why, or NULL.
+ */
+static const char *stream_refused(const struct crypt_args *a, int ret)
+{
+	if (ret == -EOPNOTSUPP)
+		return "does not stream on this engine";
+	if (ret == CC_ERR_POLICY && a->key_name && a->dir == CC_DECRYPT)
+		return "with a decrypt-only key releases nothing before its "
+		       "tag verified";
+	return NULL;
+}
+
 int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		 struct crypt_src *in, struct crypt_sink *out)
 {
+	const char *why = NULL;
 	const unsigned hold = crypt_tag_in_data(a) ? a->tag_len : 0;
 	struct cc_stream_params p = {
 		.session = c->sid,
@@ -127,7 +145,8 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 			/* More may follow: the last hold bytes wait. */
 			n = have - hold;
 			ret = step(s, a, out, &ob, ib.p, n, 0);
-			if (ret == -EOPNOTSUPP && !total)
+			why = total ? NULL : stream_refused(a, ret);
+			if (why)
 				goto one_op;
 			if (ret) {
 				status = ret == 1 ? CLI_EXIT_FAIL
@@ -154,7 +173,8 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		if (!ret)
 			ret = step(s, a, out, &ob, NULL, 0, 1);
 		/* total 0: all the input so far is in ib, nothing written */
-		if (ret == -EOPNOTSUPP && !total)
+		why = total ? NULL : stream_refused(a, ret);
+		if (why)
 			goto one_op;
 		status = ret == 1 ? CLI_EXIT_FAIL : crypt_status(a, ret);
 		break;
@@ -165,8 +185,8 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 	goto out;
 
 one_op:
-	/* The session's engine does not stream the algorithm: it said so
-	 * at the first piece. One operation does the same, up to 16 MiB,
+	/* The daemon said at the first piece that it does not stream this
+	 * (stream_refused). One operation does the same, up to 16 MiB,
 	 * except XTS in data units: one operation is one unit. */
 	cc_stream_free(s);
 	s = NULL;
@@ -175,9 +195,7 @@ one_op:
 			"needs a stream",
 			a->cmd, a->alg_name);
 	else
-		status = crypt_oneshot(c, a, in, out,
-				       "does not stream on this engine", ib.p,
-				       have);
+		status = crypt_oneshot(c, a, in, out, why, ib.p, have);
 out:
 	cc_stream_free(s);
 	crypt_buf_free(ib.p, ib.cap);

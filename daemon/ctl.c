@@ -66,11 +66,9 @@ static int ctl_hello(struct client *c, uint32_t seq, const Cryptod__Hello *m)
 	if (m->abi_version != CRD_ABI_VERSION)
 		return ctl_send_error(c, seq, -EPROTO,
 				      "ring ABI version mismatch");
-	/* Keep a printable, bounded copy: it ends up in logs and stats. */
-	size_t n = 0;
-	for (const char *p = m->client_name; p && *p && n < CTL_NAME_MAX; p++)
-		c->name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-	c->name[n] = '\0';
+	/* Keep a printable, bounded copy, escaped as the log escapes: it
+	 * ends up in logs and listings. */
+	log_escape(c->name, sizeof(c->name), m->client_name);
 	c->hello_done = 1;
 	log_peer(c->uid, LOG_INFO_, "client %u: hello from pid %d uid %u (%s)",
 		 c->id, (int)c->pid, (unsigned)c->uid, c->name);

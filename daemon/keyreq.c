@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "keyreq.h"
 #include "keystore.h"
+#include "keywrap.h"
 #include "log.h"
 #include "namedkeys.h"
 #include "names.h"
@@ -252,13 +253,13 @@ out:
 
 /* Would a session take a key of len bytes for alg? A trial session on a
  * stand-in key (distinct XTS halves), destroyed at once. 0, -EINVAL,
- * CRD_ST_POLICY. */
-static int key_len_check(unsigned alg, unsigned len)
+ * CRD_ST_POLICY (the engines' lengths, then keys.min_bits). */
+static int key_len_check(unsigned alg, size_t len)
 {
 	uint8_t dummy[KF_KEY_MAX];
 	struct session *t;
 
-	if (len > KF_KEY_MAX || !alg || alg >= CRD_ALG_MAX_)
+	if (!len || len > KF_KEY_MAX || !alg || alg >= CRD_ALG_MAX_)
 		return -EINVAL;
 	for (unsigned i = 0; i < len; i++)
 		dummy[i] = (uint8_t)(i + 1);
@@ -270,46 +271,103 @@ static int key_len_check(unsigned alg, unsigned len)
 }
 
 /*
- * Usage rules that would not hold. A counter-mode cipher (CTR, ChaCha20,
- * the 3GPP ciphers) encrypts and decrypts with the same keystream under
- * an IV the client chooses, so either direction alone gives the other; a
+ * Usage rules that would not hold, from the algorithm table: the bits
+ * must be of the algorithm's kind (encrypt and decrypt for ciphers and
+ * AEADs, mac-generate and mac-verify for MACs), and where the cipher is a
+ * keystream under a client IV (crd_alg_keystream) the directions cannot
+ * be split at will. A counter-mode cipher encrypts and decrypts with the
+ * same keystream, so either direction alone gives the other; a
  * counter-mode AEAD allowed to encrypt with client IVs yields the
  * keystream of any captured ciphertext, so encrypt without decrypt
  * protects nothing (decrypt alone is sound: it releases nothing
- * unauthenticated). NULL, or why not.
+ * unauthenticated, one-shot ops only: streams.c). NULL, or why not.
  */
 static const char *usage_unsound(uint16_t alg, uint32_t usage)
 {
+	enum crd_alg_kind kind = crd_alg_kind(alg);
+	int mac = kind == CRD_KIND_MAC;
+	uint32_t kinds = mac ? KF_USE_MAC_GENERATE | KF_USE_MAC_VERIFY
+			     : KF_USE_ENCRYPT | KF_USE_DECRYPT;
 	int enc = !!(usage & KF_USE_ENCRYPT), dec = !!(usage & KF_USE_DECRYPT);
-	switch (alg) {
-	case CRD_ALG_AES_CTR:
-	case CRD_ALG_CHACHA20:
-	case CRD_ALG_SNOW3G_UEA2:
-	case CRD_ALG_ZUC_EEA3:
-	case CRD_ALG_KASUMI_F8:
-		return enc != dec ? "encrypt and decrypt are one operation for "
-				    "a counter-mode cipher: give both or "
-				    "neither"
-				  : NULL;
-	case CRD_ALG_AES_GCM:
-	case CRD_ALG_AES_GCM_RFC4106:
-	case CRD_ALG_AES_CCM:
-	case CRD_ALG_CHACHA20_POLY1305:
-		return enc && !dec ? "encrypt without decrypt protects nothing "
-				     "for a counter-mode AEAD (client IVs "
-				     "yield any ciphertext's keystream): "
-				     "allow decrypt too, or decrypt alone"
-				   : NULL;
-	default:
+
+	if (!usage || usage & ~kinds)
+		return mac ? "a MAC key's usage is mac-generate, mac-verify "
+			     "or both (not encrypt or decrypt)"
+			   : "a cipher or AEAD key's usage is encrypt, decrypt "
+			     "or both (not mac-generate or mac-verify)";
+	if (!crd_alg_keystream(alg))
 		return NULL;
+	if (kind == CRD_KIND_CIPHER && enc != dec)
+		return "encrypt and decrypt are one operation for a "
+		       "counter-mode cipher: give both or neither";
+	if (kind == CRD_KIND_AEAD && enc && !dec)
+		return "encrypt without decrypt protects nothing for a "
+		       "counter-mode AEAD (client IVs yield any ciphertext's "
+		       "keystream): allow decrypt too, or decrypt alone";
+	return NULL;
+}
+
+/*
+ * The one set of checks for a key that enters the registry, whichever
+ * way it comes: create (random bytes), import (bytes given), unwrap
+ * (bytes unwrapped) and rotate (a new version). A name the registry
+ * takes, an algorithm with a single key, usage rules that hold
+ * (usage_unsound), the length the request asked for (asked; 0: the
+ * key's own, for import and unwrap), and a length the engines take for
+ * the algorithm under the key policy (key_len_check). Keys loaded from
+ * the key directory are not checked again: a stricter keys.min_bits
+ * must not drop keys at start; sessions on them are refused instead.
+ * 0, -EINVAL or CRD_ST_POLICY, with the reason in why.
+ */
+static int key_check(const struct nk_spec *s, uint32_t asked, size_t len,
+		     char *why, size_t wlen)
+{
+	const char *name = crd_alg_name(s->alg) ? crd_alg_name(s->alg) : "?";
+	const char *unsound;
+
+	if (!s->name || !kf_name_ok(s->name)) {
+		snprintf(why, wlen,
+			 "bad name: letters, digits, '.', '_' and '-', "
+			 "at most %d, beginning with a letter or digit",
+			 KF_NAME_MAX);
+		return -EINVAL;
 	}
+	if (!nk_alg_ok(s->alg)) {
+		snprintf(why, wlen,
+			 "%s takes no named key (one with a single key: "
+			 "not authenc, a digest or null)",
+			 name);
+		return -EINVAL;
+	}
+	unsound = usage_unsound(s->alg, s->usage);
+	if (unsound) {
+		snprintf(why, wlen, "%s: %s", name, unsound);
+		return -EINVAL;
+	}
+	if (asked && asked != len) {
+		snprintf(why, wlen, "the key is %zu bytes; the request says %u",
+			 len, (unsigned)asked);
+		return -EINVAL;
+	}
+	int err = key_len_check(s->alg, len);
+	if (err == CRD_ST_POLICY)
+		snprintf(why, wlen,
+			 "a %zu-byte %s key is shorter than the daemon's key "
+			 "policy allows (keys.min_bits)",
+			 len, name);
+	else if (err)
+		snprintf(why, wlen,
+			 "no engine takes a key of that length (%zu bytes) "
+			 "for %s",
+			 len, name);
+	return err;
 }
 
 static struct nk_spec spec_of(const Cryptod__KeyRequest *m)
 {
 	struct nk_spec s = {
 		.name = m->name,
-		.alg = (uint16_t)m->alg,
+		.alg = (uint16_t)(m->alg > UINT16_MAX ? 0 : m->alg),
 		.key_len = (uint16_t)(m->key_len > UINT16_MAX ? 0 : m->key_len),
 		.usage = m->usage,
 		.exportable = m->exportable,
@@ -321,11 +379,101 @@ static struct nk_spec spec_of(const Cryptod__KeyRequest *m)
 	return s;
 }
 
+/* KEY_UNWRAP's bytes, into ks_map() memory (*out, KW_MAX_INPUT bytes,
+ * the caller's to ks_unmap): their length, or -errno with why. */
+static int unwrap(const Cryptod__KeyRequest *m, uint8_t **out, char *why,
+		  size_t wlen)
+{
+	size_t kl = m->wrapping_key.len;
+
+	*out = NULL;
+	if (kl != 16 && kl != 24 && kl != 32) {
+		snprintf(why, wlen,
+			 "the wrapping key must be 16, 24 or 32 "
+			 "bytes");
+		return -EINVAL;
+	}
+	if (m->wrapped.len > KF_KEY_MAX + 16) {
+		snprintf(why, wlen, "longer than the wrap of any key");
+		return -EINVAL;
+	}
+	*out = ks_map(KW_MAX_INPUT);
+	if (!*out)
+		return -ENOMEM;
+	return kwp_unwrap(m->wrapping_key.data, kl, m->wrapped.data,
+			  m->wrapped.len, *out, KW_MAX_INPUT);
+}
+
+/*
+ * Create, import, unwrap: the key's bytes (none yet for create: the
+ * registry draws them), key_check(), then the registry. Unwrapped bytes
+ * live only in locked memory, wiped on every path.
+ */
+static int key_enter(struct client *c, uint32_t seq,
+		     const Cryptod__KeyRequest *m)
+{
+	struct nk_spec s = spec_of(m);
+	char why[200] = "";
+	uint8_t *unwrapped = NULL;
+	const uint8_t *key = NULL;
+	size_t len = m->key_len;
+	int err = 0;
+
+	if (m->op == CRYPTOD__KEY_OP__KEY_IMPORT) {
+		key = m->key.data;
+		len = m->key.len;
+	} else if (m->op == CRYPTOD__KEY_OP__KEY_UNWRAP) {
+		err = unwrap(m, &unwrapped, why, sizeof(why));
+		key = unwrapped;
+		len = err > 0 ? (size_t)err : 0;
+		err = err > 0 ? 0 : err;
+	}
+	if (!err)
+		err = key_check(&s, m->key_len, len, why, sizeof(why));
+	if (!err) {
+		s.key_len = (uint16_t)len;
+		err = key ? nk_import(&s, key, len) : nk_create(&s);
+	}
+	if (unwrapped)
+		ks_unmap(unwrapped, KW_MAX_INPUT);
+	if (err)
+		return send_error(c, seq, err, why[0] ? why : errmsg(err));
+	log_info("keys: %s %s by uid %u", s.name,
+		 m->op == CRYPTOD__KEY_OP__KEY_CREATE	? "created"
+		 : m->op == CRYPTOD__KEY_OP__KEY_IMPORT ? "imported"
+							: "unwrapped",
+		 (unsigned)c->uid);
+	return reply_one(c, seq, s.name, 1);
+}
+
+/* A new version: the key as it is meets today's checks (the key policy
+ * may have grown stricter since it was made). */
+static int key_rotate(struct client *c, uint32_t seq, const char *name)
+{
+	struct nk_info in;
+	char why[200] = "";
+
+	int err = nk_info(name, &in);
+	if (!err) {
+		struct nk_spec s = { .name = in.name,
+				     .alg = in.alg,
+				     .key_len = in.key_len,
+				     .usage = in.usage };
+		err = key_check(&s, in.key_len, in.key_len, why, sizeof(why));
+	}
+	if (!err)
+		err = nk_rotate(name);
+	if (err < 0)
+		return send_error(c, seq, err, why[0] ? why : errmsg(err));
+	log_info("keys: %s rotated to version %d by uid %u", name, err,
+		 (unsigned)c->uid);
+	return reply_one(c, seq, name, (uint32_t)err);
+}
+
 int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 {
 	const char *name = m->name ? m->name : "";
 	int admin = client_is_admin(c);
-	int err;
 
 	if (!enabled)
 		return send_error(c, seq, -ENODEV, errmsg(-ENODEV));
@@ -357,51 +505,13 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 				  "(root or the daemon's user)");
 	}
 
-	struct nk_spec s = spec_of(m);
-	const char *unsound = usage_unsound(s.alg, s.usage);
-	if (unsound && (m->op == CRYPTOD__KEY_OP__KEY_CREATE ||
-			m->op == CRYPTOD__KEY_OP__KEY_IMPORT ||
-			m->op == CRYPTOD__KEY_OP__KEY_UNWRAP))
-		return send_error(c, seq, -EINVAL, unsound);
-	/* A key no session could use is refused now, not at first use. */
-	unsigned len = m->op == CRYPTOD__KEY_OP__KEY_IMPORT   ? m->key.len
-		       : m->op == CRYPTOD__KEY_OP__KEY_CREATE ? s.key_len
-							      : 0;
-	if (len) {
-		err = key_len_check(s.alg, len);
-		if (err)
-			return send_error(
-				c, seq, err,
-				err == CRD_ST_POLICY
-					? "key shorter than the "
-					  "daemon's key policy allows "
-					  "(keys.min_bits)"
-					: "no engine takes a key of "
-					  "that length for this "
-					  "algorithm");
-	}
 	switch (m->op) {
 	case CRYPTOD__KEY_OP__KEY_CREATE:
-		err = nk_create(&s);
-		break;
 	case CRYPTOD__KEY_OP__KEY_IMPORT:
-		err = m->key.len > KF_KEY_MAX
-			      ? -EINVAL
-			      : nk_import(&s, m->key.data, m->key.len);
-		break;
 	case CRYPTOD__KEY_OP__KEY_UNWRAP:
-		err = nk_import_wrapped(&s, m->wrapping_key.data,
-					m->wrapping_key.len, m->wrapped.data,
-					m->wrapped.len);
-		break;
+		return key_enter(c, seq, m);
 	case CRYPTOD__KEY_OP__KEY_ROTATE:
-		err = nk_rotate(name);
-		if (err > 0) {
-			log_info("keys: %s rotated to version %d by uid %u",
-				 name, err, (unsigned)c->uid);
-			return reply_one(c, seq, name, (uint32_t)err);
-		}
-		break;
+		return key_rotate(c, seq, name);
 	case CRYPTOD__KEY_OP__KEY_WRAP: {
 		uint8_t blob[KF_KEY_MAX + 16];
 		Cryptod__KeyReply r = CRYPTOD__KEY_REPLY__INIT;
@@ -419,24 +529,17 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 		r.wrapped.len = (size_t)n;
 		return send_reply(c, seq, &r);
 	}
-	case CRYPTOD__KEY_OP__KEY_DELETE:
-		err = nk_delete(name);
-		if (!err) {
-			log_info("keys: %s deleted by uid %u", name,
-				 (unsigned)c->uid);
-			Cryptod__KeyReply r = CRYPTOD__KEY_REPLY__INIT;
-			return send_reply(c, seq, &r);
-		}
-		break;
-	default:
-		err = -EOPNOTSUPP;
+	case CRYPTOD__KEY_OP__KEY_DELETE: {
+		Cryptod__KeyReply r = CRYPTOD__KEY_REPLY__INIT;
+		int err = nk_delete(name);
+		if (err)
+			return send_error(c, seq, err, errmsg(err));
+		log_info("keys: %s deleted by uid %u", name, (unsigned)c->uid);
+		return send_reply(c, seq, &r);
 	}
-	if (err)
-		return send_error(c, seq, err, errmsg(err));
-	log_info("keys: %s %s by uid %u", name,
-		 m->op == CRYPTOD__KEY_OP__KEY_CREATE ? "created" : "imported",
-		 (unsigned)c->uid);
-	return reply_one(c, seq, name, 1);
+	default:
+		return send_error(c, seq, -EOPNOTSUPP, "unknown key operation");
+	}
 }
 
 int keyreq_session(struct client *c, const Cryptod__CreateSession *m,

@@ -74,21 +74,59 @@ int log_parse_level(const char *s, enum log_level *out)
 	return -1;
 }
 
+size_t log_escape(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!cap)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)src; p && *p;
+	     p++) {
+		char e[4];
+		size_t n = 1;
+		e[0] = (char)*p;
+		if (*p < 0x20 || *p >= 0x7f) {
+			e[0] = '\\';
+			e[1] = *p == '\n'   ? 'n'
+			       : *p == '\r' ? 'r'
+			       : *p == '\t' ? 't'
+					    : 'x';
+			n = 2;
+			if (e[1] == 'x') {
+				e[2] = hex[*p >> 4];
+				e[3] = hex[*p & 15];
+				n = 4;
+			}
+		}
+		if (o + n >= cap) /* an escape goes whole or not at all */
+			break;
+		memcpy(dst + o, e, n);
+		o += n;
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+/* The one sink: every line is escaped here (log.h), so no caller has to
+ * know which of its strings came from a client. */
 static void log_emit(enum log_level lvl, const char *line)
 {
+	char clean[LOG_LINE_MAX * 4]; /* every byte may become 4 */
+	log_escape(clean, sizeof(clean), line);
 	/* One fprintf per line: stdio locks the stream, so lines from
 	 * several threads do not interleave. */
 	if (log_journal)
-		fprintf(stderr, "<%d>%s\n", (int)lvl, line);
+		fprintf(stderr, "<%d>%s\n", (int)lvl, clean);
 	else
-		fprintf(stderr, "cryptod[%s]: %s\n", level_names[lvl], line);
+		fprintf(stderr, "cryptod[%s]: %s\n", level_names[lvl], clean);
 }
 
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	if (!log_enabled(lvl))
 		return;
-	char line[512];
+	char line[LOG_LINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -188,7 +226,7 @@ void log_peer(uid_t uid, enum log_level lvl, const char *fmt, ...)
 	}
 	if (!ok)
 		return;
-	char line[512];
+	char line[LOG_LINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

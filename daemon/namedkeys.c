@@ -75,7 +75,7 @@ static void remove_at(unsigned i)
 	key_unref(k);
 }
 
-static int usable_alg(unsigned alg)
+int nk_alg_ok(unsigned alg)
 {
 	switch (crd_alg_kind(alg)) {
 	case CRD_KIND_AEAD:
@@ -98,7 +98,7 @@ static int load_one(const char *file)
 		log_err("keys: %s/%s: %s; not loaded", nk.dir, file, why);
 		return err;
 	}
-	if (find(r.name) >= 0 || nk.n == NK_MAX_KEYS || !usable_alg(r.alg)) {
+	if (find(r.name) >= 0 || nk.n == NK_MAX_KEYS || !nk_alg_ok(r.alg)) {
 		log_err("keys: %s/%s: %s; not loaded", nk.dir, file,
 			nk.n == NK_MAX_KEYS ? "registry full"
 			: find(r.name) >= 0 ? "duplicate name"
@@ -204,7 +204,7 @@ unsigned nk_count(void)
 
 static int spec_ok(const struct nk_spec *s)
 {
-	return s->name && kf_name_ok(s->name) && usable_alg(s->alg) &&
+	return s->name && kf_name_ok(s->name) && nk_alg_ok(s->alg) &&
 	       s->key_len >= 1 && s->key_len <= KF_KEY_MAX && s->usage &&
 	       !(s->usage & ~KF_USE_ALL) && s->exportable <= 1 &&
 	       s->nuids <= KF_MAX_IDS && s->ngids <= KF_MAX_IDS &&
@@ -274,26 +274,6 @@ int nk_import(const struct nk_spec *s, const uint8_t *key, size_t len)
 	if (!key)
 		return -EINVAL;
 	return add(s, key, len);
-}
-
-int nk_import_wrapped(const struct nk_spec *s, const uint8_t *wkek,
-		      size_t wkek_len, const uint8_t *blob, size_t len)
-{
-	uint8_t *key = ks_map(KW_MAX_INPUT);
-	struct nk_spec t = *s;
-
-	if (!key)
-		return -ENOMEM;
-	int n = len > KF_KEY_MAX + 16 ? -EINVAL
-				      : kwp_unwrap(wkek, wkek_len, blob, len,
-						   key, KW_MAX_INPUT);
-	int err = n;
-	if (n > 0) {
-		t.key_len = (uint16_t)n;
-		err = add(&t, key, (size_t)n);
-	}
-	ks_unmap(key, KW_MAX_INPUT);
-	return err;
 }
 
 int nk_rotate(const char *name)

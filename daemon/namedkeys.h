@@ -70,16 +70,19 @@ CRD_MUST_CHECK int nk_init(const char *dir, const uint8_t kek[KF_KEK_LEN]);
 void nk_fini(void);
 unsigned nk_count(void);
 
-/* Create with random bytes (getrandom), or import the given bytes. */
+/*
+ * Create with random bytes (getrandom), or import the given bytes (an
+ * unwrap is an import of the unwrapped bytes). The registry checks only
+ * that the spec is well-formed (name, an algorithm nk_alg_ok() takes,
+ * len == s->key_len, usage bits, ACL sizes); whether the engines and the
+ * key policy take the key and its usage rules hold is its caller's one
+ * check (keyreq.c key_check()).
+ */
 CRD_MUST_CHECK int nk_create(const struct nk_spec *s);
 CRD_MUST_CHECK int nk_import(const struct nk_spec *s, const uint8_t *key,
 			     size_t len);
-/* Import a key wrapped (RFC 5649) under wkek (16/24/32 bytes); s->key_len
- * is ignored, the unwrapped length is the key's. -EBADMSG: not a wrap
- * under wkek. */
-CRD_MUST_CHECK int nk_import_wrapped(const struct nk_spec *s,
-				     const uint8_t *wkek, size_t wkek_len,
-				     const uint8_t *blob, size_t len);
+/* Does alg take a named key (one key: an AEAD, a cipher or a MAC)? */
+int nk_alg_ok(unsigned alg);
 /* A new random version; the oldest is retired (wiped) when the key
  * already holds KF_MAX_VERSIONS. Returns the new version number. */
 CRD_MUST_CHECK int nk_rotate(const char *name);

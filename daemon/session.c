@@ -22,14 +22,20 @@ int session_sessionless_allowed(void)
 	return __atomic_load_n(&policy_sessionless, __ATOMIC_RELAXED);
 }
 
-/* Key strength in bits: XTS keys are two halves; the null algorithm and
- * digests have none. */
-static int session_key_ok(unsigned alg, size_t key_len)
+/*
+ * The key policy (keys.min_bits), the one rule for every key a session
+ * takes: the key's strength in bits (XTS keys are two halves; the null
+ * algorithm and digests have none), and an authenc auth_key's, which is
+ * an HMAC key like a MAC session's key and so held to the same bound.
+ */
+static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 {
 	unsigned min = __atomic_load_n(&policy_min_bits, __ATOMIC_RELAXED);
 	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH || !min)
 		return 1;
 	size_t bits = alg == CRD_ALG_AES_XTS ? key_len * 4 : key_len * 8;
+	if (crd_alg_kind(alg) == CRD_KIND_AUTHENC && auth_key_len * 8 < min)
+		return 0;
 	return bits >= min;
 }
 
@@ -78,12 +84,12 @@ int session_setup(struct session *s, const struct session_params *p,
 	    !range_has(cap->key, cap->n_key, p->key_len) ||
 	    !range_has(cap->tag, cap->n_tag, tag))
 		return -EINVAL;
-	if (!session_key_ok(p->alg, p->key_len))
-		return -EPERM;
 	if (cap->n_auth_key ? !range_has(cap->auth_key, cap->n_auth_key,
 					 p->auth_key_len)
 			    : p->auth_key_len != 0)
 		return -EINVAL;
+	if (!session_key_ok(p->alg, p->key_len, p->auth_key_len))
+		return -EPERM;
 
 	s->alg = p->alg;
 	s->tag_len = tag;

@@ -78,8 +78,9 @@ struct session_params {
 
 /*
  * Key policy (cryptod.conf keys.*), read by the control thread and by
- * workers (session-less ops): the shortest cipher key in bits (XTS: one
- * half; 0 = any), and whether session-less ops are allowed. A change
+ * workers (session-less ops): the shortest key in bits (XTS: one half;
+ * cipher, AEAD and MAC keys and authenc's auth_key alike; 0 = any), and
+ * whether session-less ops are allowed. A change
  * applies to sessions created afterwards; existing sessions keep working.
  */
 void session_policy_set(unsigned min_bits, int sessionless);

@@ -151,6 +151,24 @@ static int stream_clone(struct stream_table *t,
 	return CRD_ST_OK;
 }
 
+/*
+ * May s run stream pieces? Not when it may decrypt but not encrypt an
+ * authenticated keystream cipher (a decrypt-only named key of a
+ * counter-mode AEAD): a piece before LAST releases plaintext before the
+ * tag is checked, and plaintext of chosen ciphertext (zeros) under a
+ * chosen IV is the keystream, which encrypts anything. Such a key does
+ * one-shot decrypts only, which verify first and release nothing on a
+ * bad tag (docs/keys.md).
+ */
+static int stream_allowed(const struct session *s)
+{
+	enum crd_alg_kind k = crd_alg_kind(s->alg);
+	int dec_only = (s->op_mask & (1u << CRD_OP_DECRYPT)) &&
+		       !(s->op_mask & (1u << CRD_OP_ENCRYPT));
+	return !(dec_only && crd_alg_keystream(s->alg) &&
+		 (k == CRD_KIND_AEAD || k == CRD_KIND_AUTHENC));
+}
+
 int stream_piece(struct stream_table *t, const struct session_table *sessions,
 		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
 		 struct engine_op *op, void *const *eng_ctx,
@@ -178,8 +196,15 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	int st = desc_resolve(e, arena, arena_size, s, op, sg);
 	if (st == CRD_ST_OK && op->sgl)
 		st = CRD_ST_BAD_DESC; /* never flat: not a stream's shape */
+	/* A clone onto such a session is refused like a FIRST on it; the
+	 * source goes on. */
 	if (st == CRD_ST_OK && (e->flags & CRD_SQE_F_CLONE))
-		return op->status = stream_clone(t, sessions, ss, e, s);
+		return op->status =
+			       stream_allowed(s)
+				       ? stream_clone(t, sessions, ss, e, s)
+				       : CRD_ST_POLICY;
+	if (st == CRD_ST_OK && !stream_allowed(s))
+		st = CRD_ST_POLICY;
 	if (st == CRD_ST_OK && !first &&
 	    (s->serial != ss->session_serial || e->op != ss->dir))
 		st = s->serial != ss->session_serial ? CRD_ST_NO_SESSION

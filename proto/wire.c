@@ -169,9 +169,82 @@ static ProtobufCAllocator wipe_allocator = {
 	.free = wipe_free,
 };
 
+/* A varint at *p (at most 10 bytes, within end): its value, and *p past
+ * it; -1 when it does not end in time. */
+static int wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; shift < 70 && *p < end; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * Does every string field of the message d, encoded in [p, end), hold no
+ * NUL? protobuf-c hands a string over as a C string, so "a\0/../evil"
+ * would arrive as "a" and act on another name than the one sent: such a
+ * message is refused whole. Walks the encoding by the descriptors (each
+ * field's number and wire type; sub-messages recursively, at most
+ * WIRE_DEPTH_MAX deep: the schema has no recursion, so deeper is not
+ * ours). Unknown fields are skipped, as protobuf-c skips them; anything
+ * malformed is refused here, as protobuf-c would refuse it.
+ */
+enum { WIRE_DEPTH_MAX = 8 };
+
+static int wire_strings_ok(const ProtobufCMessageDescriptor *d,
+			   const uint8_t *p, const uint8_t *end, unsigned depth)
+{
+	if (depth > WIRE_DEPTH_MAX)
+		return 0;
+	while (p < end) {
+		uint64_t key, len;
+		if (wire_varint(&p, end, &key) || key > UINT32_MAX)
+			return 0;
+		switch (key & 7) {
+		case 0: /* varint */
+			if (wire_varint(&p, end, &len))
+				return 0;
+			continue;
+		case 1: /* 64-bit */
+			len = 8;
+			break;
+		case 5: /* 32-bit */
+			len = 4;
+			break;
+		case 2: { /* length-delimited */
+			if (wire_varint(&p, end, &len) ||
+			    len > (uint64_t)(end - p))
+				return 0;
+			const ProtobufCFieldDescriptor *f =
+				protobuf_c_message_descriptor_get_field(
+					d, (unsigned)(key >> 3));
+			if (f && f->type == PROTOBUF_C_TYPE_STRING &&
+			    memchr(p, 0, len))
+				return 0;
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+			    !wire_strings_ok(f->descriptor, p, p + len,
+					     depth + 1))
+				return 0;
+			break;
+		}
+		default: /* groups (3, 4) and 6, 7: not ours */
+			return 0;
+		}
+		if (len > (uint64_t)(end - p))
+			return 0;
+		p += len;
+	}
+	return 1;
+}
+
 Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len)
 {
-	if (len > CTL_MSG_MAX)
+	if (len > CTL_MSG_MAX ||
+	    !wire_strings_ok(&cryptod__envelope__descriptor, buf, buf + len, 0))
 		return NULL;
 	return cryptod__envelope__unpack(&wipe_allocator, len, buf);
 }

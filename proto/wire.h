@@ -56,9 +56,12 @@ CRD_MUST_CHECK ssize_t wire_recv_sink(int sock, uint8_t *buf, int *fds,
 				      unsigned max_fds, unsigned *nfds,
 				      void (*sink)(int fd), unsigned *nsunk);
 
-/* Unpack; NULL when malformed. Free with wire_free(). Every allocation
- * the message owns is wiped when it is freed, by wire_free() or by the
- * parser itself (a replaced oneof member, a failed parse). */
+/* Unpack; NULL when malformed, which includes a string field (of any
+ * message, at any depth) with a NUL inside: protobuf-c would cut it
+ * there, so the name acted on would not be the name sent. Free with
+ * wire_free(). Every allocation the message owns is wiped when it is
+ * freed, by wire_free() or by the parser itself (a replaced oneof
+ * member, a failed parse). */
 Cryptod__Envelope *wire_decode(const uint8_t *buf, size_t len);
 
 /* Free a message from wire_decode(), every byte of it wiped. NULL is a

@@ -110,6 +110,31 @@
 	X(KASUMI_F9, 37, "kasumi-f9", NULL, 4, MAC)
 
 /*
+ * CRD_KEYSTREAM_ALGS(X): X(ID) for each row above whose cipher XORs the
+ * data with a keystream made from the key and the IV the client chooses:
+ * the counter modes, ChaCha20, the 3GPP ciphers, and the AEADs and
+ * authenc rows built on them. Encrypting and decrypting are one
+ * operation there, so a key's usage rules cannot tell them apart
+ * (daemon/keyreq.c), and a decrypt-only AEAD key must not run a stream,
+ * whose pieces release plaintext before the tag is checked
+ * (daemon/streams.c). A column of the table above in all but form (kept
+ * beside it so the table's rows stay as they are); ask
+ * crd_alg_keystream().
+ */
+#define CRD_KEYSTREAM_ALGS(X)                                                  \
+	X(AES_GCM)                                                             \
+	X(AES_CTR)                                                             \
+	X(AES_CTR_HMAC_SHA1)                                                   \
+	X(AES_CTR_HMAC_SHA256)                                                 \
+	X(AES_GCM_RFC4106)                                                     \
+	X(AES_CCM)                                                             \
+	X(CHACHA20_POLY1305)                                                   \
+	X(CHACHA20)                                                            \
+	X(SNOW3G_UEA2)                                                         \
+	X(ZUC_EEA3)                                                            \
+	X(KASUMI_F8)
+
+/*
  * CRD_STATUSES(X): X(ID, value, message). A completion's status is 0
  * (CRD_ST_OK, CC_OK: success), one of these, or a negative errno.
  */

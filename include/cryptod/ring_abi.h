@@ -87,6 +87,19 @@ static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
 	return CRD_KIND_NONE;
 }
 
+/* A keystream cipher under a client-chosen IV (CRD_KEYSTREAM_ALGS)? */
+static inline int crd_alg_keystream(unsigned alg)
+{
+	switch (alg) {
+#define CRD_X(id)                                                              \
+	case CRD_ALG_##id:                                                     \
+		return 1;
+		CRD_KEYSTREAM_ALGS(CRD_X)
+#undef CRD_X
+	}
+	return 0;
+}
+
 /*
  * The SHA of an algorithm that has one: 0 SHA-1, 1 SHA-224, 2 SHA-256,
  * 3 SHA-384, 4 SHA-512 (the order of the HMAC and SHA rows), for HMAC-n,

@@ -116,6 +116,20 @@ check "encrypt --key-name k1: exit 0" test $? -eq 0
 check "encrypt --key-name k1: as with k1's bytes given" cmp -s "$tmp/ct1" "$tmp/ct2"
 "$CTL" decrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/ct1" >"$tmp/rt"
 check "decrypt --key-name k1: the plaintext" cmp -s "$tmp/pt" "$tmp/rt"
+# A decrypt-only AEAD key streams nothing (a piece before the tag would
+# release its keystream): decrypt runs it as one operation.
+echo "$K1" >"$tmp/k1hex"
+ctl key import dk1 --alg aes-gcm --key-file "$tmp/k1hex" --usage decrypt
+check "import dk1 (k1's bytes, decrypt only): exit 0" test "$rc" -eq 0
+ctl decrypt -a aes-gcm --key-name dk1 -i "$IV" --in "$tmp/ct1"
+check "decrypt --key-name dk1: exit 0, the plaintext" \
+	eval '[ "$rc" -eq 0 ] && cmp -s "$tmp/pt" "$out"'
+cp "$tmp/ct1" "$tmp/ct1-bad"
+printf '\001' | dd of="$tmp/ct1-bad" bs=1 seek=5 conv=notrunc 2>/dev/null
+ctl decrypt -a aes-gcm --key-name dk1 -i "$IV" --in "$tmp/ct1-bad"
+check "decrypt --key-name dk1, tampered: exit 3 (tag), no output" \
+	eval '[ "$rc" -eq 3 ] && [ ! -s "$out" ]'
+ctl key delete dk1
 ctl encrypt -a aes-cbc --key-name k1 -i "$(randhex 16)" --in "$tmp/pt"
 check "encrypt --key-name with another algorithm: exit 1, says which" \
 	eval '[ "$rc" -eq 1 ] && grep -q "the key is for aes-gcm" "$err"'

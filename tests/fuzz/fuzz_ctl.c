@@ -30,6 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (env->create_session->engine)
 			sink += strlen(env->create_session->engine);
 		break;
+	case CRYPTOD__ENVELOPE__BODY_KEY_REQUEST:
+		/* A name that decoded holds no NUL of its own: wire_decode
+		 * refuses strings with one inside (corpus: *_nul_name). */
+		if (env->key_request->name)
+			sink += strlen(env->key_request->name);
+		sink += env->key_request->key.len +
+			env->key_request->wrapped.len;
+		break;
 	case CRYPTOD__ENVELOPE__BODY_OPEN_QUEUE:
 		sink += env->open_queue->sq_entries +
 			env->open_queue->arena_size;

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <pthread.h>
@@ -17,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,6 +80,61 @@ void raw_hello(struct raw *r, uint32_t abi)
 	Cryptod__Envelope *rep = raw_call(r, &req, NULL, NULL);
 	assert_int_equal(rep->body_case, CRYPTOD__ENVELOPE__BODY_HELLO_REPLY);
 	wire_free(rep);
+}
+
+int raw_send_nul(struct raw *r, Cryptod__Envelope *env, const char *marker)
+{
+	static uint8_t buf[CTL_MSG_MAX];
+	env->seq = ++r->seq;
+	size_t n = cryptod__envelope__get_packed_size(env), ml = strlen(marker);
+	if (n > sizeof(buf))
+		return -EMSGSIZE;
+	cryptod__envelope__pack(env, buf);
+	uint8_t *at = memmem(buf, n, marker, ml);
+	if (!at)
+		return -EPROTO;
+	for (size_t i = 0; i < ml; i++)
+		if (at[i] == 0x01)
+			at[i] = 0;
+	return send(r->fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -errno;
+}
+
+int rc_keys_init(struct rc_keys *k)
+{
+	uint8_t kek[32];
+	char p[160];
+	snprintf(k->dir, sizeof(k->dir), "/tmp/cryptod-keys.XXXXXX");
+	if (!mkdtemp(k->dir))
+		return -errno;
+	snprintf(k->creds, sizeof(k->creds), "%s/creds", k->dir);
+	snprintf(k->kd_arg, sizeof(k->kd_arg), "keys.dir=%s/keys", k->dir);
+	snprintf(p, sizeof(p), "%s/kek", k->creds);
+	if (mkdir(k->creds, 0700))
+		return -errno;
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+	if (fd < 0)
+		return -errno;
+	int ok = getrandom(kek, sizeof(kek), 0) == (ssize_t)sizeof(kek) &&
+		 write(fd, kek, sizeof(kek)) == (ssize_t)sizeof(kek);
+	explicit_bzero(kek, sizeof(kek));
+	close(fd);
+	if (!ok)
+		return -EIO;
+	setenv("CREDENTIALS_DIRECTORY", k->creds, 1);
+	k->args[0] = "--set";
+	k->args[1] = "keys.kek=credential:kek";
+	k->args[2] = "--set";
+	k->args[3] = k->kd_arg;
+	k->args[4] = NULL;
+	return 0;
+}
+
+void rc_keys_fini(struct rc_keys *k)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", k->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "rc_keys_fini: %s left behind\n", k->dir);
 }
 
 /* Returns the session id, or the (negative) error code of the reply. */

@@ -29,6 +29,12 @@ ssize_t raw_recv(struct raw *r, int *fds, unsigned *nfds);
 Cryptod__Envelope *raw_call(struct raw *r, Cryptod__Envelope *req, int *fds,
 			    unsigned *nfds);
 void raw_hello(struct raw *r, uint32_t abi);
+/*
+ * Send env with the next seq, with every 0x01 byte of the string marker
+ * (as packed, the first place it occurs) sent as a NUL: what protobuf-c's
+ * C strings cannot say. The marker holds no other 0x01. 0 or -errno.
+ */
+int raw_send_nul(struct raw *r, Cryptod__Envelope *env, const char *marker);
 /* The session id, or the (negative) error code of the reply. */
 int raw_session(struct raw *r, int alg, const void *key, size_t len,
 		const char *engine);
@@ -55,6 +61,20 @@ void sqe_valid(struct crd_sqe *e, uint32_t session, uint32_t off, uint64_t ud);
 void rawq_submit(struct rawq *q, unsigned n);
 /* Wait (5 s) for n completions and copy them out. */
 void rawq_reap(struct rawq *q, struct crd_cqe *out, unsigned n);
+
+/*
+ * Named keys on for a daemon: a fresh temp dir holding a random 32-byte
+ * KEK as a systemd credential ($CREDENTIALS_DIRECTORY is set to it) and
+ * the key directory; args are the daemon's extra arguments (--set
+ * keys.kek=credential:kek --set keys.dir=DIR, NULL-terminated), for
+ * fx_daemon_params.args. 0 or -errno. rc_keys_fini removes the dir.
+ */
+struct rc_keys {
+	char dir[64], creds[96], kd_arg[128];
+	const char *args[5];
+};
+int rc_keys_init(struct rc_keys *k);
+void rc_keys_fini(struct rc_keys *k);
 
 /* Entries of a directory; fds and queue mappings of a process. */
 int rc_count_dir(const char *path);

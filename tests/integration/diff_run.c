@@ -622,12 +622,13 @@ static int run_clients(const struct fx_daemon *d, enum diff_family f,
 int diff_main(enum diff_family f)
 {
 	/* HMAC keys of 0..15 bytes are legal, and what the key policy's
-	 * default (128 bits) refuses. */
+	 * default (128 bits) refuses, as a MAC's key and as authenc's
+	 * auth_key alike. */
 	static const char *const mac_args[] = { "--set", "keys.min_bits=0",
 						NULL };
 	struct fx_daemon_params dp = {
 		.workers = 2,
-		.args = f == DIFF_MAC ? mac_args : NULL,
+		.args = f == DIFF_MAC || f == DIFF_AUTHENC ? mac_args : NULL,
 	};
 	struct cc_queue_params qp = {
 		.sq_entries = QUEUE_ENTRIES,
