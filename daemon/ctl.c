@@ -352,14 +352,8 @@ static void ctl_client_read(evutil_socket_t fd, short what, void *arg)
  */
 static void ctl_refuse(int fd, int code, const char *msg)
 {
-	Cryptod__Error e = CRYPTOD__ERROR__INIT;
-	e.code = code;
-	e.message = (char *)msg;
-	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
-	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
-	env.error = &e;
 	/* Best effort: a peer that does not read loses the message. */
-	if (wire_send(fd, &env, NULL, 0))
+	if (reply_error(fd, 0, code, msg))
 		log_debug("refusal not delivered: the peer does not read");
 	fdreap_push(fd); /* its queue may hold fds in flight */
 }

@@ -4,6 +4,7 @@
 #include "keywrap.h"
 #include "log.h"
 #include "namedkeys.h"
+#include "reply.h"
 #include "names.h"
 
 #include <cryptod/ring_abi.h>
@@ -130,14 +131,7 @@ static int may_use(struct client *c, const char *name)
 
 static int send_error(struct client *c, uint32_t seq, int code, const char *msg)
 {
-	Cryptod__Error e = CRYPTOD__ERROR__INIT;
-	e.code = code;
-	e.message = (char *)msg;
-	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
-	env.seq = seq;
-	env.body_case = CRYPTOD__ENVELOPE__BODY_ERROR;
-	env.error = &e;
-	return wire_send(c->fd, &env, NULL, 0);
+	return reply_error(c->fd, seq, code, msg);
 }
 
 static const char *errmsg(int err)
