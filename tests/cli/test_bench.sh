@@ -194,7 +194,7 @@ check "bench pool (text): exit 0, every line within 100 columns" \
 	sh -c "test $? = 0 && awk 'length > 100 { print \"too wide: \" \$0; b = 1 } END { exit b }' '$out'"
 check "bench pool (text): scale, pcrypt and latency tables" \
 	sh -c "grep -q '^Algorithm +Workers' '$out' || grep -Eq '^Algorithm +Workers +CPUs' '$out' &&
-		grep -Eq '^Algorithm +Dirs +Serial \(1\) Mbit/s +Parallel' '$out' && grep -Eq '^Poll mode +Client waits by' '$out'"
+		grep -Eq '^Algorithm +Dirs +Serial \(1\) Mbit/s +Parallel' '$out' && grep -Eq '^Poll mode +Client wait +Load' '$out'"
 "$CTL" bench pcrypt --spawn-daemon "$DAEMON" --smoke --wide >"$out" 2>"$err"
 check "bench pcrypt --wide: enc + dec and Seed too" \
 	sh -c "test $? = 0 && grep -Eq '^Algorithm +Dirs .*enc \+ dec .*Seed, 4 cores$' '$out'"
