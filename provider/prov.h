@@ -186,14 +186,43 @@ unsigned prov_fork_count(void);
  * and its counters started from zero (the parent reports its own). */
 void prov_forked(void);
 
+/* pio_crypt's writes: the op has no output (a MAC, a digest); it has
+ * (a failure leaves out zeroed); it has, and a failure leaves out as it
+ * was (a decryption tried early, whose input may be out: prov_aead.c). */
+enum { PIO_WRITES_NO, PIO_WRITES, PIO_WRITES_IF_OK };
+
 /* cc_crypt() on the calling thread's queue of conn, through its arena
  * (copied in and out, no lock shared with other threads), and inside an ASYNC_JOB the job pauses while the op runs.
- * tag_len is the session's (used when tag is not NULL); writes: the op
- * has output (not a MAC or digest). Too long an op takes cc_crypt(). */
+ * tag_len is the session's (used when tag is not NULL); writes:
+ * PIO_WRITES_*. Too long an op takes cc_crypt() (which zeroes out on a
+ * failure: PIO_WRITES_IF_OK callers keep such ops off this path). */
 int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 	      unsigned tag_len, enum cc_dir dir, const void *iv,
 	      unsigned iv_len, const void *aad, size_t aad_len, const void *in,
 	      void *out, size_t len, void *tag, int writes);
+
+/*
+ * pio_crypt, in place in the thread's arena, leaving the output there for
+ * the caller (also copied to out): an AEAD message run as one op at its
+ * first update keeps its ciphertext until it is known to be whole
+ * (prov_aead.c). 0 with k->buf set, a CC_ERR status or -errno with
+ * nothing kept; -ENOMEM when the op does not fit the arena (take a
+ * stream). The kept buffer holds the queue's reference.
+ */
+struct pio_kept {
+	struct pio_q *pq; /* a reference */
+	uint8_t *buf;	  /* len bytes in pq's arena */
+	size_t len;
+};
+int pio_crypt_keep(struct prov *p, struct prov_conn *conn, uint32_t session,
+		   unsigned tag_len, enum cc_dir dir, const void *iv,
+		   unsigned iv_len, const void *aad, size_t aad_len,
+		   const void *in, void *out, size_t len, void *tag,
+		   struct pio_kept *k);
+/* Give the buffer back (wiped first if it holds plaintext). */
+void pio_kept_release(struct pio_kept *k, int wipe);
+/* A copy of src's buffer on the same queue (EVP dupctx). 0 or -errno. */
+int pio_kept_dup(const struct pio_kept *src, struct pio_kept *dst);
 
 /* The copying stream calls (cc_stream_*), on the calling thread's queue
  * of conn; the stream stays on that queue whichever thread continues

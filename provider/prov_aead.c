@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES-GCM and ChaCha20-Poly1305: a message is a daemon stream (on the
- * thread's queue, prov_io.c), opened at the first data update with
- * the IV and the AAD buffered until then (a stream takes its AAD on the
- * first piece only), closed at final, where the daemon makes or checks
- * the tag. TLS 1.2 records (the tlsaad parameter, then one update of a
- * whole record, in place) are one op each.
+ * AES-GCM and ChaCha20-Poly1305. Most messages arrive in one data update
+ * (every TLS 1.3 record, every EVP one-shot, openssl speed): that update
+ * runs the whole message as ONE daemon op, with the IV and the AAD
+ * buffered until then, and final needs no round trip:
+ *  - encryption: the op makes the ciphertext and the tag; the ciphertext
+ *    stays in the thread's arena until final. If a second update comes
+ *    instead, the message goes on as a daemon stream: the kept
+ *    ciphertext is decrypted back (its tag verifies it) and replayed as
+ *    the stream's first piece, its output dropped;
+ *  - decryption with the tag set before the data (as libssl and
+ *    openssl speed do): the op verifies it. A tag that verifies over
+ *    the first update proves that update was the whole message. One
+ *    that does not means a forgery or more data to come: that update
+ *    then runs again as a stream's first piece, and final decides.
+ * Messages of several updates, decryptions whose tag comes last, and
+ * messages longer than the arena takes are daemon streams (on the
+ * thread's queue, prov_io.c), closed at final, where the daemon makes or
+ * checks the tag. TLS 1.2 records (the tlsaad parameter, then one update
+ * of a whole record, in place) are one op each.
  *
  * A decrypting stream's session is made with the tag length known at
  * its first piece (16 if none was set yet): a shorter tag must be set
@@ -23,6 +36,8 @@
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
+enum { PCA_EARLY_NONE, PCA_EARLY_ENC, PCA_EARLY_DEC };
+
 enum {
 	GCM_TLS_FIXED = 4,
 	GCM_TLS_EXPLICIT = 8,
@@ -32,6 +47,8 @@ enum {
 
 void pca_reset(struct pc_ctx *c)
 {
+	pio_kept_release(&c->kept, 0); /* ciphertext */
+	c->early = PCA_EARLY_NONE;
 	pio_stream_free(c->st);
 	c->st = NULL;
 	prov_conn_put(c->st_conn);
@@ -44,6 +61,21 @@ void pca_reset(struct pc_ctx *c)
 
 int pca_dup(struct pc_ctx *dst, const struct pc_ctx *src)
 {
+	/* A message that ran as one op: the copy gets its own session (it
+	 * may go on: early_resume) and its own copy of the ciphertext. */
+	if (src->kept.buf) {
+		int err = prov_sess_open(dst->p, &dst->sess, dst->ci->alg,
+					 dst->key, dst->keylen, TAG_LEN);
+		if (!err)
+			err = pio_kept_dup(&src->kept, &dst->kept);
+		if (err) {
+			dst->early = PCA_EARLY_NONE;
+			PROV_ERR(src->p, PROV_R_OP,
+				 "duplicating an AEAD context: %s",
+				 cc_strerror(err));
+			return err;
+		}
+	}
 	if (src->st) {
 		/* Mid-message: the daemon copies the running GHASH/Poly1305
 		 * state into a stream of the copy's own session (same key),
@@ -156,9 +188,10 @@ static int iv_reused(struct pc_ctx *c)
 	return -EINVAL;
 }
 
-/* Start the message at its first data piece (len bytes) or at final:
- * 0 the daemon stream is open, PC_SW it runs in-process, or -errno. */
-static int msg_begin(struct pc_ctx *c, size_t len)
+/* The message's path, at its first data piece (len bytes) or at final:
+ * 0 the daemon (its session open with tag_len), PC_SW in-process, or
+ * -errno. */
+static int msg_path(struct pc_ctx *c, size_t len, unsigned tag_len)
 {
 	if (!c->key_set) {
 		PROV_ERR(c->p, PROV_R_STATE, "no key set");
@@ -181,8 +214,6 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 		c->started = c->sw = 1;
 		return PC_SW;
 	}
-	unsigned tag_len =
-		(!c->enc && c->taglen) ? (unsigned)c->taglen : TAG_LEN;
 	err = pc_begin(c, len, tag_len);
 	if (err)
 		return err; /* -errno, or PC_SW */
@@ -190,11 +221,16 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 	 * (a context reused for another message). */
 	err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
 			     tag_len);
-	if (err) {
+	if (err)
 		PROV_ERR(c->p, PROV_R_SESSION, "tag length %u: %s", tag_len,
 			 cc_strerror(err));
-		return err;
-	}
+	return err;
+}
+
+/* Open the message's daemon stream (its path chosen and its session
+ * open): 0, PC_SW (it falls back in-process) or -errno. */
+static int msg_stream(struct pc_ctx *c)
+{
 	uint8_t iv[PC_IV_MAX];
 	struct cc_stream_params sp = {
 		.session = c->sess.id,
@@ -204,7 +240,8 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 		.aad = c->aad,
 		.aad_len = c->aad_len,
 	};
-	err = pio_stream_open(c->p, c->sess.conn, &sp, tag_len, &c->st);
+	int err = pio_stream_open(c->p, c->sess.conn, &sp, c->sess.tag_len,
+				  &c->st);
 	if (err) {
 		c->st = NULL;
 		if (!prov_fallback(c->p, err))
@@ -218,6 +255,99 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 	atomic_fetch_add(&c->sess.conn->refs, 1);
 	c->st_conn = c->sess.conn;
 	return 0;
+}
+
+/* The tag length a message's session takes: a decryption's, when set. */
+static unsigned msg_tag_len(const struct pc_ctx *c)
+{
+	return (!c->enc && c->taglen) ? (unsigned)c->taglen : TAG_LEN;
+}
+
+/* Start the message as a daemon stream at len bytes (or at final):
+ * 0, PC_SW or -errno. */
+static int msg_begin(struct pc_ctx *c, size_t len)
+{
+	int err = msg_path(c, len, msg_tag_len(c));
+	return err ? err : msg_stream(c);
+}
+
+/*
+ * The first data update as the whole message, one op. 0 done; 1 not done
+ * (the caller takes a stream: no room in the arena, or a decryption whose
+ * tag did not verify over this update); -errno.
+ */
+static int early_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
+		    size_t len)
+{
+	uint8_t iv[PC_IV_MAX];
+	unsigned iv_len = daemon_iv(c, c->nonce, iv);
+	int err;
+	if (c->enc) {
+		uint8_t tag[TAG_LEN];
+		err = pio_crypt_keep(c->p, c->sess.conn, c->sess.id, TAG_LEN,
+				     CC_ENCRYPT, iv, iv_len, c->aad, c->aad_len,
+				     in, out, len, tag, &c->kept);
+		if (err == -ENOMEM)
+			return 1;
+		if (err)
+			return pc_op_err(c, err, "update");
+		memcpy(c->tag, tag, TAG_LEN);
+		c->taglen = TAG_LEN;
+		c->early = PCA_EARLY_ENC;
+		return 0;
+	}
+	uint8_t tag[TAG_LEN];
+	memcpy(tag, c->tag, c->taglen);
+	/* A failure must leave out alone: it may be in, which the stream
+	 * then reads again. */
+	err = pio_crypt(c->p, c->sess.conn, c->sess.id, (unsigned)c->taglen,
+			CC_DECRYPT, iv, iv_len, c->aad, c->aad_len, in, out,
+			len, tag, PIO_WRITES_IF_OK);
+	if (err == CC_ERR_AUTH_FAILED || err == -ENOMEM)
+		return 1; /* a forgery or more to come; or no room: a stream */
+	if (err)
+		return pc_op_err(c, err, "update");
+	memcpy(c->early_tag, c->tag, c->taglen);
+	c->early = PCA_EARLY_DEC;
+	return 0;
+}
+
+/*
+ * A second data update after an encryption ran as one op: the message
+ * goes on as a stream. Its first piece is the kept ciphertext decrypted
+ * back (the tag made for it verifies it), replayed with its output
+ * dropped, so the stream's state is where the message is.
+ */
+static int early_resume(struct pc_ctx *c)
+{
+	uint8_t iv[PC_IV_MAX], tag[TAG_LEN];
+	unsigned iv_len = daemon_iv(c, c->nonce, iv);
+	uint8_t *buf = c->kept.buf;
+	size_t len = c->kept.len;
+	memcpy(tag, c->tag, TAG_LEN);
+	c->early = PCA_EARLY_NONE;
+	int err = pio_crypt(c->p, c->sess.conn, c->sess.id, TAG_LEN, CC_DECRYPT,
+			    iv, iv_len, c->aad, c->aad_len, buf, buf, len, tag,
+			    1);
+	if (!err)
+		err = msg_stream(c);
+	if (err == PC_SW) {
+		PROV_ERR(c->p, PROV_R_OP,
+			 "the daemon's stream for a message that goes on "
+			 "could not be made");
+		err = -EIO;
+	}
+	if (!err) {
+		size_t n;
+		err = pio_stream_update(c->st, buf, len, NULL, &n);
+		if (err)
+			err = pc_op_err(c, err, "update");
+	} else if (err > 0 || err == -EPIPE) {
+		err = pc_op_err(c, err, "update");
+	}
+	pio_kept_release(&c->kept, 1); /* plaintext now */
+	c->taglen = 0;
+	return err;
 }
 
 static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
@@ -265,10 +395,33 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		PROV_ERR(c->p, PROV_R_BAD_PARAM, "output buffer too small");
 		return -ENOBUFS;
 	}
+	if (c->early == PCA_EARLY_ENC) {
+		int r = early_resume(c);
+		if (r)
+			return r;
+	} else if (c->early == PCA_EARLY_DEC) {
+		/* The tag verified over the first update alone: the message
+		 * was whole, or a sender that MACed a prefix. */
+		PROV_ERR(c->p, PROV_R_STATE,
+			 "more data after the message's tag verified");
+		return -EINVAL;
+	}
 	if (!c->st) {
 		if (c->started && c->ci->kind == PC_GCM)
 			return iv_reused(c);
-		int r = msg_begin(c, inl);
+		int r = msg_path(c, inl, msg_tag_len(c));
+		if (r)
+			return r;
+		/* One op for the whole message, where it can be. */
+		if (c->enc || c->taglen) {
+			r = early_op(c, in, out, inl);
+			if (r <= 0) {
+				c->data_seen = 1;
+				*outl = r ? 0 : inl;
+				return r;
+			}
+		}
+		r = msg_stream(c);
 		if (r)
 			return r;
 	}
@@ -279,6 +432,25 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 		return pc_op_err(c, err, "update");
 	*outl = n;
 	return 0;
+}
+
+/* The end of a message that ran as one op: nothing left to ask the
+ * daemon. A decryption checks that the tag is still the one it verified
+ * (a caller may set another before final). */
+static int early_final(struct pc_ctx *c)
+{
+	int dec_ok = c->early == PCA_EARLY_DEC &&
+		     CRYPTO_memcmp(c->early_tag, c->tag, c->taglen) == 0;
+	int enc = c->early == PCA_EARLY_ENC;
+	pio_kept_release(&c->kept, 0); /* ciphertext */
+	c->early = PCA_EARLY_NONE;
+	c->aad_len = 0;
+	c->data_seen = 0;
+	if (c->ci->kind == PC_GCM)
+		c->iv_state = IV_FINISHED; /* never twice under one IV */
+	if (enc || dec_ok)
+		return 0;
+	return pc_op_err(c, CC_ERR_AUTH_FAILED, "final");
 }
 
 int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
@@ -292,6 +464,8 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 		PROV_ERR(c->p, PROV_R_STATE, "no tag set");
 		return -EINVAL;
 	}
+	if (c->early)
+		return early_final(c);
 	if (!c->st) {
 		if (c->started && c->ci->kind == PC_GCM)
 			return iv_reused(c);

@@ -197,6 +197,7 @@ static void *pc_dup(void *vctx)
 	c->aad_cap = 0;
 	c->st = NULL;
 	c->st_conn = NULL;
+	memset(&c->kept, 0, sizeof(c->kept)); /* pca_dup copies it */
 	if (src->swcipher && EVP_CIPHER_up_ref(src->swcipher))
 		c->swcipher = src->swcipher;
 	if (src->started && src->sw && src->tls_version && !src->enc &&

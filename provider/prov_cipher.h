@@ -77,6 +77,12 @@ struct pc_ctx {
 	uint8_t tls_mac[PC_TLS_MAC_MAX]; /* the last record opened's */
 
 	/* AEAD (prov_aead.c). */
+	/* The message ran as one op at its first data update (PCA_EARLY_*):
+	 * an encryption keeps its ciphertext in the arena in case more
+	 * data follows; a decryption keeps the tag it verified. */
+	int early;
+	struct pio_kept kept;
+	uint8_t early_tag[PC_TAG_MAX];
 	struct pio_stream *st;	   /* owned: the message's stream */
 	struct prov_conn *st_conn; /* the reference st lives on */
 	uint8_t *aad; /* owned: AAD buffered until the first data */

@@ -422,7 +422,10 @@ struct pio_req {
 	uint32_t stream; /* 0: one op */
 	unsigned first, last;
 	uint32_t param;
-	int writes; /* the op has output */
+	int writes; /* PIO_WRITES*: the op has output */
+	/* A one-shot op whose buffer the caller keeps (pio_crypt_keep):
+	 * the output stays in the arena, *keep gets it. */
+	uint8_t **keep;
 };
 
 struct pio_piece {
@@ -461,9 +464,15 @@ static void res_take(struct pio_q *pq, int s)
 	}
 }
 
-static void piece_release(struct pio_q *pq, struct pio_piece *pc)
+/* A piece is done: its buffer back to the arena. No plaintext is left in
+ * shared memory: a buffer that held it at the end (a decryption's
+ * output, a digest's or MAC's message, an op that failed) is wiped; one
+ * that an encryption turned into ciphertext in place is not (a pass
+ * over the data saved). */
+static void piece_release(struct pio_q *pq, struct pio_piece *pc, int wipe)
 {
-	memset(pc->buf, 0, pc->len); /* no plaintext left in shared memory */
+	if (wipe)
+		memset(pc->buf, 0, pc->len);
 	cc_buf_free(pq->q, pc->buf);
 	res_take(pq, pc->slot);
 }
@@ -568,17 +577,24 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 		if (r->writes && r->out) {
 			if (st == CC_OK)
 				memcpy(r->out + *done, pc->buf, pc->len);
-			else
+			else if (r->writes != PIO_WRITES_IF_OK)
 				memset(r->out + *done, 0, pc->len);
 		}
 		*done += pc->len;
-		piece_release(pq, pc);
+		if (r->keep && st == CC_OK) {
+			*r->keep = pc->buf; /* the caller's now */
+			res_take(pq, pc->slot);
+		} else {
+			piece_release(pq, pc,
+				      !(r->writes && r->dir == CC_ENCRYPT &&
+					st == CC_OK));
+		}
 		head = (head + 1) % PIO_DEPTH;
 		n_in--;
 	}
 	if (!err && r->tag_len && r->dir == CC_ENCRYPT && tag_buf)
 		memcpy(r->tag, tag_buf, r->tag_len);
-	if (err == CC_ERR_AUTH_FAILED && r->writes && r->out)
+	if (err == CC_ERR_AUTH_FAILED && r->writes == PIO_WRITES && r->out)
 		memset(r->out, 0, *done); /* forged: release none of it */
 	if (side) {
 		memset(side, 0, side_len);
@@ -668,10 +684,93 @@ int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 		if (err != -ENOMEM)
 			return err;
 	}
+	/* The library's path would zero out on a failure. */
+	if (writes == PIO_WRITES_IF_OK)
+		return -ENOMEM;
 	/* Too big for the thread's arena, or no queue: the library's
 	 * copying path. */
 	return cc_crypt(conn->cc, session, dir, iv, iv_len, aad, aad_len, in,
 			out, len, tag);
+}
+
+int pio_crypt_keep(struct prov *p, struct prov_conn *conn, uint32_t session,
+		   unsigned tag_len, enum cc_dir dir, const void *iv,
+		   unsigned iv_len, const void *aad, size_t aad_len,
+		   const void *in, void *out, size_t len, void *tag,
+		   struct pio_kept *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (!len || len > PIO_OP_MAX || aad_len > CRD_AAD_MAX)
+		return -ENOMEM;
+	struct pio_q *pq;
+	int err = pio_queue(p, conn, &pq);
+	if (err)
+		return err;
+	struct pio_req r = {
+		.session = session,
+		.dir = dir,
+		.iv = iv,
+		.iv_len = iv_len,
+		.aad = aad,
+		.aad_len = aad_len,
+		.in = in,
+		.out = out,
+		.len = len,
+		.tag = tag,
+		.tag_len = tag ? tag_len : 0,
+		.writes = 1,
+		.keep = &k->buf,
+	};
+	size_t done;
+	pthread_mutex_lock(&pq->lock);
+	err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, &done);
+	pthread_mutex_unlock(&pq->lock);
+	if (!k->buf) {
+		pq_put(pq);
+		return err;
+	}
+	k->pq = pq; /* its reference, until pio_kept_release */
+	k->len = len;
+	return err;
+}
+
+void pio_kept_release(struct pio_kept *k, int wipe)
+{
+	if (!k->buf)
+		return;
+	struct pio_q *pq = k->pq;
+	pthread_mutex_lock(&pq->lock);
+	if (wipe)
+		memset(k->buf, 0, k->len);
+	/* A dead queue's arena is abandoned with it. */
+	if (!atomic_load(&pq->dead))
+		cc_buf_free(pq->q, k->buf);
+	pthread_mutex_unlock(&pq->lock);
+	pq_put(pq);
+	memset(k, 0, sizeof(*k));
+}
+
+int pio_kept_dup(const struct pio_kept *src, struct pio_kept *dst)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (!src->buf)
+		return 0;
+	struct pio_q *pq = src->pq;
+	int err = 0;
+	pthread_mutex_lock(&pq->lock);
+	if (atomic_load(&pq->dead))
+		err = -EPIPE;
+	else if (!(dst->buf = pq_alloc(pq, src->len)))
+		err = -ENOMEM;
+	else
+		memcpy(dst->buf, src->buf, src->len);
+	pthread_mutex_unlock(&pq->lock);
+	if (err)
+		return err;
+	atomic_fetch_add(&pq->refs, 1);
+	dst->pq = pq;
+	dst->len = src->len;
+	return 0;
 }
 
 /* ---- streams ---- */
