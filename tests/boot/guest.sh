@@ -82,7 +82,7 @@ check group-nonmember '[ $rc = 1 ] && [[ $out == *"ermission denied"* ]]' 'bob (
 
 # --- the OpenSSL provider from its package, with the packaged example
 # configuration, as a member of group cryptod: SHA-256("abc") (FIPS 180-2)
-cnf=/usr/share/doc/cryptod-openssl-provider/examples/cryptod-provider.cnf
+cnf=/usr/share/cryptod/cryptod-provider.cnf
 dg=$(printf abc | runuser -u alice -- env OPENSSL_CONF=$cnf timeout 20 openssl dgst -sha256 -propquery provider=cryptod 2>&1)
 check openssl-provider '[[ $dg == *ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad ]]' \
 	'openssl dgst through the provider: $dg'

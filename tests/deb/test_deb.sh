@@ -82,8 +82,8 @@ has libcryptoclient-dev /usr/include/cryptoclient.h /usr/lib/$ML/libcryptoclient
 	/usr/share/man/man3/cc_disconnect.3.gz /usr/share/man/man3/cc_alg_name.3.gz \
 	/usr/share/man/man3/cc_enqueue_burst.3.gz /usr/share/man/man3/cc_submit.3.gz
 has cryptod-openssl-provider /usr/lib/$ML/ossl-modules/cryptod.so \
-	/usr/share/doc/cryptod-openssl-provider/examples/cryptod-provider.cnf \
-	/usr/share/doc/cryptod-openssl-provider/examples/cryptod-provider-tls.cnf
+	/usr/share/cryptod/cryptod-provider.cnf \
+	/usr/share/cryptod/cryptod-provider-tls.cnf
 ARCH_OF=all has cryptoshim-dkms /usr/src/cryptoshim-$VERSION/dkms.conf \
 	/usr/src/cryptoshim-$VERSION/cryptoshim.c /usr/src/cryptoshim-$VERSION/Kbuild
 

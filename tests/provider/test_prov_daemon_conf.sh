@@ -32,6 +32,37 @@ OPENSSL_CONF=/dev/null openssl enc -aes-128-ctr -K $key -iv $iv -in "$tmp/m" -ou
 cmp -s "$tmp/a" "$tmp/b" || bad "aes-128-ctr differs from openssl enc"
 timeout 20 "$ctl" encrypt -a aes-128-gcm -k $key -i 000102030405060708090a0b --in "$tmp/m" >/dev/null ||
 	bad "aes-128-gcm failed"
+
+# The shipped configurations offload with nothing on the command line:
+# OPENSSL_CONF alone, and the daemon's byte counters move by the file.
+bytes() {
+	"$ctl" stats --json | python3 -c 'import json, sys
+print(sum(e["bytes"] for e in json.load(sys.stdin)["engines"]))'
+}
+offloads() { # what, config, command...
+	local what=$1 conf=$2 b0 b1
+	shift 2
+	b0=$(bytes)
+	OPENSSL_CONF=$conf OPENSSL_MODULES=$provdir timeout 20 "$@" ||
+		bad "$what: failed"
+	b1=$(bytes)
+	[ $((b1 - b0)) -ge 100003 ] ||
+		bad "$what: not offloaded ($((b1 - b0)) bytes reached the daemon)"
+}
+gen=$src/provider/cryptod-provider.cnf tls=$src/provider/cryptod-provider-tls.cnf
+offloads "cryptod-provider.cnf: openssl enc" "$gen" \
+	openssl enc -aes-128-ctr -K $key -iv $iv -in "$tmp/m" -out "$tmp/c"
+cmp -s "$tmp/c" "$tmp/b" || bad "cryptod-provider.cnf: enc output differs"
+offloads "cryptod-provider.cnf: openssl dgst" "$gen" \
+	openssl dgst -sha256 -out "$tmp/dg" "$tmp/m"
+grep -q "$(sha256sum <"$tmp/m" | cut -c1-64)" "$tmp/dg" ||
+	bad "cryptod-provider.cnf: digest differs from sha256sum"
+offloads "cryptod-provider-tls.cnf: openssl enc" "$tls" \
+	openssl enc -aes-128-cbc -K $key -iv $iv -in "$tmp/m" -out "$tmp/c"
+OPENSSL_CONF=/dev/null openssl enc -aes-128-cbc -K $key -iv $iv -in "$tmp/m" \
+	-out "$tmp/b2"
+cmp -s "$tmp/c" "$tmp/b2" || bad "cryptod-provider-tls.cnf: enc output differs"
+
 if [ "$fails" -ne 0 ]; then
 	echo "FAIL: $fails"
 	exit 1
