@@ -319,9 +319,15 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		 * would be dropped without a word: refuse it. */
 		const unsigned fl = op->stream_flags;
 		const int clone = fl & CC_STREAM_CLONE;
+		const unsigned short_tag = fl >> 8 & 0xffu;
+		if (short_tag &&
+		    (!(fl & CC_STREAM_LAST) || short_tag >= tag_len))
+			return -EINVAL;
+		if (short_tag)
+			tag_len = short_tag;
 		if (op->sessionless || op->src_sgl || op->dst_sgl ||
-		    (fl &
-		     ~(CC_STREAM_FIRST | CC_STREAM_LAST | CC_STREAM_CLONE)) ||
+		    (fl & ~(CC_STREAM_FIRST | CC_STREAM_LAST | CC_STREAM_CLONE |
+			    CC_STREAM_TAG_LEN(0xff))) ||
 		    (op->tag && !(fl & CC_STREAM_LAST)) ||
 		    (op->stream_param && !clone &&
 		     (fl & (CC_STREAM_FIRST | CC_STREAM_LAST)) !=
@@ -382,7 +388,11 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 			  op->user_data,
 			  sqe_pack32(op->session,
 				     sqe_pack8(dir, flags, op->iv_len,
-					       0 /* tag: the session's */)) },
+					       /* 0: the session's */
+					       op->stream
+						       ? op->stream_flags >> 8 &
+								 0xffu
+						       : 0)) },
 		  (sqe_words){ sqe_pack32((uint32_t)src, op->len),
 			       sqe_pack32((uint32_t)dst, (uint32_t)aad) },
 		  (sqe_words){

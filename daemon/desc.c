@@ -48,8 +48,19 @@ static int desc_stream_fields(const struct crd_sqe *e, const struct session *s,
 	const int last = e->flags & CRD_SQE_F_LAST;
 	const struct alg_cap *cap = s->cap;
 	unsigned t = e->tag_len ? e->tag_len : s->tag_len;
-	if ((last && t != s->tag_len) || (!last && e->tag_len))
+	if (!last && e->tag_len)
 		return CRD_ST_BAD_PARAM;
+	/* LAST may make or verify a tag shorter than the session's (one
+	 * known only at the end, as OpenSSL takes it), within the engine's
+	 * sizes; not on a session that may not encrypt: a key that may only
+	 * verify keeps its whole tag (a shorter one could be found by trial
+	 * a byte at a time). */
+	if (last && t != s->tag_len) {
+		if (t > s->tag_len || !range_has(cap->tag, cap->n_tag, t))
+			return CRD_ST_BAD_PARAM;
+		if (!(s->op_mask & (1u << CRD_OP_ENCRYPT)))
+			return CRD_ST_POLICY;
+	}
 	if ((e->flags & CRD_SQE_F_CLONE) && e->len)
 		return CRD_ST_BAD_PARAM; /* a clone carries no data */
 	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||

@@ -233,8 +233,10 @@ int pio_stream_open(struct prov *p, struct prov_conn *conn,
 		    struct pio_stream **out);
 int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
 		      void *out, size_t *out_len);
+/* tag_len: 0 for the session's; fewer bytes make or verify a tag that
+ * long (CC_STREAM_TAG_LEN). */
 int pio_stream_final(struct pio_stream *s, void *out, size_t *out_len,
-		     void *tag);
+		     void *tag, unsigned tag_len);
 void pio_stream_free(struct pio_stream *s);
 struct prov_conn *pio_stream_conn(const struct pio_stream *s);
 /* A copy of src going on independently (EVP dupctx), on session (of the

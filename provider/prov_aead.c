@@ -21,8 +21,8 @@
  * of a whole record, in place) are one op each.
  *
  * A decrypting stream's session is made with the tag length known at
- * its first piece (16 if none was set yet): a shorter tag must be set
- * before the first data update. The daemon's GCM IVs are 1..16 bytes,
+ * its first piece (16 if none was set yet); a shorter tag set later is
+ * verified at final as that many bytes of the tag. The daemon's GCM IVs are 1..16 bytes,
  * its AAD up to 65535 bytes; anything else is left to the default
  * provider with fallback = default, else refused.
  */
@@ -473,18 +473,14 @@ int pca_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 		if (r)
 			return r;
 	}
-	if (!c->enc && c->taglen != c->sess.tag_len) {
-		PROV_ERR(c->p, PROV_R_UNSUPPORTED,
-			 "a %zu-byte tag set after the first update (set "
-			 "short tags before it)",
-			 c->taglen);
-		pca_reset(c);
-		return -EOPNOTSUPP;
-	}
+	/* A decryption's tag set after its first data update may be shorter
+	 * than its stream's session takes: the daemon verifies that many
+	 * bytes. */
 	uint8_t tag[TAG_LEN];
 	memcpy(tag, c->tag, sizeof(tag));
 	size_t n = 0;
-	int err = pio_stream_final(c->st, out, &n, tag);
+	int err = pio_stream_final(c->st, out, &n, tag,
+				   c->enc ? 0 : (unsigned)c->taglen);
 	pio_stream_free(c->st);
 	c->st = NULL;
 	prov_conn_put(c->st_conn);

@@ -133,7 +133,7 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 		return m->sw_ops->final(m->owner, out, outl);
 	if (m->st) {
 		size_t n;
-		err = pio_stream_final(m->st, NULL, &n, tag);
+		err = pio_stream_final(m->st, NULL, &n, tag, 0);
 		pio_stream_free(m->st);
 		m->st = NULL;
 		prov_conn_check(m->p, m->conn, err);

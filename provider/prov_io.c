@@ -419,7 +419,8 @@ struct pio_req {
 	size_t len;
 	uint8_t *tag; /* tag_len bytes: read (decrypt) or written */
 	unsigned tag_len;
-	uint32_t stream; /* 0: one op */
+	unsigned short_tag; /* LAST: only this many of the tag's bytes */
+	uint32_t stream;    /* 0: one op */
 	unsigned first, last;
 	uint32_t param;
 	int writes; /* PIO_WRITES*: the op has output */
@@ -544,6 +545,9 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 			}
 			if (is_last && (!r->stream || r->last) && r->tag_len)
 				op.tag = tag_buf;
+			if (is_last && r->stream && r->last && r->short_tag)
+				op.stream_flags |=
+					CC_STREAM_TAG_LEN(r->short_tag);
 			int rc = pq_submit(pq, &op, s);
 			if (rc) {
 				cc_buf_free(pq->q, buf);
@@ -822,7 +826,8 @@ int pio_stream_open(struct prov *p, struct prov_conn *conn,
 }
 
 static int stream_run(struct pio_stream *s, const void *in, void *out,
-		      size_t len, int last, void *tag, int writes, size_t *done)
+		      size_t len, int last, void *tag, unsigned short_tag,
+		      int writes, size_t *done)
 {
 	struct pio_q *pq = s->pq;
 	*done = 0;
@@ -840,6 +845,7 @@ static int stream_run(struct pio_stream *s, const void *in, void *out,
 		.len = len,
 		.tag = last ? tag : NULL,
 		.tag_len = last ? s->tag_len : 0,
+		.short_tag = last ? short_tag : 0,
 		.stream = s->handle,
 		.first = !s->started,
 		.last = last,
@@ -871,7 +877,8 @@ int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
 		      void *out, size_t *out_len)
 {
 	size_t done = 0;
-	int err = len ? stream_run(s, in, out, len, 0, NULL, out != NULL, &done)
+	int err = len ? stream_run(s, in, out, len, 0, NULL, 0, out != NULL,
+				   &done)
 		      : 0;
 	if (out_len)
 		*out_len = len && out ? done : 0;
@@ -879,10 +886,12 @@ int pio_stream_update(struct pio_stream *s, const void *in, size_t len,
 }
 
 int pio_stream_final(struct pio_stream *s, void *out, size_t *out_len,
-		     void *tag)
+		     void *tag, unsigned tag_len)
 {
 	size_t done;
-	int err = stream_run(s, NULL, out, 0, 1, tag, 0, &done);
+	int err = stream_run(s, NULL, out, 0, 1, tag,
+			     tag_len && tag_len < s->tag_len ? tag_len : 0, 0,
+			     &done);
 	if (out_len)
 		*out_len = 0;
 	return err;
@@ -899,7 +908,7 @@ void pio_stream_free(struct pio_stream *s)
 			 * all it has to do). */
 			uint8_t scratch[CRD_TAG_MAX] = { 0 };
 			size_t done;
-			(void)stream_run(s, NULL, NULL, 0, 1, scratch, 0,
+			(void)stream_run(s, NULL, NULL, 0, 1, scratch, 0, 0,
 					 &done);
 		} else {
 			pthread_mutex_lock(&s->pq->lock);

@@ -185,6 +185,13 @@ struct cc_op {
  * mid-message). CC_ERR_STREAM_BUSY when that handle's slot is open,
  * CC_ERR_BAD_PARAM for another kind of session; the source goes on. */
 #define CC_STREAM_CLONE 4u
+/* With CC_STREAM_LAST: make (encrypt) or verify (decrypt) only the first
+ * n bytes of the tag, 1 <= n < the session's tag length, as a one-shot
+ * session of tag length n would (AES-GCM and ChaCha20-Poly1305: a tag
+ * whose length is known only at the end, as OpenSSL allows; n within the
+ * engine's tag sizes). Refused (CC_ERR_POLICY) on a session that may not
+ * encrypt: a key that may only verify keeps its whole tag. */
+#define CC_STREAM_TAG_LEN(n) (((unsigned)(n)&0xffu) << 8)
 
 struct cc_completion {
 	uint64_t user_data;

@@ -12,7 +12,11 @@
  * - an XTS piece of more than CRD_XTS_STREAM_UNITS_MAX data units is
  *   refused (CC_ERR_BAD_PARAM), one of exactly that many runs;
  * - a FIRST on the slot of a stream whose session was destroyed opens a
- *   new stream (no STREAM_BUSY).
+ *   new stream (no STREAM_BUSY);
+ * - a LAST with CC_STREAM_TAG_LEN(n) makes the first n bytes of the tag
+ *   OpenSSL makes, verifies a truncated tag (and fails a wrong one), and
+ *   is refused for n the engine does not take, n not shorter than the
+ *   session's, and on a piece that is not LAST.
  *
  * Exit: 0 all passed, 1 any failure, 77 no daemon.
  */
@@ -24,6 +28,8 @@
 #include <string.h>
 
 #include <cryptod/ring_abi.h>
+
+#include <openssl/evp.h>
 
 static unsigned long checked, failed;
 
@@ -230,6 +236,129 @@ static void first_after_destroy(struct cc_conn *c, struct cc_queue *q,
 	(void)cc_session_destroy(c, s2);
 }
 
+/* The AES-128-GCM tag OpenSSL makes for (key, iv 12, aad, msg). */
+static int ossl_gcm_tag(const uint8_t *key, const uint8_t *iv,
+			const uint8_t *aad, int aad_len, const uint8_t *msg,
+			int len, uint8_t tag[16])
+{
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	uint8_t out[4096];
+	int n, ok = x && len <= (int)sizeof(out) &&
+		    EVP_EncryptInit_ex(x, EVP_aes_128_gcm(), NULL, key, iv) &&
+		    EVP_EncryptUpdate(x, NULL, &n, aad, aad_len) &&
+		    EVP_EncryptUpdate(x, out, &n, msg, len) &&
+		    EVP_EncryptFinal_ex(x, out, &n) &&
+		    EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+	EVP_CIPHER_CTX_free(x);
+	return ok ? 0 : -1;
+}
+
+/* A GCM stream of two pieces whose LAST asks for an n-byte tag: the
+ * status of LAST. */
+static int short_tag_stream(struct cc_queue *q, uint32_t sid, enum cc_dir dir,
+			    uint8_t *buf, unsigned n)
+{
+	uint32_t h;
+	if (cc_stream_handle_get(q, &h))
+		return -EBUSY;
+	struct cc_op op[2] = {
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf,
+		  .len = 700,
+		  .iv = buf + 8192,
+		  .iv_len = 12,
+		  .aad = buf + 8192 + 64,
+		  .aad_len = 20,
+		  .stream = h,
+		  .stream_flags = CC_STREAM_FIRST },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf + 700,
+		  .len = 324,
+		  .tag = buf + 8192 + 128,
+		  .stream = h,
+		  .stream_flags = CC_STREAM_LAST | CC_STREAM_TAG_LEN(n) },
+	};
+	struct cc_completion cp[2];
+	int r = run(q, op, 2, cp);
+	cc_stream_handle_put(q, h);
+	if (r)
+		return r;
+	return cp[0].status ? cp[0].status : cp[1].status;
+}
+
+static void short_tags(struct cc_conn *c, struct cc_queue *q, uint8_t *buf)
+{
+	static const uint8_t key[16] = { 0x2b, 0x7e, 0x15, 0x16 };
+	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+					.key = key,
+					.key_len = 16 };
+	uint32_t sid;
+	int r = cc_session_create(c, &sp, &sid);
+	expect(r == 0, "a GCM session for short tags", r);
+	if (r)
+		return;
+	uint8_t msg[1024], want[16];
+	for (unsigned i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)(i * 7 + 3);
+	for (unsigned i = 0; i < 64 + 20; i++)
+		buf[8192 + i] = (uint8_t)(0x40 + i); /* IV, then the AAD */
+	expect(ossl_gcm_tag(key, buf + 8192, buf + 8192 + 64, 20, msg, 1024,
+			    want) == 0,
+	       "OpenSSL's tag", 0);
+	static const unsigned ns[] = { 4, 8, 12, 13, 14, 15 };
+	for (unsigned k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+		unsigned n = ns[k];
+		char what[96];
+		memcpy(buf, msg, sizeof(msg));
+		memset(buf + 8192 + 128, 0, 16);
+		r = short_tag_stream(q, sid, CC_ENCRYPT, buf, n);
+		snprintf(what, sizeof(what), "encrypt, a %u-byte tag", n);
+		expect(r == 0 && !memcmp(buf + 8192 + 128, want, n) &&
+			       buf[8192 + 128 + n] == 0,
+		       what, r);
+		/* buf holds the ciphertext: decrypt it back. */
+		memcpy(buf + 8192 + 128, want, n);
+		r = short_tag_stream(q, sid, CC_DECRYPT, buf, n);
+		snprintf(what, sizeof(what), "decrypt, a %u-byte tag", n);
+		expect(r == 0 && !memcmp(buf, msg, sizeof(msg)), what, r);
+		memcpy(buf, msg, sizeof(msg));
+		(void)short_tag_stream(q, sid, CC_ENCRYPT, buf, n);
+		memcpy(buf + 8192 + 128, want, n);
+		buf[8192 + 128 + n - 1] ^= 1;
+		r = short_tag_stream(q, sid, CC_DECRYPT, buf, n);
+		snprintf(what, sizeof(what), "decrypt, a wrong %u-byte tag", n);
+		expect(r == CC_ERR_AUTH_FAILED, what, r);
+	}
+	/* GCM takes 4, 8 and 12..16 bytes: 3 and 11 are not its sizes. */
+	r = short_tag_stream(q, sid, CC_ENCRYPT, buf, 3);
+	expect(r == CC_ERR_BAD_PARAM, "a 3-byte tag", r);
+	r = short_tag_stream(q, sid, CC_ENCRYPT, buf, 11);
+	expect(r == CC_ERR_BAD_PARAM, "an 11-byte tag", r);
+	/* Not shorter than the session's, or not on LAST: the library. */
+	uint32_t h;
+	cc_stream_handle_get(q, &h);
+	struct cc_op op = { .session = sid,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .len = 16,
+			    .iv = buf + 8192,
+			    .iv_len = 12,
+			    .tag = buf + 8192 + 128,
+			    .stream = h,
+			    .stream_flags = CC_STREAM_FIRST | CC_STREAM_LAST |
+					    CC_STREAM_TAG_LEN(16) };
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "a 16-byte 'short' tag on a 16-byte session", r);
+	op.stream_flags = CC_STREAM_FIRST | CC_STREAM_TAG_LEN(8);
+	op.tag = NULL;
+	r = cc_enqueue_burst(q, &op, 1);
+	expect(r == -EINVAL, "a tag length on a piece that is not LAST", r);
+	cc_stream_handle_put(q, h);
+	(void)cc_session_destroy(c, sid);
+}
+
 int main(void)
 {
 	struct fx_daemon d;
@@ -257,6 +386,7 @@ int main(void)
 	ccm_single_piece(c);
 	xts_units(c, q, buf);
 	first_after_destroy(c, q, buf);
+	short_tags(c, q, buf);
 
 	cc_buf_free(q, buf);
 	int st = fx_teardown(&d, c, q);
