@@ -62,6 +62,8 @@ static const OSSL_ITEM prov_reasons[] = {
 	{ PROV_R_FALLBACK, "cryptod: fallback to the default provider failed" },
 	{ PROV_R_NOMEM, "cryptod: out of memory" },
 	{ PROV_R_BAD_DECRYPT, "cryptod: bad decrypt (padding)" },
+	{ PROV_R_GONE, "cryptod closed the connection: the daemon stopped or "
+		       "restarted (the next operation connects again)" },
 	{ 0, NULL },
 };
 

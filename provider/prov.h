@@ -41,6 +41,7 @@ enum prov_reason {
 	PROV_R_FALLBACK,	/* the default provider failed the op */
 	PROV_R_NOMEM,
 	PROV_R_BAD_DECRYPT, /* CBC/ECB padding */
+	PROV_R_GONE,	    /* the daemon went away under an op */
 	PROV_R_MAX
 };
 
@@ -154,7 +155,11 @@ int prov_conn_get(struct prov *p, struct prov_conn **out);
 void prov_conn_put(struct prov_conn *c);
 /* err came from an op on c: if it says the connection is dead, c is
  * retired (the next prov_conn_get reconnects). */
-void prov_conn_check(struct prov *p, struct prov_conn *c, int err);
+int prov_conn_check(struct prov *p, struct prov_conn *c, int err);
+/* The reason an op's failure raises: PROV_R_GONE when err says the
+ * connection died (the daemon stopped or restarted), PROV_R_UNREACHABLE
+ * when a new one found no daemon, else PROV_R_OP. */
+int prov_op_reason(int err);
 void prov_conn_fini(struct prov *p);
 
 /* A session on a connection, created from a key the context keeps. */

@@ -39,7 +39,7 @@ int pc_op_err(struct pc_ctx *c, int err, const char *what)
 		PROV_ERR(c->p, PROV_R_BAD_TAG, "%s: %s",
 			 pc_name(c->ci, name, sizeof(name)), cc_strerror(err));
 	else
-		PROV_ERR(c->p, PROV_R_OP, "%s %s: %s",
+		PROV_ERR(c->p, prov_op_reason(err), "%s %s: %s",
 			 pc_name(c->ci, name, sizeof(name)), what,
 			 cc_strerror(err));
 	return err;

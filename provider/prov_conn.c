@@ -95,10 +95,18 @@ static int conn_dead(int err)
 	       err == -ETIMEDOUT || err == -EBADF || err == CC_ERR_SHUTDOWN;
 }
 
-void prov_conn_check(struct prov *p, struct prov_conn *c, int err)
+int prov_op_reason(int err)
+{
+	/* An op sent again on a new connection finds no daemon. */
+	if (err == -ECONNREFUSED || err == -ENOENT || err == -EACCES)
+		return PROV_R_UNREACHABLE;
+	return conn_dead(err) ? PROV_R_GONE : PROV_R_OP;
+}
+
+int prov_conn_check(struct prov *p, struct prov_conn *c, int err)
 {
 	if (!c || !conn_dead(err))
-		return;
+		return 0;
 	atomic_store(&c->broken, 1);
 	pthread_mutex_lock(&p->lock);
 	int mine = p->conn == c;
@@ -107,6 +115,7 @@ void prov_conn_check(struct prov *p, struct prov_conn *c, int err)
 	pthread_mutex_unlock(&p->lock);
 	if (mine)
 		prov_conn_put(c); /* p->conn's reference */
+	return 1;
 }
 
 void prov_conn_fini(struct prov *p)

@@ -86,7 +86,7 @@ static int ph_start(struct ph_msg *m)
 	m->len = 0;
 	if (err) {
 		prov_conn_check(m->p, m->conn, err);
-		PROV_ERR(m->p, PROV_R_OP, "%s update: %s", m->name,
+		PROV_ERR(m->p, prov_op_reason(err), "%s update: %s", m->name,
 			 cc_strerror(err));
 		return 0;
 	}
@@ -102,8 +102,8 @@ int ph_update(struct ph_msg *m, const void *data, size_t len)
 		int err = pio_stream_update(m->st, data, len, NULL, &n);
 		if (err) {
 			prov_conn_check(m->p, m->conn, err);
-			PROV_ERR(m->p, PROV_R_OP, "%s update: %s", m->name,
-				 cc_strerror(err));
+			PROV_ERR(m->p, prov_op_reason(err), "%s update: %s",
+				 m->name, cc_strerror(err));
 			return 0;
 		}
 		return 1;
@@ -165,7 +165,8 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 		m->len = 0;
 	}
 	if (err) {
-		PROV_ERR(m->p, PROV_R_OP, "%s final: %s", m->name,
+		prov_conn_check(m->p, m->conn, err);
+		PROV_ERR(m->p, prov_op_reason(err), "%s final: %s", m->name,
 			 cc_strerror(err));
 		return 0;
 	}
