@@ -33,10 +33,13 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
 enum { PCA_EARLY_NONE, PCA_EARLY_ENC, PCA_EARLY_DEC };
+/* early_op: not run as one op, take a stream (PC_SW is 1). */
+enum { EARLY_STREAM = 2 };
 
 enum {
 	GCM_TLS_FIXED = 4,
@@ -272,9 +275,10 @@ static int msg_begin(struct pc_ctx *c, size_t len)
 }
 
 /*
- * The first data update as the whole message, one op. 0 done; 1 not done
- * (the caller takes a stream: no room in the arena, or a decryption whose
- * tag did not verify over this update); -errno.
+ * The first data update as the whole message, one op. 0 done;
+ * EARLY_STREAM not done (the caller takes a stream: no room in the arena,
+ * or a decryption whose tag did not verify over this update); else the
+ * op's error (< 0), not raised.
  */
 static int early_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 		    size_t len)
@@ -288,9 +292,9 @@ static int early_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 				     CC_ENCRYPT, iv, iv_len, c->aad, c->aad_len,
 				     in, out, len, tag, &c->kept);
 		if (err == -ENOMEM)
-			return 1;
+			return EARLY_STREAM;
 		if (err)
-			return pc_op_err(c, err, "update");
+			return err;
 		memcpy(c->tag, tag, TAG_LEN);
 		c->taglen = TAG_LEN;
 		c->early = PCA_EARLY_ENC;
@@ -304,12 +308,49 @@ static int early_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
 			CC_DECRYPT, iv, iv_len, c->aad, c->aad_len, in, out,
 			len, tag, PIO_WRITES_IF_OK);
 	if (err == CC_ERR_AUTH_FAILED || err == -ENOMEM)
-		return 1; /* a forgery or more to come; or no room: a stream */
+		return EARLY_STREAM; /* a forgery or more to come; no room */
 	if (err)
-		return pc_op_err(c, err, "update");
+		return err;
 	memcpy(c->early_tag, c->tag, c->taglen);
 	c->early = PCA_EARLY_DEC;
 	return 0;
+}
+
+/*
+ * early_op, once more on a new connection when the daemon went away
+ * under the first try (nothing of the message had reached it), and
+ * in-process (PC_SW) when there is none and the configuration falls
+ * back: a message that starts while the daemon stops or restarts is
+ * served, as one that starts while it is down. Returns as early_op, or
+ * PC_SW, or -errno raised.
+ */
+static int early_run(struct pc_ctx *c, const uint8_t *in, uint8_t *out,
+		     size_t len)
+{
+	int r = early_op(c, in, out, len);
+	if (r < 0) {
+		if (!prov_conn_check(c->p, c->sess.conn, r))
+			return pc_op_err(c, r, "update");
+		ERR_set_mark();
+		int e = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key,
+				       c->keylen, msg_tag_len(c));
+		if (e && prov_fallback(c->p, e)) {
+			ERR_pop_to_mark();
+			atomic_fetch_sub(&c->p->n_daemon, 1);
+			e = pc_sw_begin(c, c->aad, c->aad_len);
+			if (e)
+				return e;
+			c->sw = 1;
+			return PC_SW;
+		}
+		ERR_clear_last_mark();
+		if (e)
+			return pc_op_err(c, e, "update");
+		r = early_op(c, in, out, len);
+		if (r < 0)
+			return pc_op_err(c, r, "update");
+	}
+	return r;
 }
 
 /*
@@ -414,9 +455,9 @@ int pca_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 			return r;
 		/* One op for the whole message, where it can be. */
 		if (c->enc || c->taglen) {
-			r = early_op(c, in, out, inl);
-			if (r <= 0) {
-				c->data_seen = 1;
+			r = early_run(c, in, out, inl);
+			if (r != EARLY_STREAM) {
+				c->data_seen = r != PC_SW;
 				*outl = r ? 0 : inl;
 				return r;
 			}

@@ -13,6 +13,8 @@
  */
 #include "prov_cipher.h"
 
+#include <openssl/err.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -67,8 +69,31 @@ static uint64_t cc20_room(const uint8_t *iv)
 	return ((1ull << 32) - le32(iv)) * CC20_BLK;
 }
 
+/* The message goes in-process before its first op: swctx from the key
+ * and IV, with what block_update holds back of earlier updates. PC_SW
+ * (the caller repeats the update there) or -errno. */
+static int blk_fall_back(struct pc_ctx *c)
+{
+	int err = pc_sw_begin(c, NULL, 0);
+	if (err)
+		return err;
+	uint8_t tmp[2 * BLK];
+	int n = 0;
+	if (c->bufsz &&
+	    (!EVP_CipherUpdate(c->swctx, tmp, &n, c->buf, (int)c->bufsz) ||
+	     n != 0)) {
+		PROV_ERR(c->p, PROV_R_FALLBACK, "the held-back bytes");
+		return -EINVAL;
+	}
+	OPENSSL_cleanse(c->buf, sizeof(c->buf));
+	c->bufsz = 0;
+	c->sw = 1;
+	return PC_SW;
+}
+
 /* One op (retried once on a fresh connection if the old one died) of
- * len bytes; advances the chaining state. 0 or -errno, raised. */
+ * len bytes; advances the chaining state. 0, PC_SW (a message whose
+ * first op found the daemon gone, falling back) or -errno, raised. */
 static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
 	const struct pc_info *ci = c->ci;
@@ -77,6 +102,7 @@ static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 	if (ci->kind == PC_CBC && !c->enc)
 		memcpy(next, in + len - BLK, BLK); /* before in place */
 	int err = 0;
+	ERR_set_mark();
 	for (int tries = 0; tries < 2; tries++) {
 		err = prov_sess_open(c->p, &c->sess, ci->alg, c->key, c->keylen,
 				     0);
@@ -91,8 +117,18 @@ static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 		if (!atomic_load(&c->sess.conn->broken))
 			break;
 	}
+	/* Nothing of the message reached the daemon yet (it stopped or
+	 * restarted before the first op): in-process, if the configuration
+	 * falls back, as a message that starts while it is down does. */
+	if (err && !c->blk_ran && prov_fallback(c->p, err)) {
+		ERR_pop_to_mark();
+		atomic_fetch_sub(&c->p->n_daemon, 1);
+		return blk_fall_back(c);
+	}
+	ERR_clear_last_mark();
 	if (err)
 		return pc_op_err(c, err, "op");
+	c->blk_ran = 1;
 	if (ci->kind == PC_CBC)
 		memcpy(c->iv, c->enc ? out + len - BLK : next, BLK);
 	else if (ci->kind == PC_CTR)

@@ -145,6 +145,7 @@ void pc_end(struct pc_ctx *c)
 	c->sw = 0;
 	c->bufsz = 0;
 	c->num = 0;
+	c->blk_ran = 0;
 }
 
 /* ---- Context life ---- */

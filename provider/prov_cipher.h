@@ -69,6 +69,7 @@ struct pc_ctx {
 	uint8_t buf[16]; /* a partial block, or the held-back last one */
 	size_t bufsz;
 	unsigned num;	/* CTR, ChaCha20: bytes of ks used */
+	int blk_ran;	/* an op of this message reached the daemon */
 	uint8_t ks[64]; /* ... the keystream of the current block */
 
 	/* CBC TLS records (prov_tls.c): every update is one record. */
