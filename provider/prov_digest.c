@@ -43,16 +43,36 @@ static int ph_go_sw(struct ph_msg *m)
 	return 1;
 }
 
-/* The daemon failed err before any of the message went: fall back or
- * fail. */
-static int ph_failed(struct ph_msg *m, int err)
+/* An update failed with err (reason: PROV_R_*): keep it for final, which
+ * raises it (prov_hash.h); the update itself succeeds. */
+static int ph_keep_failure(struct ph_msg *m, int err, int reason)
+{
+	if (!m->failed) {
+		m->failed = err;
+		m->failed_reason = reason;
+	}
+	pio_stream_free(m->st);
+	m->st = NULL;
+	prov_conn_check(m->p, m->conn, err);
+	prov_conn_put(m->conn);
+	m->conn = NULL;
+	if (m->buf)
+		OPENSSL_cleanse(m->buf, m->len);
+	m->len = 0;
+	return 1;
+}
+
+/* The daemon failed err before any of the message went: fall back, or
+ * keep the failure for final (from an update) or raise it (final). */
+static int ph_failed(struct ph_msg *m, int err, int in_update)
 {
 	if (prov_fallback(m->p, err))
 		return ph_go_sw(m);
-	PROV_ERR(m->p,
-		 err == -ECONNREFUSED || err == -ENOENT ? PROV_R_UNREACHABLE
-							: PROV_R_SESSION,
-		 "%s: %s", m->name, cc_strerror(err));
+	int reason = err == -ECONNREFUSED || err == -ENOENT ? PROV_R_UNREACHABLE
+							    : PROV_R_SESSION;
+	if (in_update)
+		return ph_keep_failure(m, err, reason);
+	PROV_ERR(m->p, reason, "%s: %s", m->name, cc_strerror(err));
 	return 0;
 }
 
@@ -77,44 +97,36 @@ static int ph_start(struct ph_msg *m)
 	}
 	ERR_pop_to_mark();
 	if (err)
-		return ph_failed(m, err);
+		return ph_failed(m, err, 1);
 	atomic_fetch_add(&m->p->n_daemon, 1);
 	m->conn = c;
 	size_t n;
 	err = pio_stream_update(m->st, m->buf, m->len, NULL, &n);
 	OPENSSL_cleanse(m->buf, m->len);
 	m->len = 0;
-	if (err) {
-		prov_conn_check(m->p, m->conn, err);
-		PROV_ERR(m->p, prov_op_reason(err), "%s update: %s", m->name,
-			 cc_strerror(err));
-		return 0;
-	}
+	if (err)
+		return ph_keep_failure(m, err, prov_op_reason(err));
 	return 1;
 }
 
 int ph_update(struct ph_msg *m, const void *data, size_t len)
 {
+	if (m->failed)
+		return 1; /* final says so */
 	if (m->sw)
 		return m->sw_ops->update(m->owner, data, len);
 	if (m->st) {
 		size_t n;
 		int err = pio_stream_update(m->st, data, len, NULL, &n);
-		if (err) {
-			prov_conn_check(m->p, m->conn, err);
-			PROV_ERR(m->p, prov_op_reason(err), "%s update: %s",
-				 m->name, cc_strerror(err));
-			return 0;
-		}
+		if (err)
+			return ph_keep_failure(m, err, prov_op_reason(err));
 		return 1;
 	}
 	if (m->len + len > m->cap) {
 		size_t cap = m->len + len <= PH_HOLD ? PH_HOLD : m->len + len;
 		uint8_t *b = OPENSSL_clear_realloc(m->buf, m->cap, cap);
-		if (!b) {
-			PROV_ERR(m->p, PROV_R_NOMEM, "%s", m->name);
-			return 0;
-		}
+		if (!b)
+			return ph_keep_failure(m, -ENOMEM, PROV_R_NOMEM);
 		m->buf = b;
 		m->cap = cap;
 	}
@@ -129,6 +141,12 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 	uint8_t tag[CRD_TAG_MAX];
 	unsigned tag_len = cc_alg_tag_len(m->alg);
 	int err;
+	if (m->failed) {
+		PROV_ERR(m->p, m->failed_reason, "%s update: %s", m->name,
+			 cc_strerror(m->failed));
+		m->failed = 0;
+		return 0;
+	}
 	if (m->sw)
 		return m->sw_ops->final(m->owner, out, outl);
 	if (m->st) {
@@ -157,7 +175,7 @@ int ph_final(struct ph_msg *m, uint8_t *out, size_t *outl)
 		}
 		ERR_pop_to_mark();
 		if (err && prov_err_fallback_ok(err))
-			return ph_failed(m, err) &&
+			return ph_failed(m, err, 0) &&
 			       m->sw_ops->final(m->owner, out, outl);
 		if (!err)
 			atomic_fetch_add(&m->p->n_daemon, 1);
@@ -186,6 +204,7 @@ void ph_reset(struct ph_msg *m)
 		OPENSSL_cleanse(m->buf, m->len);
 	m->len = 0;
 	m->sw = 0;
+	m->failed = 0;
 }
 
 int ph_dup(struct ph_msg *dst, const struct ph_msg *src)

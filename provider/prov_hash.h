@@ -5,6 +5,13 @@
  * a context can be duplicated (HMAC and TLS copy digest contexts midway)
  * while it is buffered. Past PH_HOLD the message becomes a daemon stream,
  * and can no longer be duplicated.
+ *
+ * An update never fails: a failure is kept and final reports it (and the
+ * updates in between do nothing). CPython 3.11's hashlib calls
+ * EVP_DigestUpdate for 2 KiB and more with the GIL released and raises
+ * its exception there without it if the update fails: the interpreter
+ * crashes (SIGSEGV). A daemon that stops under a Python program's digest
+ * must cost it a ValueError at digest(), not the process.
  */
 #ifndef CRYPTOD_PROV_HASH_H
 #define CRYPTOD_PROV_HASH_H
@@ -35,6 +42,8 @@ struct ph_msg {
 	struct prov_conn *conn; /* a reference while st is open */
 	struct prov_sess sess;	/* MAC: the key's session */
 	int sw;
+	int failed;	   /* an update's error (-errno / CC_ERR), for final */
+	int failed_reason; /* PROV_R_* to raise it with */
 };
 
 int ph_update(struct ph_msg *m, const void *data, size_t len);

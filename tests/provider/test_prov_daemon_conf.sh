@@ -4,9 +4,11 @@
 # environment, the daemon must still have its aesni engine (which needs
 # OpenSSL's CCM, HMAC and CMAC) and serve ops, rather than send its own
 # work to itself and hang.
-#   test_prov_daemon_conf.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR
+#   test_prov_daemon_conf.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR [SANITIZE]
+# With SANITIZE set (a sanitizer build), the provider cannot load into
+# Debian's openssl: the offload checks at the end are left out.
 set -uo pipefail
-daemon=$1 provdir=$(realpath "$2") ctl=$3 src=$4
+daemon=$1 provdir=$(realpath "$2") ctl=$3 src=$4 sanitize=${5:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-dconf.XXXXXX") || exit 1
 dpid=
 trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -33,6 +35,12 @@ cmp -s "$tmp/a" "$tmp/b" || bad "aes-128-ctr differs from openssl enc"
 timeout 20 "$ctl" encrypt -a aes-128-gcm -k $key -i 000102030405060708090a0b --in "$tmp/m" >/dev/null ||
 	bad "aes-128-gcm failed"
 
+if [ -n "$sanitize" ]; then
+	echo "offload checks skipped: provider built with -fsanitize=$sanitize"
+	[ "$fails" -eq 0 ] && { echo PASS; exit 0; }
+	echo "FAIL: $fails"
+	exit 1
+fi
 # The shipped configurations offload with nothing on the command line:
 # OPENSSL_CONF alone, and the daemon's byte counters move by the file.
 bytes() {
