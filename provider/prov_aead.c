@@ -386,7 +386,7 @@ static int early_resume(struct pc_ctx *c)
 	} else if (err > 0 || err == -EPIPE) {
 		err = pc_op_err(c, err, "update");
 	}
-	pio_kept_release(&c->kept, 1); /* plaintext now */
+	pio_kept_release(&c->kept, 0);
 	c->taglen = 0;
 	return err;
 }

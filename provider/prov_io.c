@@ -465,15 +465,15 @@ static void res_take(struct pio_q *pq, int s)
 	}
 }
 
-/* A piece is done: its buffer back to the arena. No plaintext is left in
- * shared memory: a buffer that held it at the end (a decryption's
- * output, a digest's or MAC's message, an op that failed) is wiped; one
- * that an encryption turned into ciphertext in place is not (a pass
- * over the data saved). */
-static void piece_release(struct pio_q *pq, struct pio_piece *pc, int wipe)
+/* A piece is done: its buffer back to the arena, as it is. The arena is
+ * this process's own memory, shared with the daemon only, which saw the
+ * data anyway; the program holds the same bytes in its own buffers. A
+ * wipe would be a third pass over every byte (the issue's bound is a
+ * copy in and a copy out), for nothing the program's own copies do not
+ * give away: buffers are reused by the next ops. Keys never travel in
+ * it (they go with the session, over the control socket). */
+static void piece_release(struct pio_q *pq, struct pio_piece *pc)
 {
-	if (wipe)
-		memset(pc->buf, 0, pc->len);
 	cc_buf_free(pq->q, pc->buf);
 	res_take(pq, pc->slot);
 }
@@ -589,9 +589,7 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 			*r->keep = pc->buf; /* the caller's now */
 			res_take(pq, pc->slot);
 		} else {
-			piece_release(pq, pc,
-				      !(r->writes && r->dir == CC_ENCRYPT &&
-					st == CC_OK));
+			piece_release(pq, pc);
 		}
 		head = (head + 1) % PIO_DEPTH;
 		n_in--;
