@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cryptod/clock.h>
+
 #include "cryptoctl.h"
 
 static const char usage_stats[] =
@@ -429,7 +431,6 @@ void stats_print_json(const struct stats_snap *snap)
 
 int stats_snap_take(struct cc_conn *conn, struct stats_snap *s)
 {
-	struct timespec ts;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -446,8 +447,7 @@ int stats_snap_take(struct cc_conn *conn, struct stats_snap *s)
 		stats_snap_free(s);
 		return ret;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	s->t = (double)crd_now_ns() / 1e9;
 	return 0;
 }
 

@@ -23,6 +23,8 @@
  */
 #include "prov.h"
 
+#include <cryptod/clock.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,14 +135,6 @@ int prov_fallback(struct prov *p, int err)
 
 enum { REPORT_EVERY_MS = 1000 };
 
-static uint64_t prov_now_ms(void)
-{
-	/* The coarse clock: a vDSO read per message, no syscall. */
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Each connection is told only what its predecessors did not take, so
  * that the daemon's per-program sums count every message once: its
@@ -243,7 +237,7 @@ void prov_report(struct prov *p, int final)
 		if (pthread_mutex_trylock(&p->rep_lock))
 			return;
 	} else {
-		uint64_t now = prov_now_ms();
+		uint64_t now = crd_now_coarse_ms();
 		if (now <
 		    atomic_load_explicit(&p->rep_next_ms, memory_order_relaxed))
 			return;

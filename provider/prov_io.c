@@ -42,6 +42,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cryptod/clock.h>
+
 #include <openssl/async.h>
 #include <openssl/crypto.h>
 
@@ -118,13 +120,6 @@ static void pio_atfork(void)
 unsigned prov_fork_count(void)
 {
 	return atomic_load(&prov_forks);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- queues ---- */
@@ -325,7 +320,7 @@ static int pq_reap(struct pio_q *pq)
 static int pq_sleep(struct pio_q *pq, uint64_t *since)
 {
 	ASYNC_JOB *job = ASYNC_get_current_job();
-	uint64_t t = now_ns();
+	uint64_t t = crd_now_ns();
 	if (!*since)
 		*since = t;
 	if (!job && t - *since < PIO_SPIN_NS) {

@@ -25,4 +25,13 @@ static inline uint64_t crd_now_ms(void)
 	return crd_now_ns() / 1000000u;
 }
 
+/* Milliseconds of the coarse clock (the last tick: a few ms old, and
+ * cheaper still), for once-a-second decisions on a hot path. */
+static inline uint64_t crd_now_coarse_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 #endif
