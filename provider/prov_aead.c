@@ -107,7 +107,8 @@ static unsigned daemon_iv(const struct pc_ctx *c, const uint8_t *iv,
 /* Why the daemon cannot take this message as it stands, or 0. */
 static int daemon_limits(const struct pc_ctx *c, size_t aad_len)
 {
-	if (aad_len > CRD_AAD_MAX || (c->ci->kind == PC_GCM && c->ivlen > 16))
+	if (aad_len > CRD_AAD_MAX ||
+	    (c->ci->kind == PC_GCM && c->ivlen > CC_IV_MAX))
 		return -E2BIG;
 	if (!c->enc && c->taglen && c->taglen != TAG_LEN &&
 	    (c->ci->kind == PC_CHACHAPOLY ||
