@@ -52,7 +52,8 @@ struct crypt_rules {
 	enum crypt_tag tag;
 	enum crypt_len len;
 	unsigned iv_len;       /* the IV it needs; 0: it takes none */
-	unsigned iv_max;       /* CCM: iv_len..iv_max bytes; 0: iv_len only */
+	unsigned iv_max;       /* iv_len..iv_max bytes (CCM, GCM); 0: iv_len
+				* only */
 	unsigned aad : 1;      /* takes --aad */
 	unsigned auth_key : 1; /* needs --auth-key (authenc with HMAC) */
 	unsigned mac_only : 1; /* GMAC: the output is the tag alone */

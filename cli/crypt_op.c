@@ -90,15 +90,18 @@ static int wait_one(struct cc_queue *q, struct cc_completion *cpl)
 
 /*
  * One session-less op on a queue opened for it, its arena laid out as
- * params | data | aad | tag, each 64-byte aligned. Every byte of it is
- * wiped before the queue is closed: the params hold both keys.
+ * params | data | aad | iv | tag, each 64-byte aligned (the IV there only
+ * when the descriptor cannot hold it). Every byte of it is wiped before
+ * the queue is closed: the params hold both keys.
  */
 static int op_sessionless(struct cc_conn *conn, struct crypt_args *a,
 			  uint8_t *data, size_t len)
 {
 	const size_t data_off = align64(sizeof(struct cc_sessionless));
 	const size_t aad_off = data_off + align64(len ? len : 1);
-	const size_t tag_off = aad_off + align64(a->aad_len);
+	const size_t iv_arena = a->iv_len > CC_IV_INLINE ? a->iv_len : 0;
+	const size_t iv_off = aad_off + align64(a->aad_len);
+	const size_t tag_off = iv_off + align64(iv_arena);
 	const size_t need = tag_off + align64(CLI_TAG_MAX);
 	/* 8: the smallest ring the daemon makes (CRD_RING_MIN_ENTRIES). */
 	struct cc_queue_params qp = { .sq_entries = 8, .cq_entries = 8 };
@@ -131,6 +134,7 @@ static int op_sessionless(struct cc_conn *conn, struct crypt_args *a,
 	crypt_args_wipe(a);
 	memcpy(base + data_off, data, len);
 	memcpy(base + aad_off, a->aad, a->aad_len);
+	memcpy(base + iv_off, a->iv, iv_arena);
 	if (a->dir == CC_DECRYPT)
 		memcpy(base + tag_off, a->tag, a->tag_len);
 
@@ -143,7 +147,7 @@ static int op_sessionless(struct cc_conn *conn, struct crypt_args *a,
 		.aad = a->aad_len ? base + aad_off : NULL,
 		.aad_len = a->aad_len,
 		.tag = base + tag_off,
-		.iv = a->iv,
+		.iv = iv_arena ? base + iv_off : a->iv,
 		.iv_len = a->iv_len,
 		.sessionless = sl,
 	};

@@ -38,8 +38,7 @@ enum cli_limits {
 	CLI_KEY_MAX = 64,	     /* AES-256-XTS: two 32-byte halves */
 	CLI_MAC_KEY_MAX = 256,	     /* an HMAC key, as CRD_MAC_KEY_MAX */
 	CLI_AUTH_KEY_MAX = 64,	     /* HMAC key, one SHA block */
-	CLI_IV_MAX = 16,	     /* inline IV of a descriptor */
-	CLI_GCM_IV_LEN = 12,	     /* the GCM IV every engine takes */
+	CLI_IV_MAX = 128,	     /* GCM's longest, as CRD_IV_ARENA_MAX */
 	CLI_BLOCK = 16,		     /* AES block: CBC/ECB lengths, IVs */
 	CLI_TAG_MAX = 64,	     /* as CRD_TAG_MAX: a SHA-512 digest */
 	CLI_AAD_MAX = 65535,	     /* as CRD_AAD_MAX */

@@ -40,6 +40,8 @@ _Static_assert(sizeof(struct cc_sgl_entry) == sizeof(struct crd_seg),
 	       "cc_sgl_entry is crd_seg");
 CC_SAME_FIELD(cc_sgl_entry, crd_seg, off);
 CC_SAME_FIELD(cc_sgl_entry, crd_seg, len);
+_Static_assert(CC_IV_INLINE == CRD_IV_MAX && CC_IV_MAX == CRD_IV_ARENA_MAX,
+	       "the public IV bounds are the ring ABI's");
 
 const char *cc_alg_name(enum cc_alg alg)
 {

@@ -356,10 +356,16 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 			return -EINVAL; /* stream fields without a handle */
 		tag = queue_off(q, op->tag, tag_len);
 	}
-	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0)
-		return -EFAULT;
-	if (op->iv_len > CRD_IV_MAX || (op->iv_len && !op->iv))
+	if (op->iv_len > CRD_IV_ARENA_MAX || (op->iv_len && !op->iv))
 		return -EINVAL;
+	/* A long IV is read from the arena, as the AAD is. */
+	int64_t iv_off = 0;
+	if (op->iv_len > CRD_IV_MAX) {
+		iv_off = queue_off(q, op->iv, op->iv_len);
+		flags |= CRD_SQE_F_ARENA_IV;
+	}
+	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0 || iv_off < 0)
+		return -EFAULT;
 	if (op->dir != CC_ENCRYPT && op->dir != CC_DECRYPT)
 		return -EINVAL;
 
@@ -380,6 +386,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		memcpy(&iv[0], op->iv, 8);
 		memcpy(&w, op->iv + 8, 4);
 		iv[1] = w;
+	} else if (flags & CRD_SQE_F_ARENA_IV) {
+		iv[0] = (uint32_t)iv_off; /* iv[0..3], little-endian */
 	} else if (op->iv_len) {
 		memcpy(iv, op->iv, op->iv_len);
 	}

@@ -38,7 +38,7 @@ struct cc_stream {
 	int started;   /* FIRST was sent */
 	int open;      /* the daemon holds its state */
 	int err;       /* the error that ended it, or 0 */
-	uint8_t iv[CRD_IV_MAX];
+	uint8_t iv[CRD_IV_ARENA_MAX];
 	unsigned iv_len;
 	uint8_t *aad; /* owned copy, until FIRST */
 	size_t aad_len;
@@ -151,17 +151,27 @@ static int stream_run(struct cc_stream *s, const uint8_t *a, size_t na,
 	unsigned head = 0, n_in = 0;
 	size_t sent = 0;
 	int last_sent = 0, err = 0;
-	uint8_t *side = NULL; /* owned arena buffer: AAD, then the tag */
+	/* Owned arena buffer: the AAD, an IV the descriptor cannot hold
+	 * (both FIRST's), then the tag (LAST's). */
+	uint8_t *side = NULL;
+	const size_t iv_arena =
+		!s->started && s->iv_len > CRD_IV_MAX ? s->iv_len : 0;
+	const size_t aad_room = crd_align_up(s->aad_len, 64),
+		     side_len = aad_room + crd_align_up(iv_arena, 64) + 64;
 
-	if ((!s->started && s->aad_len) || last) {
-		side = cc_buf_alloc(q, crd_align_up(s->aad_len, 64) + 64);
+	if ((!s->started && (s->aad_len || iv_arena)) || last) {
+		side = cc_buf_alloc(q, side_len);
 		if (!side)
 			return -ENOMEM;
 	}
 	uint8_t *aad_buf = side;
-	uint8_t *tag_buf = side ? side + crd_align_up(s->aad_len, 64) : NULL;
+	uint8_t *iv_buf = iv_arena ? side + aad_room : NULL;
+	uint8_t *tag_buf =
+		side ? side + aad_room + crd_align_up(iv_arena, 64) : NULL;
 	if (!s->started && s->aad_len)
 		memcpy(aad_buf, s->aad, s->aad_len);
+	if (iv_arena)
+		memcpy(iv_buf, s->iv, iv_arena);
 	if (last && s->tag_len && s->dir == CC_DECRYPT)
 		memcpy(tag_buf, tag, s->tag_len);
 
@@ -189,7 +199,7 @@ static int stream_run(struct cc_stream *s, const uint8_t *a, size_t na,
 				.stream_flags = fl_flags,
 			};
 			if (!s->started) {
-				op.iv = s->iv;
+				op.iv = iv_buf ? iv_buf : s->iv;
 				op.iv_len = s->iv_len;
 				op.aad = s->aad_len ? aad_buf : NULL;
 				op.aad_len = (uint32_t)s->aad_len;
@@ -252,7 +262,7 @@ static int stream_run(struct cc_stream *s, const uint8_t *a, size_t na,
 	if (err == CC_ERR_AUTH_FAILED && s->writes && out)
 		memset(out, 0, *done); /* forged: release nothing of it */
 	if (side) {
-		memset(side, 0, crd_align_up(s->aad_len, 64) + 64);
+		memset(side, 0, side_len);
 		cc_buf_free(q, side);
 	}
 	return err;
@@ -265,7 +275,7 @@ int cc_stream_open(struct cc_conn *c, const struct cc_stream_params *p,
 	    !c->sess_alg[p->session])
 		return CC_ERR_NO_SESSION;
 	if ((p->dir != CC_ENCRYPT && p->dir != CC_DECRYPT) ||
-	    p->iv_len > CRD_IV_MAX || (p->iv_len && !p->iv) ||
+	    p->iv_len > CRD_IV_ARENA_MAX || (p->iv_len && !p->iv) ||
 	    p->aad_len > CRD_AAD_MAX || (p->aad_len && !p->aad))
 		return -EINVAL;
 	unsigned alg = c->sess_alg[p->session];

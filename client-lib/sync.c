@@ -106,7 +106,8 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	int writes = !crd_alg_auth_only(c->sess_alg[session]);
 	/* The 3GPP algorithms count len in bits: in and out hold
 	 * ceil(len / 8) bytes, which are copied whole. */
-	if (aad_len > CRD_AAD_MAX || iv_len > CRD_IV_MAX)
+	if (aad_len > CRD_AAD_MAX || iv_len > CRD_IV_ARENA_MAX ||
+	    (iv_len && !iv))
 		return -EINVAL;
 	if (len > CRD_OP_MAX_LEN && !crd_alg_bit_len(c->sess_alg[session])) {
 		if ((!in || (writes && !out)) || (aad_len && !aad) ||
@@ -124,9 +125,12 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	    (tag_len && !tag))
 		return -EINVAL;
 
-	/* Layout: data | aad | tag, each 64-byte aligned. */
+	/* Layout: data | aad | iv | tag, each 64-byte aligned; the IV only
+	 * when the descriptor cannot hold it. */
+	const unsigned iv_arena = iv_len > CRD_IV_MAX ? iv_len : 0;
 	uint64_t aad_off = crd_align_up(bytes, 64);
-	uint64_t tag_off = aad_off + crd_align_up(aad_len, 64);
+	uint64_t iv_off = aad_off + crd_align_up(aad_len, 64);
+	uint64_t tag_off = iv_off + crd_align_up(iv_arena, 64);
 	uint64_t need = tag_off + 64;
 
 	pthread_mutex_lock(&c->sync_lock);
@@ -143,6 +147,8 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 		memcpy(base, in, bytes);
 	if (aad_len)
 		memcpy(base + aad_off, aad, aad_len);
+	if (iv_arena)
+		memcpy(base + iv_off, iv, iv_arena);
 	if (tag_len && dir == CC_DECRYPT)
 		memcpy(base + tag_off, tag, tag_len);
 
@@ -154,7 +160,7 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 		.aad = aad_len ? base + aad_off : NULL,
 		.aad_len = aad_len,
 		.tag = base + tag_off,
-		.iv = iv,
+		.iv = iv_arena ? base + iv_off : iv,
 		.iv_len = iv_len,
 	};
 	err = sync_run(c, &op);

@@ -38,6 +38,25 @@ static int desc_hits(uint32_t off, uint32_t len, const struct crd_seg *l,
 	return 0;
 }
 
+/* May e carry its iv_len-byte IV on s? Inline up to CRD_IV_MAX bytes, in
+ * the arena up to CRD_IV_ARENA_MAX, and a length s's engine takes: up to
+ * CRD_IV_MAX one bit test (s->iv_ok), longer ones off the fast path. */
+static int desc_iv_len_ok(const struct crd_sqe *e, const struct session *s)
+{
+	const unsigned n = e->iv_len;
+	if (n <= CRD_IV_MAX)
+		return s->iv_ok >> n & 1;
+	return (e->flags & CRD_SQE_F_ARENA_IV) && n <= CRD_IV_ARENA_MAX &&
+	       range_has(s->cap->iv, s->cap->n_iv, n);
+}
+
+/* An arena IV's descriptor: a length, and iv[] nothing but the offset. */
+static int desc_arena_iv_shape_ok(const struct crd_sqe *e)
+{
+	static const uint8_t zero[CRD_IV_MAX - 4];
+	return e->iv_len && !memcmp(e->iv + 4, zero, sizeof(zero));
+}
+
 /* A stream piece: the IV and AAD on FIRST only, the tag on LAST only (a
  * FIRST's tag_off is its parameter), and any length up to an op's; the
  * engine checks what the whole message and its algorithm allow. */
@@ -63,10 +82,9 @@ static int desc_stream_fields(const struct crd_sqe *e, const struct session *s,
 	}
 	if ((e->flags & CRD_SQE_F_CLONE) && e->len)
 		return CRD_ST_BAD_PARAM; /* a clone carries no data */
-	if (e->iv_len > CRD_IV_MAX || e->len > CRD_OP_MAX_LEN ||
-	    crd_alg_bit_len(s->alg))
+	if (e->len > CRD_OP_MAX_LEN || crd_alg_bit_len(s->alg))
 		return CRD_ST_BAD_PARAM;
-	if (first ? !(s->iv_ok >> e->iv_len & 1) || e->aad_len < cap->aad.min ||
+	if (first ? !desc_iv_len_ok(e, s) || e->aad_len < cap->aad.min ||
 			    e->aad_len > cap->aad.max
 		  : e->iv_len || e->aad_len)
 		return CRD_ST_BAD_PARAM;
@@ -101,7 +119,8 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 	    ((e->flags & CRD_SQE_F_CLONE) &&
 	     (e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_LAST))) ||
 	    (stream && (e->flags & (CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL |
-				    CRD_SQE_F_SESSIONLESS))))
+				    CRD_SQE_F_SESSIONLESS))) ||
+	    ((e->flags & CRD_SQE_F_ARENA_IV) && !desc_arena_iv_shape_ok(e)))
 		return CRD_ST_BAD_DESC;
 	if (!s)
 		return CRD_ST_NO_SESSION;
@@ -114,10 +133,10 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_PARAM;
 	const struct alg_cap *cap = s->cap;
 	uint32_t bytes = crd_len_bytes(s->alg, e->len);
-	if (e->iv_len > CRD_IV_MAX || bytes > CRD_OP_MAX_LEN ||
-	    !(s->iv_ok >> e->iv_len & 1) || e->aad_len < cap->aad.min ||
-	    e->aad_len > cap->aad.max || e->len < cap->min_len ||
-	    e->len > cap->max_len || (cap->block > 1 && e->len % cap->block))
+	if (bytes > CRD_OP_MAX_LEN || !desc_iv_len_ok(e, s) ||
+	    e->aad_len < cap->aad.min || e->aad_len > cap->aad.max ||
+	    e->len < cap->min_len || e->len > cap->max_len ||
+	    (cap->block > 1 && e->len % cap->block))
 		return CRD_ST_BAD_PARAM;
 	/* CCM: the length field is 15 - nonce bytes (SP 800-38C A.2); with
 	 * nonces of 12 and 13 it is shorter than CRD_OP_MAX_LEN needs. */
@@ -126,6 +145,26 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_PARAM;
 	*tag_len = t;
 	*len = bytes;
+	return CRD_ST_OK;
+}
+
+/*
+ * The op's IV: inline in the private copy e, or (CRD_SQE_F_ARENA_IV, its
+ * length already checked) copied out of the arena into sg->iv, once,
+ * here: the client may rewrite the arena at any moment, and nothing reads
+ * the arena's copy again.
+ */
+static int desc_iv(const struct crd_sqe *e, const uint8_t *arena,
+		   uint64_t arena_size, struct desc_sgl *sg, const uint8_t **iv)
+{
+	*iv = e->iv;
+	if (!(e->flags & CRD_SQE_F_ARENA_IV))
+		return CRD_ST_OK;
+	const uint32_t off = crd_sqe_iv_off(e->iv);
+	if (!desc_range_ok(off, e->iv_len, arena_size))
+		return CRD_ST_BAD_RANGE;
+	memcpy(sg->iv, arena + off, e->iv_len);
+	*iv = sg->iv;
 	return CRD_ST_OK;
 }
 
@@ -192,13 +231,13 @@ static inline uint32_t desc_tag_off(const struct crd_sqe *e, unsigned tag_len)
 
 /* Fill the fields every valid op has. */
 static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
-		      const struct session *s, unsigned tag_len, uint32_t len,
-		      struct engine_op *op)
+		      const struct session *s, const uint8_t *iv,
+		      unsigned tag_len, uint32_t len, struct engine_op *op)
 {
 	op->sess = s;
 	op->aad = arena + e->aad_off;
 	op->tag = arena + desc_tag_off(e, tag_len);
-	op->iv = e->iv;
+	op->iv = iv;
 	op->len = len;
 	op->bits = crd_alg_bit_len(s->alg) ? e->len : 0;
 	op->aad_len = e->aad_len;
@@ -217,7 +256,8 @@ static void desc_fill(const struct crd_sqe *e, uint8_t *arena,
  */
 static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 		     uint64_t arena_size, const struct session *s,
-		     unsigned tag_len, uint32_t len, struct engine_op *op)
+		     const uint8_t *iv, unsigned tag_len, uint32_t len,
+		     struct engine_op *op)
 {
 	const int gmac = crd_alg_auth_only(s->alg); /* no destination */
 	const int in_place = e->dst_off == e->src_off;
@@ -243,7 +283,7 @@ static int desc_flat(const struct crd_sqe *e, uint8_t *arena,
 		       desc_overlap(e->aad_off, e->aad_len, dst, len))))
 		return op->status = CRD_ST_BAD_RANGE;
 	op->status = CRD_ST_OK;
-	desc_fill(e, arena, s, tag_len, len, op);
+	desc_fill(e, arena, s, iv, tag_len, len, op);
 	op->sgl = 0;
 	op->src = arena + src;
 	/* GMAC: the destination is never written */
@@ -257,9 +297,13 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 {
 	unsigned tag_len = 0;
 	uint32_t len = 0; /* bytes */
+	const uint8_t *iv = e->iv;
 	int st = desc_fields(e, s, &tag_len, &len);
+	if (st == CRD_ST_OK)
+		st = desc_iv(e, arena, arena_size, sg, &iv);
 	if (st == CRD_ST_OK) {
-		int flat = desc_flat(e, arena, arena_size, s, tag_len, len, op);
+		int flat = desc_flat(e, arena, arena_size, s, iv, tag_len, len,
+				     op);
 		if (flat != 1)
 			return flat;
 	}
@@ -284,7 +328,7 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	if (st != CRD_ST_OK)
 		return st;
 
-	desc_fill(e, arena, s, tag_len, len, op);
+	desc_fill(e, arena, s, iv, tag_len, len, op);
 
 	/* Flat pointers when the engine can use the arena directly. */
 	int flat = sg->nsrc == 1 && sg->ndst <= 1;

@@ -17,7 +17,8 @@ int stage_init(struct stage *st)
 {
 	int err;
 	memset(st, 0, sizeof(*st));
-	/* Offsets and lengths only, no secrets: plain heap (~1 KiB each). */
+	/* Offsets, lengths and IVs (public), no secrets: plain heap (~1.2 KiB
+	 * each). */
 	st->sg = calloc(WORKER_BURST, sizeof(*st->sg));
 	if (!st->sg)
 		return -ENOMEM;

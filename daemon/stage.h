@@ -27,11 +27,11 @@ struct stage {
 	size_t bounce_size;
 	struct session *sl; /* owned locked mapping: WORKER_BURST sessions */
 	unsigned sl_used;   /* slots used this pass */
-	/* Owned, WORKER_BURST lists: resolve copies each op's lists out of
-	 * the arena into a slot; a scatter-gather op keeps its slot
-	 * (op->sg_slot) until the run step, which reads only this copy. A
-	 * flat op needs no lists after resolve and leaves its slot to the
-	 * next op. */
+	/* Owned, WORKER_BURST lists: resolve copies each op's lists (and an
+	 * IV from the arena) out of the arena into a slot; a scatter-gather
+	 * op, or one with an arena IV, keeps its slot (desc_holds_sg) until
+	 * the run step, which reads only this copy. Any other op needs
+	 * nothing of it after resolve and leaves its slot to the next op. */
 	struct desc_sgl *sg;
 };
 

@@ -199,10 +199,11 @@ _Static_assert(WORKER_BURST <= UINT8_MAX + 1, "op->sg_slot is 8 bits");
 
 /*
  * The validate step: check the copied entries and build their ops; run
- * nothing. Each op's segment lists are copied out of the arena into the
- * next free stage slot; a scatter-gather op keeps its slot for the run
- * step, a flat op leaves it to the next op (so a run of flat ops writes
- * one slot, as it always did).
+ * nothing. Each op's segment lists (and an IV from the arena) are copied
+ * out of the arena into the next free stage slot; a scatter-gather op, or
+ * one whose IV came from the arena, keeps its slot for the run step, a
+ * flat op leaves it to the next op (so a run of flat ops with inline IVs
+ * writes one slot, as it always did).
  */
 static void worker_resolve(struct worker *w, struct queue *q,
 			   const struct crd_sqe *sqe, struct engine_op *ops,
@@ -240,7 +241,7 @@ static void worker_resolve(struct worker *w, struct queue *q,
 			     &w->stage.sg[slot]);
 		if (ops[i].status != CRD_ST_OK)
 			ops[i].sess = os;
-		else if (ops[i].sgl)
+		else if (desc_holds_sg(&ops[i], &w->stage.sg[slot]))
 			ops[i].sg_slot = (uint8_t)slot++;
 	}
 }

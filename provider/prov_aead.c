@@ -142,7 +142,8 @@ static unsigned daemon_iv(const struct pc_ctx *c, const uint8_t *iv,
 /* Why the daemon cannot take this message as it stands, or 0. */
 static int daemon_limits(const struct pc_ctx *c, size_t aad_len)
 {
-	if (aad_len > CRD_AAD_MAX || (c->ci->kind == PC_GCM && c->ivlen > 16))
+	if (aad_len > CRD_AAD_MAX ||
+	    (c->ci->kind == PC_GCM && c->ivlen > CC_IV_MAX))
 		return -E2BIG;
 	if (!c->enc && c->taglen && c->taglen != TAG_LEN &&
 	    (c->ci->kind == PC_CHACHAPOLY ||
@@ -832,8 +833,11 @@ int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 	if ((p = OSSL_PARAM_locate_const(params,
 					 OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
 		size_t sz;
-		if (!OSSL_PARAM_get_size_t(p, &sz) || sz == 0 ||
-		    sz > (gcm ? PC_IV_MAX : CP_NONCE))
+		/* ChaCha20-Poly1305: 12 only, as OpenSSL 3.0's default
+		 * provider since openssl/openssl#20151 (Debian 12's 3.0.19
+		 * refuses the shorter nonces 1.1.1 zero-padded). */
+		if (!OSSL_PARAM_get_size_t(p, &sz) ||
+		    (gcm ? sz == 0 || sz > PC_IV_MAX : sz != CP_NONCE))
 			goto bad;
 		if (sz != c->ivlen && gcm && c->iv_state != IV_UNSET)
 			c->iv_state = IV_FINISHED;

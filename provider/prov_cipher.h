@@ -35,7 +35,7 @@ struct pc_info {
 	unsigned flags;
 };
 
-#define PC_IV_MAX 128 /* GCM takes long IVs (the daemon: up to 16) */
+#define PC_IV_MAX CC_IV_MAX /* GCM's longest IV, the daemon's too: 128 */
 #define PC_TAG_MAX 16
 #define PC_TLS_AAD_LEN 13
 #define PC_TLS_MAC_MAX 64 /* EVP_MAX_MD_SIZE */

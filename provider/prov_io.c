@@ -98,7 +98,7 @@ struct pio_stream {
 	unsigned tag_len;
 	int started; /* FIRST went */
 	int open;    /* the daemon holds its state */
-	uint8_t iv[CRD_IV_MAX];
+	uint8_t iv[CC_IV_MAX];
 	unsigned iv_len;
 	uint8_t *aad; /* owned until FIRST */
 	size_t aad_len;
@@ -479,21 +479,28 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 	const size_t piece = r->stream ? PIO_PIECE : r->len;
 	struct pio_piece fl[PIO_DEPTH];
 	unsigned head = 0, n_in = 0;
-	size_t sent = 0, side_len = crd_align_up(r->aad_len, 64) + 64;
+	/* An IV the descriptor cannot hold goes in the arena, as the AAD. */
+	const size_t iv_arena = r->iv_len > CC_IV_INLINE ? r->iv_len : 0;
+	const size_t aad_room = crd_align_up(r->aad_len, 64);
+	size_t sent = 0, side_len = aad_room + crd_align_up(iv_arena, 64) + 64;
 	int last_sent = 0, err = 0;
 	uint64_t since = 0;
 
-	uint8_t *side = NULL; /* the AAD, then the tag */
-	if (r->aad_len || r->tag_len) {
+	uint8_t *side = NULL; /* the AAD, the IV, then the tag */
+	if (r->aad_len || iv_arena || r->tag_len) {
 		while (!(side = pq_alloc(pq, side_len)) && !err)
 			err = pq_no_room(pq, &since);
 		if (err)
 			return err;
 	}
 	uint8_t *aad_buf = side;
-	uint8_t *tag_buf = side ? side + crd_align_up(r->aad_len, 64) : NULL;
+	uint8_t *iv_buf = iv_arena ? side + aad_room : NULL;
+	uint8_t *tag_buf =
+		side ? side + aad_room + crd_align_up(iv_arena, 64) : NULL;
 	if (r->aad_len)
 		memcpy(aad_buf, r->aad, r->aad_len);
+	if (iv_arena)
+		memcpy(iv_buf, r->iv, iv_arena);
 	if (r->tag_len && r->dir == CC_DECRYPT)
 		memcpy(tag_buf, r->tag, r->tag_len);
 
@@ -531,7 +538,7 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 					(is_last && r->last ? CC_STREAM_LAST
 							    : 0);
 			if (is_first && (!r->stream || r->first)) {
-				op.iv = r->iv;
+				op.iv = iv_buf ? iv_buf : r->iv;
 				op.iv_len = r->iv_len;
 				op.aad = r->aad_len ? aad_buf : NULL;
 				op.aad_len = (uint32_t)r->aad_len;
@@ -779,7 +786,7 @@ int pio_stream_open(struct prov *p, struct prov_conn *conn,
 	/* CCM and XTS do not stream here (prov_ccm.c, prov_block.c). */
 	if (sp->msg_len || sp->data_unit)
 		return -EOPNOTSUPP;
-	if (sp->iv_len > CRD_IV_MAX || sp->aad_len > CRD_AAD_MAX ||
+	if (sp->iv_len > CC_IV_MAX || sp->aad_len > CRD_AAD_MAX ||
 	    (sp->iv_len && !sp->iv) || (sp->aad_len && !sp->aad))
 		return -EINVAL;
 	struct pio_stream *s = OPENSSL_zalloc(sizeof(*s));

@@ -131,8 +131,18 @@ struct cc_queue_params {
 };
 
 /*
+ * IV lengths. Up to CC_IV_INLINE bytes travel in the descriptor; longer
+ * ones, up to CC_IV_MAX (AES-GCM and AES-GMAC take 1..128 bytes on the
+ * engines whose cc_alg_caps.iv_sizes say so: aesni and openssl, not
+ * kernel), are read from the arena.
+ */
+#define CC_IV_INLINE 16
+#define CC_IV_MAX 128
+
+/*
  * One operation. src, dst, aad and tag must point into the queue's arena
- * (cc_buf_alloc); the IV is copied into the descriptor. dst == NULL or
+ * (cc_buf_alloc); an IV of up to CC_IV_INLINE bytes is copied into the
+ * descriptor, a longer one must point into the arena too. dst == NULL or
  * dst == src means in place; otherwise the ranges must not overlap.
  * Encrypt writes tag_len bytes (the session's) to tag; decrypt verifies
  * them.
@@ -149,8 +159,11 @@ struct cc_op {
 	const void *aad;
 	uint32_t aad_len;
 	void *tag;
+	/* <= CC_IV_INLINE: copied, the buffer is free again once submitted;
+	 * up to CC_IV_MAX: in the arena, like aad, and left alone until the
+	 * op completes (the daemon copies it when it takes the op). */
 	const void *iv;
-	unsigned iv_len; /* <= 16 */
+	unsigned iv_len;
 	/* Scatter-gather (optional): src/dst are ignored when a list is set;
 	 * len is the total. dst_sgl NULL with src_sgl set means in place. */
 	const struct cc_sgl_entry *src_sgl;
@@ -519,9 +532,10 @@ size_t cc_arena_size(const struct cc_queue *q);
 
 /*
  * Submit up to n ops. Returns how many were accepted (0..n; fewer when the
- * ring is full), or -errno if ops[0] itself is invalid (pointer outside
- * the arena, IV too long) or the queue is dead. Accepted ops are visible
- * to the daemon when this returns.
+ * ring is full), or -errno if ops[0] itself is invalid (-EFAULT: a pointer
+ * outside the arena, a long IV included; -EINVAL: an IV over CC_IV_MAX)
+ * or the queue is dead. Accepted ops are visible to the daemon when this
+ * returns.
  */
 int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n);
 
@@ -575,7 +589,8 @@ unsigned cc_in_flight(const struct cc_queue *q);
  * Encrypt or decrypt one buffer: in -> out (len bytes; may alias), tag of
  * the session's tag length (NULL when it has none). Uses a small queue the
  * connection opens on first use. Returns 0, CC_ERR_AUTH_FAILED (out
- * zeroed) or another negative status / -errno. For GMAC, in is the data
+ * zeroed) or another negative status / -errno. iv_len up to CC_IV_MAX
+ * (the library places a long IV in the arena). For GMAC, in is the data
  * to authenticate and out is not written (may be NULL). For the 3GPP
  * algorithms len counts bits and in/out hold ceil(len / 8) bytes.
  * A message longer than 16 MiB runs as a stream (cc_stream_open) for the
@@ -625,7 +640,7 @@ struct cc_stream;
 struct cc_stream_params {
 	uint32_t session;
 	enum cc_dir dir;
-	const void *iv; /* copied */
+	const void *iv; /* copied; at most CC_IV_MAX bytes */
 	unsigned iv_len;
 	const void *aad; /* copied; at most 65535 bytes */
 	size_t aad_len;

@@ -47,8 +47,9 @@ void aesni_aead_fini(void);
 void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key,
 			   struct engine_op *op);
 
-/* GCM with an IV of other than 12 bytes (GHASHed into the counter
- * block), through the direct API's variable-IV init. */
+/* GCM or GMAC with an IV of other than 12 bytes (1..CRD_IV_ARENA_MAX,
+ * GHASHed into the counter block), through the direct API's variable-IV
+ * init. */
 void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
 		      struct engine_op *op);
 

@@ -2,9 +2,10 @@
 /*
  * aesni's AEADs beside the 12-byte-IV GCM fast path (aead.h).
  *
- * GCM with other IVs (1..16 bytes): the direct API's variable-IV init,
- * then update and finalize; the 12-byte path in engine_aesni.c stays one
- * call and pays one predictable branch for this.
+ * GCM and GMAC with other IVs (1..128 bytes): the direct API's
+ * variable-IV init (the IV GHASHed into J0, SP 800-38D), then update and
+ * finalize; the 12-byte path in engine_aesni.c stays one call and pays
+ * one predictable branch for this.
  *
  * CCM: ipsec-mb 1.3's job API takes AES-128 and AES-256 keys only, AAD
  * of at most 46 bytes and messages of at most 65534 bytes (measured:
@@ -117,7 +118,13 @@ void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
 		      struct engine_op *op)
 {
 	struct gcm_context_data ctx;
-	int enc = op->op == CRD_OP_ENCRYPT;
+	/* GMAC is GCM with no plaintext and the data as AAD: it runs the
+	 * encrypt calls both ways (there is nothing to decrypt). */
+	const int gmac = op->sess->alg == CRD_ALG_AES_GMAC;
+	const int gen = op->op == CRD_OP_ENCRYPT, enc = gen || gmac;
+	const uint8_t *aad = gmac ? op->src : op->aad;
+	const uint64_t aad_len = gmac ? op->len : op->aad_len;
+	const uint64_t len = gmac ? 0 : op->len;
 	aes_gcm_init_var_iv_t init;
 	aes_gcm_enc_dec_update_t update;
 	aes_gcm_enc_dec_finalize_t final;
@@ -140,14 +147,15 @@ void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
 		final = enc ? m->gcm256_enc_finalize : m->gcm256_dec_finalize;
 		break;
 	}
-	init(key, &ctx, op->iv, op->iv_len, op->aad, op->aad_len);
-	if (op->len)
-		update(key, &ctx, op->dst, op->src, op->len);
-	final(key, &ctx, enc ? op->tag : tag, op->tag_len);
+	init(key, &ctx, op->iv, op->iv_len, aad, aad_len);
+	if (len)
+		update(key, &ctx, op->dst, op->src, len);
+	final(key, &ctx, gen ? op->tag : tag, op->tag_len);
 	explicit_bzero(&ctx, sizeof(ctx));
 	op->status = CRD_ST_OK;
-	if (!enc && engine_ct_memcmp(tag, op->tag, op->tag_len)) {
-		memset(op->dst, 0, op->len);
+	if (!gen && engine_ct_memcmp(tag, op->tag, op->tag_len)) {
+		if (len)
+			memset(op->dst, 0, len);
 		op->status = CRD_ST_AUTH_FAILED;
 	}
 }

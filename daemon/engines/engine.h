@@ -26,7 +26,8 @@ struct engine_op {
 	uint8_t *dst; /* == src for in place; unused for GMAC */
 	const uint8_t *aad;
 	uint8_t *tag;
-	const uint8_t *iv; /* private copy, not shared memory */
+	const uint8_t *iv; /* private copy, not shared memory (iv_len up to
+			    * CRD_IV_ARENA_MAX) */
 	uint32_t len;	   /* bytes of src and dst */
 	/* crd_alg_bit_len() algorithms: the length in bits (len is then
 	 * its byte extent, ceil(bits / 8)); else 0. */
@@ -36,7 +37,8 @@ struct engine_op {
 	uint8_t tag_len;
 	uint8_t op;	 /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
 	uint8_t sgl;	 /* worker: needs gather/scatter */
-	uint8_t sg_slot; /* worker, with sgl: its lists are stage.sg[sg_slot] */
+	uint8_t sg_slot; /* worker, with sgl (or an arena IV): its lists (and
+			  * IV) are stage.sg[sg_slot] */
 	/* A stream piece (engine->stream only): ENGINE_FIRST / ENGINE_LAST
 	 * bits (neither: a middle piece), and a FIRST's parameter (CCM's
 	 * message length, XTS's data-unit bytes; ring_abi.h). */

@@ -4,8 +4,8 @@
  * thread-safe).
  *
  * - GCM and GMAC through the direct API, the fastest single-buffer path
- *   (DESIGN.md: 23.9 Mops at 64 B vs 8.4 for the job API); GCM IVs of
- *   other than 12 bytes through its variable-IV calls (aesni_aead.c).
+ *   (DESIGN.md: 23.9 Mops at 64 B vs 8.4 for the job API); IVs of other
+ *   than 12 bytes (1..128) through its variable-IV calls (aesni_aead.c).
  * - CBC, CTR, ECB and CBC/CTR+HMAC-SHA1/256/384/512 (authenc, the HMAC
  *   pads in aesni_hmac.c) through the job API: a burst's jobs are all
  *   submitted before any is flushed, so CBC encryption runs multi-buffer
@@ -36,8 +36,9 @@
 /* Session key material: struct aesni_key (aesni.h). */
 
 static const struct alg_cap aesni_caps[] = {
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_MAX, CRD_AAD_MAX),
-	CAP_AES_GCM(CRD_ALG_AES_GMAC, 12, 12, 0),
+	/* IVs of other than 12 bytes: aesni_gcm_var_iv (aesni_aead.c) */
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
@@ -175,7 +176,7 @@ static void aesni_gcm_one(IMB_MGR *m, struct engine_op *op)
 	int enc = op->op == CRD_OP_ENCRYPT || gmac;
 	aes_gcm_enc_dec_t fn;
 
-	/* Other IV lengths (GCM only: GMAC's row says 12) off the fast path */
+	/* Other IV lengths off the fast path */
 	if (__builtin_expect(op->iv_len != 12, 0)) {
 		aesni_gcm_var_iv(m, &k->gcm, op);
 		return;

@@ -63,6 +63,8 @@ const struct kern_alg kern_algs[CRD_ALG_MAX_] = {
 		.alg = (a), KEYS_AES, CAP_IVS(iv_, iv_), NO_TAG,               \
 		.aad = RANGE1(0), KCAP_TAIL(0, blk_)                           \
 	}
+/* gcm(aes) takes 12-byte IVs only (crypto/gcm.c: GCM_AES_IV_SIZE): the
+ * longer ones aesni and openssl take are refused here, as the row says. */
 #define KCAP_GCM(a, aad_max)                                                   \
 	{                                                                      \
 		.alg = (a), KEYS_AES, CAP_IVS(12, 12), GCM_TAGS,               \

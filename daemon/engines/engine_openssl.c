@@ -29,8 +29,9 @@
 #include <cryptod/ring_abi.h>
 
 static const struct alg_cap ossl_caps[] = {
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_MAX, CRD_AAD_MAX),
-	CAP_AES_GCM(CRD_ALG_AES_GMAC, 12, 12, 0),
+	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm) */
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),

@@ -22,11 +22,13 @@
 #define CRYPTOD_ALGS_H
 
 #define CRD_ALGORITHMS(X)                                                       \
-	/* AEAD; key 16/24/32; IV 12; tag 4, 8, 12..16 */                       \
+	/* AEAD; key 16/24/32; IV 12 (1..128 where the engine's row says so: \
+	 * others are GHASHed into J0); tag 4, 8, 12..16 */  \
 	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16, AEAD)                          \
 	/* copies src to dst; no key, no tag: the service's own overhead */     \
 	X(NULL, 2, "null", "ecb(cipher_null)", 0, NONE)                         \
-	/* authentication only: a GCM tag over src, nothing written */          \
+	/* authentication only: a GCM tag over src, nothing written; IVs as \
+	 * AES_GCM's */   \
 	X(AES_GMAC, 3, "aes-gmac", NULL, 16, MAC)                               \
 	/* key 16/24/32; IV 16; length % 16 == 0 */                             \
 	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0, CIPHER)                         \

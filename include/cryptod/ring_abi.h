@@ -29,7 +29,12 @@
 
 /* 2: each queue has doorbells of its own: the submission doorbell is an
  * eventfd per queue, the completion doorbell a SOCK_STREAM socket (each
- * byte read is a wake-up) instead of an eventfd. */
+ * byte read is a wake-up) instead of an eventfd.
+ * The version changes when a layout changes or a field's meaning does; an
+ * addition that an older peer never produces (a new crd_sqe.flags bit, as
+ * the stream flags and CRD_SQE_F_ARENA_IV were) keeps it: an older daemon
+ * completes such a descriptor with CRD_ST_BAD_DESC, an older client never
+ * sends one. */
 #define CRD_ABI_VERSION 2u
 #define CRD_REGION_MAGIC 0x43525944u /* "CRYD" */
 #define CRD_CACHELINE 64u
@@ -41,6 +46,8 @@ enum crd_limits {
 	CRD_RING_MAX_ENTRIES = 1u << 16,
 	CRD_RING_DEFAULT_ENTRIES = 1024,
 	CRD_IV_MAX = 16,	/* inline IV bytes in a descriptor */
+	CRD_IV_ARENA_MAX = 128, /* IV bytes in the arena: GCM's longest in
+				 * OpenSSL (GCM_IV_MAX_SIZE) */
 	CRD_TAG_MAX = 64,	/* largest tag/ICV/digest (SHA-512) */
 	CRD_AAD_MAX = 65535,	/* largest AAD, bytes */
 	CRD_ARENA_ALIGN = 4096, /* arena size granularity */
@@ -169,10 +176,33 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 #define CRD_SQE_F_FIRST 16u	 /* with STREAM: opens the stream */
 #define CRD_SQE_F_LAST 32u	 /* with STREAM: ends it; the tag is its */
 #define CRD_SQE_F_CLONE 64u	 /* with STREAM alone: copy it (below) */
+#define CRD_SQE_F_ARENA_IV 128u	 /* the IV is in the arena (below) */
 #define CRD_SQE_FLAGS_KNOWN                                                    \
 	(CRD_SQE_F_SRC_SGL | CRD_SQE_F_DST_SGL | CRD_SQE_F_SESSIONLESS |       \
 	 CRD_SQE_F_STREAM | CRD_SQE_F_FIRST | CRD_SQE_F_LAST |                 \
-	 CRD_SQE_F_CLONE)
+	 CRD_SQE_F_CLONE | CRD_SQE_F_ARENA_IV)
+/* Every bit of the u8 is taken now: the next flag needs a field. */
+_Static_assert(CRD_SQE_FLAGS_KNOWN == 0xff, "sqe flags: one bit each");
+
+/*
+ * IVs longer than a descriptor holds (AES-GCM and AES-GMAC take 1..128
+ * bytes on the engines whose capability rows say so): with
+ * CRD_SQE_F_ARENA_IV, iv_len (1..CRD_IV_ARENA_MAX) gives the IV's length
+ * and iv[] holds its arena offset, a little-endian u32 in iv[0..3], with
+ * iv[4..15] zero (else CRD_ST_BAD_DESC). The daemon checks the range
+ * against the arena (CRD_ST_BAD_RANGE) and copies the IV once, when it
+ * validates the descriptor, before anything of the op is written, so the
+ * IV may share bytes with anything, and what the client writes there
+ * later changes nothing. The flag may carry any length the capability
+ * takes, a short one too; without it an IV is inline, as before. On a
+ * stream, only a FIRST piece carries an IV; a session-less op may carry
+ * one like any other.
+ */
+static inline uint32_t crd_sqe_iv_off(const uint8_t iv[4])
+{
+	return (uint32_t)iv[0] | (uint32_t)iv[1] << 8 | (uint32_t)iv[2] << 16 |
+	       (uint32_t)iv[3] << 24;
+}
 
 /*
  * Streams: a message that spans many ops of one queue. Each piece is an
@@ -289,7 +319,7 @@ struct crd_sqe {
 	uint32_t session;   /* session id, per connection; 0 if sessionless */
 	uint8_t op;	    /* enum crd_op */
 	uint8_t flags;	    /* CRD_SQE_F_* */
-	uint8_t iv_len;	    /* bytes of iv[] used */
+	uint8_t iv_len;	    /* IV bytes: in iv[], or in the arena */
 	uint8_t tag_len;    /* bytes of tag; 0 = the session's */
 	uint32_t src_off;   /* data, or its crd_seg list (CRD_SQE_F_SRC_SGL) */
 	uint32_t len;	    /* payload length (src and dst): bytes, or bits
@@ -302,6 +332,7 @@ struct crd_sqe {
 	uint16_t dst_nseg; /* segments, with CRD_SQE_F_DST_SGL; else 0 */
 	uint32_t sl_off;   /* struct crd_sessionless, with the flag; a
 			    * stream piece's handle; else 0 */
+	/* The IV, or its arena offset (CRD_SQE_F_ARENA_IV) */
 	uint8_t iv[CRD_IV_MAX];
 };
 _Static_assert(sizeof(struct crd_sqe) == 64, "sqe is one cache line");

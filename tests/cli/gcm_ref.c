@@ -47,7 +47,7 @@ static const EVP_CIPHER *gcm_for(int key_len)
 int main(int argc, char **argv)
 {
 	static unsigned char in[REF_MAX], out[REF_MAX + 16];
-	unsigned char key[32], iv[16], aad[1024], tag[16];
+	unsigned char key[32], iv[128], aad[1024], tag[16];
 	int key_len, iv_len, aad_len, tag_len, enc, len, n, ok;
 	size_t in_len;
 	EVP_CIPHER_CTX *ctx;

@@ -134,7 +134,10 @@ for alg in aes-gcm chacha20-poly1305 aes-ccm; do
 	for len in $sizes; do
 		pt=$tmp/pt.$len
 		case $alg in
-		aes-gcm) key=$(randhex 32) iv=$(randhex 12) tl=16 ;;
+		# GCM: every other IV 8..128 bytes (the stream's FIRST piece
+		# and the session-less op carry it in the arena past 16)
+		aes-gcm) key=$(randhex 32) tl=16
+			iv=$(randhex $((len % 2 ? 12 : 8 + len % 121))) ;;
 		chacha20-poly1305) key=$(randhex 32) iv=$(randhex 12) tl=16 ;;
 		aes-ccm) key=$(randhex 16) iv=$(randhex 12) tl=$((4 + 2 * (len % 7))) ;;
 		esac

@@ -2,10 +2,12 @@
 /*
  * libFuzzer target: descriptor validation (daemon/desc.c) on bytes from a
  * client. Input: a 64-byte submission entry, then arena contents (segment
- * lists live there). Sessions: AES-GCM (aesni), AES-XTS (openssl),
- * authenc and null, chosen by the entry's session id. Whatever the
- * bytes, desc_resolve must return a defined status, and on success every
- * pointer it hands the engines must lie inside the arena.
+ * lists and IVs longer than 16 bytes live there). Sessions: AES-GCM
+ * (aesni, IVs of 1..128 bytes), AES-XTS (openssl), authenc and null,
+ * chosen by the entry's session id. Whatever the bytes, desc_resolve must
+ * return a defined status, and on success every pointer it hands the
+ * engines must lie inside the arena, except the IV, which must be a
+ * private copy: in the entry's copy or the list scratch, never the arena.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,8 +82,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		abort(); /* no other status may come out of validation */
 	}
-	/* Everything the engines will touch is inside the arena. */
+	/* Everything the engines will touch is inside the arena... */
 	if (!inside(op.aad, op.aad_len) || !inside(op.tag, op.tag_len))
+		abort();
+	/* ...but the IV, read once into private memory. */
+	const int arena_iv = e.flags & CRD_SQE_F_ARENA_IV;
+	if (op.iv_len > (arena_iv ? CRD_IV_ARENA_MAX : CRD_IV_MAX) ||
+	    op.iv != (arena_iv ? sg.iv : e.iv) ||
+	    (arena_iv &&
+	     memcmp(op.iv, arena + crd_sqe_iv_off(e.iv), op.iv_len)))
 		abort();
 	if (!op.sgl && (!inside(op.src, op.len) || !inside(op.dst, op.len)))
 		abort();

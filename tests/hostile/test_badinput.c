@@ -310,16 +310,18 @@ static void sqe_break(struct crd_sqe *e, unsigned i, uint32_t arena,
 	case 9:
 		e->op = 7;
 		break;
-	case 10:
-		e->flags = 0x80;
+	case 10: /* every flag bit means something now: an arena IV's
+		  * iv[] holding more than its offset */
+		e->flags = CRD_SQE_F_ARENA_IV;
+		e->iv[8] = 1;
 		break;
 	case 11:
 		e->dst_nseg = 1;
 		break;
-	case 12: /* GCM takes IVs of 1..16 bytes, never none */
+	case 12: /* GCM takes IVs of 1..128 bytes, never none */
 		e->iv_len = 0;
 		break;
-	case 13:
+	case 13: /* inline, past the descriptor's 16 bytes */
 		e->iv_len = 200;
 		break;
 	case 14: /* not the session's tag length */

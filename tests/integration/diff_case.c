@@ -130,9 +130,9 @@ int diff_case_make(struct t *t, struct dcase *c, const struct mc_spec *s,
 
 	c->iv_len = s->iv_len;
 	if (s->iv_ignored)
-		c->iv_len = mc_below(17);
+		c->iv_len = mc_below(MC_IV_MAX + 1);
 	else if (mc_iv_ok(s, t->engine, 1) && mc_below(3) == 0)
-		c->iv_len = 1 + mc_below(16); /* GCM on aesni, openssl: 1..16 */
+		c->iv_len = 1 + mc_below(MC_IV_MAX); /* GCM, GMAC: 1..128 */
 	mc_rnd_bytes(c->iv, c->iv_len);
 	if (ctr_carry >= 0)
 		ctr_carry_iv(c, (unsigned)ctr_carry);
@@ -313,6 +313,19 @@ void diff_judge(struct t *t, struct dop *o, const char *path, int status,
 
 /* ---- Building ops ---- */
 
+int diff_dop_iv(struct t *t, struct dop *o)
+{
+	const struct dcase *c = o->c;
+	if (c->iv_len <= CC_IV_INLINE)
+		return 0;
+	o->iv = cc_buf_alloc(t->q, c->iv_len);
+	if (!o->iv)
+		return -ENOMEM;
+	memcpy(o->iv, c->iv, c->iv_len);
+	t->n_arena_iv++;
+	return 0;
+}
+
 void diff_dop_free(struct cc_queue *q, struct dop *o)
 {
 	mc_layout_free(q, &o->src);
@@ -321,6 +334,8 @@ void diff_dop_free(struct cc_queue *q, struct dop *o)
 		cc_buf_free(q, o->aad);
 	if (o->tag)
 		cc_buf_free(q, o->tag);
+	if (o->iv)
+		cc_buf_free(q, o->iv);
 	if (o->sl) {
 		/* The header asks the client to wipe its arena copy. */
 		OPENSSL_cleanse(o->sl, sizeof(*o->sl));
@@ -392,7 +407,7 @@ int diff_dop_fill(struct t *t, struct dop *o, struct cc_op *op, uint64_t ud)
 	if (o->sessionless)
 		o->sl = cc_buf_alloc(t->q, sizeof(*o->sl));
 	if (r || !o->in || !o->aad || (o->pass_tag && !o->tag) ||
-	    (o->sessionless && !o->sl))
+	    (o->sessionless && !o->sl) || diff_dop_iv(t, o))
 		return -ENOMEM;
 
 	/* GMAC has no ciphertext: every op reads the data itself. */
@@ -432,7 +447,9 @@ int diff_dop_fill(struct t *t, struct dop *o, struct cc_op *op, uint64_t ud)
 		.aad = o->aad,
 		.aad_len = c->aad_len,
 		.tag = o->tag,
-		.iv = c->iv_len ? c->iv : NULL,
+		.iv = o->iv	  ? o->iv
+		      : c->iv_len ? c->iv
+				  : NULL,
 		.iv_len = c->iv_len,
 	};
 	mc_layout_to_op(&o->src, op, 0);

@@ -12,7 +12,9 @@
  * authenticated algorithms (GCM, GMAC, authenc) a forgery (a flipped bit
  * in the tag, the data or the AAD) that must complete CC_ERR_AUTH_FAILED
  * with the output zeroed (GMAC writes nothing, so nothing may change).
- * Each op picks a layout: flat or scatter-gather (1..16 segments at
+ * IVs: the algorithm's, and for GCM and GMAC on the engines that take
+ * them, a third of the cases 1..128 bytes (past 16, in the arena). Each
+ * op picks a layout: flat or scatter-gather (1..16 segments at
  * random cut points, canary gaps between them), in place (both
  * spellings) or out of place, with a destination list split differently
  * from the source. A quarter of the ops are session-less (the key in a
@@ -111,6 +113,7 @@ struct dop {
 	int pass_tag; /* no-tag algorithms: pass a buffer anyway */
 	struct mc_layout src, dst;
 	uint8_t *aad, *tag; /* arena */
+	uint8_t *iv;	    /* arena: an IV longer than a descriptor holds */
 	struct cc_sessionless *sl;
 	uint8_t *in; /* malloc'd: what src held before the op */
 };
@@ -122,6 +125,7 @@ struct t {
 	const char *def_engine; /* where session-less ops go */
 	unsigned long checked, failed;
 	unsigned long n_layout[L_NR], n_sessionless, n_forge, n_sync;
+	unsigned long n_arena_iv; /* ops whose IV was in the arena */
 	unsigned shown;
 	int fatal;
 };
@@ -154,6 +158,9 @@ void diff_judge(struct t *t, struct dop *o, const char *path, int status,
 /* Choose a layout for o (o->c, kind and sessionless set), fill its arena
  * buffers and op; 0 or -ENOMEM. */
 int diff_dop_fill(struct t *t, struct dop *o, struct cc_op *op, uint64_t ud);
+/* An IV longer than a descriptor holds: copied into o->iv, in the arena
+ * (0 or -ENOMEM); shorter ones need nothing. */
+int diff_dop_iv(struct t *t, struct dop *o);
 void diff_dop_free(struct cc_queue *q, struct dop *o);
 
 /* ---- diff_run.c ---- */

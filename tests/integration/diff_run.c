@@ -285,7 +285,7 @@ static void run_zero_segs(struct t *t, const struct mc_spec *s,
 	o.in = malloc(c.len + 1);
 	o.aad = cc_buf_alloc(t->q, c.aad_len + 1);
 	o.tag = cc_buf_alloc(t->q, MC_TAG_MAX + MC_GUARD);
-	if (!o.in || !o.aad || !o.tag ||
+	if (!o.in || !o.aad || !o.tag || diff_dop_iv(t, &o) ||
 	    mc_layout_alloc_lens(t->q, &o.src, z->src, z->nsrc) ||
 	    (z->ndst && mc_layout_alloc_lens(t->q, &o.dst, z->dst, z->ndst))) {
 		diff_fail(t, NULL, "zero-length segments", "arena exhausted", 0,
@@ -304,7 +304,7 @@ static void run_zero_segs(struct t *t, const struct mc_spec *s,
 		.aad = o.aad,
 		.aad_len = c.aad_len,
 		.tag = o.tag,
-		.iv = c.iv,
+		.iv = o.iv ? o.iv : c.iv,
 		.iv_len = c.iv_len,
 	};
 	mc_layout_to_op(&o.src, &op, 0);
@@ -366,6 +366,7 @@ static void run_max_len(struct t *t, const struct mc_spec *s)
 		o[i].tag = cc_buf_alloc(t->q, MC_TAG_MAX + MC_GUARD);
 		o[i].layout = i ? L_FLAT_INPLACE_NULL : L_FLAT_OOP;
 		if (!o[i].in || !o[i].aad || !o[i].tag ||
+		    diff_dop_iv(t, &o[i]) ||
 		    mc_layout_alloc(t->q, &o[i].src, c.len, 0, 0) ||
 		    (!i && mc_layout_alloc(t->q, &o[i].dst, c.len, 0, 0))) {
 			diff_fail(t, NULL, "16 MiB op", "arena exhausted", 0,
@@ -388,7 +389,7 @@ static void run_max_len(struct t *t, const struct mc_spec *s)
 			.aad = o[i].aad,
 			.aad_len = c.aad_len,
 			.tag = o[i].tag,
-			.iv = c.iv,
+			.iv = o[i].iv ? o[i].iv : c.iv,
 			.iv_len = c.iv_len,
 		};
 	}
@@ -514,7 +515,8 @@ static int run_specs(struct t *t, enum diff_family f, unsigned share,
 		}
 		for (e = 0; e < n_eng && !t->fatal; e++) {
 			unsigned long c0 = t->checked, f0 = t->failed;
-			unsigned long sl0 = t->n_sessionless, fo0 = t->n_forge;
+			unsigned long sl0 = t->n_sessionless, fo0 = t->n_forge,
+				      iv0 = t->n_arena_iv;
 
 			/* The family's (algorithm, engine) pairs are dealt
 			 * out to the clients in turn. */
@@ -533,10 +535,11 @@ static int run_specs(struct t *t, enum diff_family f, unsigned share,
 			if (!t->fatal)
 				run_max_len(t, s);
 			printf("%-20s [%s]: %lu checks, %lu failed (%lu "
-			       "session-less ops, %lu forgeries; %llu ms)\n",
+			       "session-less ops, %lu forgeries, %lu IVs in "
+			       "the arena; %llu ms)\n",
 			       s->name, t->engine, t->checked - c0,
 			       t->failed - f0, t->n_sessionless - sl0,
-			       t->n_forge - fo0,
+			       t->n_forge - fo0, t->n_arena_iv - iv0,
 			       (unsigned long long)(fx_now_ms() - t0));
 			diff_fsum_print();
 		}

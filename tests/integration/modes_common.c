@@ -159,8 +159,8 @@ int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len)
 {
 	if (s->iv_ignored)
 		return iv_len <= MC_IV_MAX;
-	/* "12 (aesni, openssl: 1-16)" */
-	if (s->alg == CC_ALG_AES_GCM && engine &&
+	/* "12 (aesni, openssl: 1-128)" */
+	if ((s->alg == CC_ALG_AES_GCM || s->alg == CC_ALG_AES_GMAC) && engine &&
 	    (!strcmp(engine, "openssl") || !strcmp(engine, "aesni")))
 		return iv_len >= 1 && iv_len <= MC_IV_MAX;
 	return iv_len == s->iv_len;

@@ -24,9 +24,9 @@
 
 #define MC_KEY_MAX 256 /* HMAC keys (session-less: 64) */
 #define MC_TAG_MAX 64  /* SHA-512 */
-#define MC_IV_MAX 16
-#define MC_SEG_MAX 64 /* segments per list, as the header promises */
-#define MC_GUARD 16   /* canary bytes after every output */
+#define MC_IV_MAX 128  /* CC_IV_MAX: longer than 16 bytes, in the arena */
+#define MC_SEG_MAX 64  /* segments per list, as the header promises */
+#define MC_GUARD 16    /* canary bytes after every output */
 #define MC_CANARY 0xa5
 #define MC_MAX_ENGINES 8
 
@@ -73,8 +73,8 @@ extern const unsigned mc_n_mac_specs;
 /* NULL for algorithms outside both tables (LRW is not served). */
 const struct mc_spec *mc_spec_of(enum cc_alg alg);
 
-/* Whether the spec allows iv_len for alg on engine (GCM on aesni and
- * openssl also takes 1..16 bytes). */
+/* Whether the spec allows iv_len for alg on engine (GCM and GMAC on aesni
+ * and openssl also take 1..128 bytes). */
 int mc_iv_ok(const struct mc_spec *s, const char *engine, unsigned iv_len);
 
 /* Whether the spec allows tag_len (as a session's tag length). */

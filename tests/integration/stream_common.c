@@ -363,7 +363,10 @@ void sc_msg_free(struct sc_msg *m)
 
 int sc_msg_make(struct sc_msg *m, const struct sc_var *v, size_t len)
 {
-	return sc_msg_make_iv(m, v, len, 0);
+	unsigned iv_len = 0;
+	if (v->alg == CC_ALG_AES_GCM && mc_below(5) == 0)
+		iv_len = 1 + mc_below(MC_IV_MAX);
+	return sc_msg_make_iv(m, v, len, iv_len);
 }
 
 int sc_msg_make_iv(struct sc_msg *m, const struct sc_var *v, size_t len,
@@ -535,6 +538,8 @@ void sc_stream_free(struct sc_stream *s)
 			cc_buf_free(s->q, s->src);
 		if (s->aad)
 			cc_buf_free(s->q, s->aad);
+		if (s->iv)
+			cc_buf_free(s->q, s->iv);
 		if (s->tag)
 			cc_buf_free(s->q, s->tag);
 		if (s->have_handle)
@@ -566,10 +571,15 @@ int sc_stream_init(struct sc_stream *s, struct cc_queue *q, struct sc_msg *m,
 				    : cc_buf_alloc(q, m->len + MC_GUARD);
 	if (m->aad_len)
 		s->aad = cc_buf_alloc(q, m->aad_len);
+	if (m->iv_len > CC_IV_INLINE)
+		s->iv = cc_buf_alloc(q, m->iv_len);
 	s->tag = cc_buf_alloc(q, 64 + MC_GUARD);
 	if (!s->cuts || !s->src || (!mac && !s->dst) ||
-	    (m->aad_len && !s->aad) || !s->tag)
+	    (m->aad_len && !s->aad) || !s->tag ||
+	    (m->iv_len > CC_IV_INLINE && !s->iv))
 		return -ENOMEM;
+	if (s->iv)
+		memcpy(s->iv, m->iv, m->iv_len);
 	memcpy(s->cuts, cuts, sizeof(*cuts) * n);
 	memcpy(s->src, in, m->len);
 	memset(s->src + m->len, MC_CANARY, MC_GUARD);
@@ -603,7 +613,7 @@ void sc_piece_op(const struct sc_stream *s, struct cc_op *op, uint64_t ud,
 		.stream_flags = flags,
 	};
 	if (flags & CC_STREAM_FIRST) {
-		op->iv = m->iv_len ? m->iv : NULL;
+		op->iv = s->iv ? s->iv : m->iv_len ? m->iv : NULL;
 		op->iv_len = m->iv_len;
 		op->aad = s->aad;
 		op->aad_len = m->aad_len;

@@ -47,7 +47,7 @@ struct sc_var {
 	const char *name; /* "aes-gcm-128", ... */
 	enum sc_kind kind;
 	unsigned key_len; /* 0: HMAC (random), SHA (none) */
-	unsigned iv_len;  /* 0: none; GCM 12 (sometimes 1..16), CCM 7..13 */
+	unsigned iv_len;  /* 0: none; GCM 12 (sometimes 1..128), CCM 7..13 */
 	unsigned block;	  /* pieces' multiple: CBC, ECB 16; else 1 */
 	int aad;	  /* takes AAD */
 	int xts, ccm, hmac, sha;
@@ -63,7 +63,7 @@ struct sc_msg {
 	const struct sc_var *v;
 	uint8_t key[128];
 	unsigned key_len;
-	uint8_t iv[16];
+	uint8_t iv[MC_IV_MAX];
 	unsigned iv_len;
 	uint8_t *aad; /* malloc'd */
 	uint32_t aad_len;
@@ -81,10 +81,12 @@ struct sc_msg {
 size_t sc_fix_len(const struct sc_var *v, size_t len, unsigned iv_len,
 		  uint32_t unit);
 /* Make a message of v about len bytes long (random key, IV, AAD, data,
- * XTS unit, truncated tag now and then) and its reference. 0, -ENOMEM
- * or -EIO. sc_msg_free() either way. */
+ * XTS unit, truncated tag now and then; GCM's IV now and then of 1..128
+ * bytes, past 16 in the arena) and its reference. 0, -ENOMEM or -EIO.
+ * sc_msg_free() either way. */
 int sc_msg_make(struct sc_msg *m, const struct sc_var *v, size_t len);
-/* The same with the IV length given (0: random as above). */
+/* The same with the IV length given (0: random, GCM's 1..16 now and then:
+ * for callers that pass m->iv itself, inline). */
 int sc_msg_make_iv(struct sc_msg *m, const struct sc_var *v, size_t len,
 		   unsigned iv_len);
 void sc_msg_free(struct sc_msg *m);
@@ -114,10 +116,11 @@ struct sc_stream {
 	int have_handle;
 	int inplace;
 	uint8_t *src, *dst, *aad, *tag; /* arena */
-	uint32_t *cuts;			/* malloc'd */
-	unsigned n, next;		/* pieces, the next to build */
-	size_t off;			/* of the next piece */
-	int missing;			/* FIRST was -EOPNOTSUPP */
+	uint8_t *iv;	/* arena: FIRST's IV when a descriptor cannot hold it */
+	uint32_t *cuts; /* malloc'd */
+	unsigned n, next; /* pieces, the next to build */
+	size_t off;	  /* of the next piece */
+	int missing;	  /* FIRST was -EOPNOTSUPP */
 	int failed;
 };
 

@@ -241,7 +241,9 @@ static void run_bad_params(struct t *t, const struct mc_spec *s,
 			   const char *eng, uint32_t sid,
 			   const struct mc_key *k)
 {
-	static const unsigned ivs[] = { 0, 1, 8, 11, 12, 13, 15, 16 };
+	/* past 16 bytes the IV is in the arena; past 128, refused */
+	static const unsigned ivs[] = { 0,  1,	8,  11, 12,  13,
+					15, 16, 17, 64, 128, 129 };
 	static const uint32_t bad_lens[] = { 1, 8, 15, 17, 31, 65, 4097 };
 	char ctx[96], what[96];
 	struct gop b;
@@ -259,11 +261,26 @@ static void run_bad_params(struct t *t, const struct mc_spec *s,
 			continue;
 		if (gop_make(t, &b, k, sid, &op, 0))
 			break;
+		uint8_t *long_iv = NULL;
+		if (ivs[i] > CC_IV_INLINE) {
+			long_iv = cc_buf_alloc(t->q, ivs[i]);
+			if (!long_iv) {
+				gop_free(t, &b);
+				break;
+			}
+			memcpy(long_iv, b.iv,
+			       ivs[i] < MC_IV_MAX ? ivs[i] : MC_IV_MAX);
+			op.iv = long_iv;
+		}
 		op.iv_len = ivs[i];
 		snprintf(what, sizeof(what), "%u-byte IV", ivs[i]);
-		sandwich(t, ctx, what, ok ? ACC_OK : ACC_PARAM, k, sid, &op, &b,
-			 0);
+		sandwich(t, ctx, what,
+			 ok		      ? ACC_OK
+			 : ivs[i] > MC_IV_MAX ? ACC_PARAM_ENQ
+					      : ACC_PARAM,
+			 k, sid, &op, &b, 0);
 		gop_free(t, &b);
+		cc_buf_free(t->q, long_iv);
 	}
 	for (i = 0; i < 3 && !t->fatal; i++) {
 		static const uint32_t aads[] = { 1, 16, 65535 };

@@ -621,6 +621,8 @@ static void run_sync_long(struct client *c)
 		unsigned iv_len;
 	} cases[] = {
 		{ "aes-gcm-256", (16u << 20) + 12345, 12 },
+		{ "aes-gcm-128", (16u << 20) + 4321,
+		  128 }, /* IV in the arena */
 		{ "aes-cbc-128", 17u << 20, 16 },
 		{ "aes-ctr-192", (16u << 20) + 1, 16 },
 		{ "chacha20-poly1305", (16u << 20) + 777, 12 },

@@ -15,11 +15,13 @@
  *   plain64). Data units whose bit length is not a multiple of 8 cannot be
  *   expressed in bytes: they are counted as not applicable. Units under
  *   16 bytes must be refused per op with CC_ERR_BAD_PARAM;
- * - GMAC from the GCM files: gcmEncryptExtIV* records with PTlen 0 and
- *   IVlen 96 give GMAC tags over their AAD, which are generated and then
- *   verified (and verified with a flipped bit, which must fail);
- *   gcmDecrypt* records with PTlen 0 and IVlen 96 are verified, and their
- *   FAIL records must fail verification.
+ * - GMAC from the GCM files: gcmEncryptExtIV* records with PTlen 0 give
+ *   GMAC tags over their AAD, which are generated and then verified (and
+ *   verified with a flipped bit, which must fail); gcmDecrypt* records
+ *   with PTlen 0 are verified, and their FAIL records must fail
+ *   verification. Every IV length (8, 96 and 1024 bits) runs on the
+ *   engines that list it (longer than 128 bits: in the arena); on the
+ *   others it must be refused with CC_ERR_BAD_PARAM.
  *
  * Every vector runs on every engine that cc_capabilities_get() lists as
  * available for the algorithm, once through cc_crypt() and once through a
@@ -46,7 +48,7 @@
 #define QUEUE_ENTRIES 128
 #define BURST_TIMEOUT_MS 20000
 #define SHOW_FAILURES 12
-#define MAX_KATS 4096 /* per file and algorithm; the largest has 1575 */
+#define MAX_KATS 8192 /* per file and algorithm; the largest has 4725 */
 #define MAX_TALLIES 32
 
 /* What the service must do with a vector. */
@@ -69,6 +71,7 @@ struct kat {
 	uint32_t len;
 	uint8_t tag[MC_TAG_MAX]; /* encrypt: expected; decrypt: presented */
 	enum kx expect;
+	enum kx gmac_expect; /* GMAC: expect on an engine that takes its IV */
 
 	uint32_t session;
 	int has_session;
@@ -237,6 +240,7 @@ struct slot {
 	struct mc_layout src, dst;
 	int in_place;
 	uint8_t *tag; /* arena, MC_TAG_MAX + MC_GUARD */
+	uint8_t *iv;  /* arena: an IV longer than a descriptor holds */
 };
 
 static void slot_free(struct cc_queue *q, struct slot *s)
@@ -245,7 +249,9 @@ static void slot_free(struct cc_queue *q, struct slot *s)
 	mc_layout_free(q, &s->dst);
 	if (s->tag)
 		cc_buf_free(q, s->tag);
-	s->tag = NULL;
+	if (s->iv)
+		cc_buf_free(q, s->iv);
+	s->tag = s->iv = NULL;
 }
 
 static const char *const variant_name[4] = {
@@ -281,10 +287,14 @@ static int slot_fill(struct ctx *c, const struct kat *k, unsigned pos,
 		r = mc_layout_alloc(c->q, &s->dst, k->len, v >= 2 ? dseg : 0,
 				    0);
 	s->tag = r ? NULL : cc_buf_alloc(c->q, MC_TAG_MAX + MC_GUARD);
-	if (r || !s->tag) {
+	if (!r && k->iv_len > CC_IV_INLINE)
+		s->iv = cc_buf_alloc(c->q, k->iv_len);
+	if (r || !s->tag || (k->iv_len > CC_IV_INLINE && !s->iv)) {
 		slot_free(c->q, s);
 		return -ENOMEM;
 	}
+	if (s->iv)
+		memcpy(s->iv, k->iv, k->iv_len);
 	mc_layout_write(&s->src, k->in);
 	memset(s->tag, MC_CANARY, MC_TAG_MAX + MC_GUARD);
 	if (tl && k->dir == CC_DECRYPT)
@@ -296,7 +306,9 @@ static int slot_fill(struct ctx *c, const struct kat *k, unsigned pos,
 		.dir = k->dir,
 		.len = k->len,
 		.tag = tl ? s->tag : NULL,
-		.iv = k->iv_len ? k->iv : NULL,
+		.iv = s->iv	  ? s->iv
+		      : k->iv_len ? k->iv
+				  : NULL,
 		.iv_len = k->iv_len,
 	};
 	mc_layout_to_op(&s->src, op, 0);
@@ -481,7 +493,7 @@ static int load_modes(const char *path, const char *file, enum mv_kind kind,
 	return r;
 }
 
-/* GMAC records out of a GCM file: PTlen 0, IVlen 96. */
+/* GMAC records out of a GCM file: PTlen 0, every IV length. */
 static int load_gmac(const char *path, const char *file, int decrypt,
 		     struct kat *kats, unsigned *n)
 {
@@ -499,7 +511,7 @@ static int load_gmac(const char *path, const char *file, int decrypt,
 						     "forged" };
 		unsigned i;
 
-		if (v.iv_len != 12 || v.ct_len != 0)
+		if (v.ct_len != 0)
 			continue;
 		for (i = 0; i < 3; i++) {
 			struct kat *k;
@@ -517,12 +529,13 @@ static int load_gmac(const char *path, const char *file, int decrypt,
 			memcpy(k->key.key, v.key, v.key_len);
 			k->key.key_len = v.key_len;
 			k->key.tag_len = v.tag_len;
-			memcpy(k->iv, v.iv, 12);
-			k->iv_len = 12;
+			memcpy(k->iv, v.iv, v.iv_len);
+			k->iv_len = v.iv_len;
 			memcpy(k->in, v.aad, v.aad_len);
 			k->len = v.aad_len;
 			memcpy(k->tag, v.tag, v.tag_len);
-			k->expect = v.fail || i == 2 ? KX_AUTH_FAIL : KX_OK;
+			k->gmac_expect =
+				v.fail || i == 2 ? KX_AUTH_FAIL : KX_OK;
 			if (i == 2)
 				mc_flip(k->tag,
 					(v.count * 7) % (8 * v.tag_len));
@@ -581,6 +594,15 @@ static void run_file(struct cc_conn *conn, struct cc_queue *q, const char *dir,
 
 		c.t->vectors += n;
 		c.t->na += na;
+		/* GMAC: what this engine does with each record's IV (the
+		 * files' lengths: 8, 96, 1024 bits). */
+		int iv_ok[MC_IV_MAX + 1] = { 0 };
+		for (i = 1; f->gmac && i <= MC_IV_MAX; i++)
+			iv_ok[i] = fx_iv_ok(conn, alg, engines[e], i) == 1;
+		for (i = 0; f->gmac && i < n; i++)
+			kats[i].expect = iv_ok[kats[i].iv_len]
+						 ? kats[i].gmac_expect
+						 : KX_BAD_PARAM;
 		for (i = 0; i < n && !c.fatal; i += BATCH)
 			run_batch(&c, kats + i, n - i < BATCH ? n - i : BATCH);
 		printf("%-22s %-20s [%s]: %4u ops, %3lu n/a; sync %lu/%lu "

@@ -456,6 +456,43 @@ static void test_present_diff(struct cc_conn *conn)
 	}
 }
 
+/* gcm(aes) takes 12-byte IVs only: the kernel engines' rows say so, and
+ * a session on them refuses other lengths per op (CC_ERR_BAD_PARAM),
+ * those the userspace engines take (1..128 bytes) included. */
+static void test_long_iv_refused(struct cc_conn *conn)
+{
+	static const unsigned ivs[] = { 1, 8, 16, 17, 64, 128 };
+	uint8_t key[16] = { 3 }, iv[128] = { 4 }, pt[64] = { 5 }, ct[64];
+	uint8_t tag[16];
+	for (int e = 0; e < 2; e++) {
+		const char *eng = e ? "kernel-pcrypt" : "kernel";
+		struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
+						.key = key,
+						.key_len = 16,
+						.engine = eng };
+		uint32_t sid;
+		int r = cc_session_create(conn, &sp, &sid);
+		CHECK(r == 0, "GCM session on %s: %s", eng, cc_strerror(r));
+		if (r)
+			continue;
+		CHECK(fx_iv_ok(conn, CC_ALG_AES_GCM, eng, 12) == 1 &&
+			      fx_iv_ok(conn, CC_ALG_AES_GCM, eng, 64) == 0,
+		      "%s's GCM row: IV 12 only", eng);
+		r = fx_crypt(conn, sid, CC_ENCRYPT, iv, 12, NULL, 0, pt, ct,
+			     sizeof(pt), tag);
+		CHECK(r == 0, "%s, 12-byte IV: %s", eng, cc_strerror(r));
+		for (unsigned i = 0; i < sizeof(ivs) / sizeof(ivs[0]); i++) {
+			r = fx_crypt(conn, sid, CC_ENCRYPT, iv, ivs[i], NULL, 0,
+				     pt, ct, sizeof(pt), tag);
+			CHECK(r == CC_ERR_BAD_PARAM,
+			      "%s, %u-byte IV: %s, want CC_ERR_BAD_PARAM", eng,
+			      ivs[i], cc_strerror(r));
+		}
+		cc_session_destroy(conn, sid);
+	}
+	printf("  kernel engines: GCM IVs other than 12 bytes refused\n");
+}
+
 /* Many GCM ops in flight on kernel-pcrypt: order and bytes. */
 static void test_pcrypt_order(struct cc_conn *conn, struct cc_queue *q)
 {
@@ -565,6 +602,7 @@ int main(void)
 		printf("AF_ALG present%s\n", in_vm ? " (VM)" : "");
 		test_present_caps(conn, in_vm);
 		test_present_diff(conn);
+		test_long_iv_refused(conn);
 		test_pcrypt_order(conn, q);
 	}
 
