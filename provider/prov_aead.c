@@ -125,16 +125,12 @@ int pca_init(struct pc_ctx *c, int key_changed, int iv_changed)
 	return 0;
 }
 
-/* The IV the daemon takes: ChaCha20-Poly1305's shorter nonces are
- * zero-padded on the left, as OpenSSL does. */
+/* The IV the daemon takes: the message's. */
 static unsigned daemon_iv(const struct pc_ctx *c, const uint8_t *iv,
 			  uint8_t *out)
 {
-	if (c->ci->kind == PC_CHACHAPOLY) {
-		memset(out, 0, CP_NONCE);
-		memcpy(out + CP_NONCE - c->ivlen, iv, c->ivlen);
-		return CP_NONCE;
-	}
+	/* ChaCha20-Poly1305's is 12 bytes, as OpenSSL 3.0 takes it (the
+	 * IV-length setter refuses any other: no padding to do). */
 	memcpy(out, iv, c->ivlen);
 	return (unsigned)c->ivlen;
 }

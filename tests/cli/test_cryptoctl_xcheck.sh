@@ -174,7 +174,8 @@ def case(alg, iv=None):
     elif alg.startswith(("aes-cbc-hmac-", "aes-ctr-hmac-")):
         h, icv = ICVS[alg.rsplit("-", 1)[1]]
         aad = os.urandom(random.randrange(0, 100))
-        akey = os.urandom(random.randrange(1, 65))
+        # keys.min_bits (128 by default) holds an authenc HMAC key too
+        akey = os.urandom(random.randrange(16, 65))
         mode = modes.CTR(iv) if alg.startswith("aes-ctr") else modes.CBC(iv)
         ct = aes(mode, key, pt)
         out = ct + hmac.new(akey, aad + ct, h).digest()[:icv]
