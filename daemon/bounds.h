@@ -22,8 +22,9 @@ enum daemon_limits {
 	 * (and at least one op), every op counting FAIR_OP_COST more for
 	 * what it costs beyond its data; a user that overspent (one op
 	 * larger than its turn) sits out turns until it has paid. */
-	FAIR_QUANTUM = 512 << 10,
 	FAIR_OP_COST = 256,
+	/* A full run of 16 KiB ops (full multi-buffer lanes): 1 MiB + 16 KiB */
+	FAIR_QUANTUM = WORKER_BURST * ((16 << 10) + FAIR_OP_COST),
 	MAX_USERS = 1024,     /* uids with queues at once: at most MAX_QUEUES */
 	WORKER_MIN_CHUNK = 8, /* smallest run split off for a sibling */
 	WORKER_SPIN_US = 200, /* busy-poll this long before sleeping */
