@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "crypt.h"
 
 /* Help text in pieces: encrypt and decrypt share the option lines

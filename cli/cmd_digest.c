@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "crypt.h"
 
 static const char usage_digest[] =

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crypt.h"
+#include "hex.h"
 
 int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 		    uint8_t *out, size_t max, unsigned *len)

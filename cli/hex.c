@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cryptoctl.h"
+#include "hex.h"
 
 static int hex_nibble(char c)
 {
