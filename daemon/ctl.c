@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include <cryptod/clock.h>
 #include <cryptod/ring_abi.h>
 
 #include "caps.h"
@@ -238,7 +239,7 @@ static int ctl_usage_report(struct client *c, uint32_t seq,
 		u.fallbacks = m->usage->fallbacks;
 		u.inprocess = m->usage->inprocess;
 	}
-	switch (programs_usage_report(c, &u)) {
+	switch (client_usage_report(c, &u)) {
 	case 0:
 		return ctl_send_ack(c, seq);
 	case -ERANGE:
@@ -401,7 +402,7 @@ static void ctl_accept_resume(evutil_socket_t fd, short what, void *arg)
 static void ctl_accept_pause(int err)
 {
 	static uint64_t last_ms;
-	uint64_t now = stats_now_ms();
+	uint64_t now = crd_now_ms();
 	if (now - last_ms >= 10000) {
 		log_warn("accept: %s; pausing new connections for %d ms "
 			 "(LimitNOFILE=, limits.connections_per_uid)",
