@@ -104,24 +104,6 @@ struct pio_stream {
 	size_t aad_len;
 };
 
-static atomic_uint prov_forks;
-
-static void on_fork_child(void)
-{
-	atomic_fetch_add(&prov_forks, 1);
-	//FORKED
-}
-
-static void pio_atfork(void)
-{
-	(void)pthread_atfork(NULL, NULL, on_fork_child);
-}
-
-unsigned prov_fork_count(void)
-{
-	return atomic_load(&prov_forks);
-}
-
 /* ---- queues ---- */
 
 static void pq_free(struct pio_q *pq)
@@ -161,8 +143,7 @@ static void pio_tls_dtor(void *v)
 
 int prov_io_init(struct prov *p)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, pio_atfork);
+	prov_fork_watch();
 	if (pthread_key_create(&p->tls_key, pio_tls_dtor))
 		return -EAGAIN;
 	p->tls_key_ok = 1;
