@@ -5,15 +5,41 @@
  * dispatcher (cryptoctl.c) and every command: it calls none of them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "table.h"
 
 unsigned cli_closed_fds;
+
+/*
+ * A closed 0, 1 or 2 would be the first descriptor the next open() or
+ * socket() returns: the daemon's socket would be read as input, or get
+ * the output and the diagnostics written into it. Before anything else,
+ * fill each hole with /dev/null (in order, so that each open() lands on
+ * the one being filled) and note which were closed: a command that needs
+ * the stream says so (cli_closed_fds).
+ */
+void cli_guard_std_fds(void)
+{
+	int fd, n;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		cli_closed_fds |= 1u << fd;
+		n = open("/dev/null", O_RDWR);
+		if (n < 0)
+			_exit(CLI_EXIT_FAIL); /* nowhere to even say so */
+		if (n != fd)
+			close(n); /* cannot happen: fd is the lowest free */
+	}
+}
 
 void cli_err(const char *fmt, ...)
 {

@@ -52,6 +52,11 @@ enum cli_limits {
 	WATCH_MAX_COUNT = 1000000,
 };
 
+/* The benchmark, a program of its own beside cryptoctl ('cryptoctl bench'
+ * runs it), and how cryptoctl hands it the global --socket. */
+#define CLI_BENCH_BIN "cryptod-bench"
+#define CLI_BENCH_SOCKET_ENV "CRYPTOCTL_BENCH_SOCKET"
+
 struct cli {
 	const char *socket; /* --socket, or NULL for cc_default_socket_path() */
 	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
@@ -61,6 +66,9 @@ struct cli {
 /* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
  * and is /dev/null now. */
 extern unsigned cli_closed_fds;
+/* Before anything else: fill a closed 0, 1 or 2 with /dev/null, noting it
+ * in cli_closed_fds. */
+void cli_guard_std_fds(void);
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a bad argument on one line; returns -EINVAL. */
 int cli_usage_err(const char *cmd, const char *fmt, ...)

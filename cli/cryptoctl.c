@@ -114,30 +114,6 @@ static const char usage_version[] =
 	"  -j, --json         one JSON object: cryptoctl, api, socket, daemon\n"
 	"                     (its version, or null and error)\n";
 
-/*
- * A closed 0, 1 or 2 would be the first descriptor the next open() or
- * socket() returns: the daemon's socket would be read as input, or get
- * the output and the diagnostics written into it. Before anything else,
- * fill each hole with /dev/null (in order, so that each open() lands on
- * the one being filled) and note which were closed: a command that needs
- * the stream says so (cli_closed_fds).
- */
-static void guard_std_fds(void)
-{
-	int fd, n;
-
-	for (fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		cli_closed_fds |= 1u << fd;
-		n = open("/dev/null", O_RDWR);
-		if (n < 0)
-			_exit(CLI_EXIT_FAIL); /* nowhere to even say so */
-		if (n != fd)
-			close(n); /* cannot happen: fd is the lowest free */
-	}
-}
-
 static double now_ms(void)
 {
 	return (double)crd_now_ns() / 1e6;
@@ -278,18 +254,53 @@ static int cmd_version(struct cli *cli, int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * 'cryptoctl bench' is a program of its own, cryptod-bench, beside this
+ * one: the benchmark links the engines it compares with (ipsec-mb and
+ * OpenSSL in-process, DPDK as a plugin), which cryptoctl need not load to
+ * print stats. Its arguments go as they are; the global --socket goes in
+ * CLI_BENCH_SOCKET_ENV, read as 'cryptoctl bench' read it before.
+ */
+static int cmd_bench_exec(struct cli *cli, int argc, char **argv)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+
+	if (n > 0) {
+		path[n] = '\0';
+		slash = strrchr(path, '/');
+	}
+	if (n <= 0 || !slash ||
+	    (size_t)(slash + 1 - path) + sizeof(CLI_BENCH_BIN) > sizeof(path)) {
+		cli_err("bench: cannot find %s beside cryptoctl",
+			CLI_BENCH_BIN);
+		return CLI_EXIT_FAIL;
+	}
+	memcpy(slash + 1, CLI_BENCH_BIN, sizeof(CLI_BENCH_BIN));
+	if (cli->socket && setenv(CLI_BENCH_SOCKET_ENV, cli->socket, 1)) {
+		cli_err("bench: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	argv[0] = CLI_BENCH_BIN; /* argv[argc] is NULL */
+	fflush(stdout);
+	execv(path, argv);
+	cli_err("bench: cannot run %s: %s", path, strerror(errno));
+	return CLI_EXIT_FAIL;
+}
+
 static int cmd_help(struct cli *cli, int argc, char **argv);
 
 static const struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
 } commands[] = {
-	{ "stats", cmd_stats },	    { "engines", cmd_engines },
-	{ "clients", cmd_clients }, { "sessions", cmd_sessions },
-	{ "bench", cmd_bench },	    { "encrypt", cmd_encrypt },
-	{ "decrypt", cmd_decrypt }, { "digest", cmd_digest },
-	{ "mac", cmd_mac },	    { "ping", cmd_ping },
-	{ "version", cmd_version }, { "help", cmd_help },
+	{ "stats", cmd_stats },	     { "engines", cmd_engines },
+	{ "clients", cmd_clients },  { "sessions", cmd_sessions },
+	{ "bench", cmd_bench_exec }, { "encrypt", cmd_encrypt },
+	{ "decrypt", cmd_decrypt },  { "digest", cmd_digest },
+	{ "mac", cmd_mac },	     { "ping", cmd_ping },
+	{ "version", cmd_version },  { "help", cmd_help },
 	{ "key", cmd_key },
 };
 
@@ -351,45 +362,6 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 	return run_cmd(cli, cmd, 2, help_argv);
 }
 
-/*
- * cryptod-bench and cryptod-poolbench are links to this binary (the names
- * of the benchmark before 'cryptoctl bench' became its one front end):
- * run by one of them, cryptoctl runs bench (pool) with the arguments.
- */
-static int run_alias(const char *name, int argc, char **argv)
-{
-	static const struct {
-		const char *name, *mode;
-	} aliases[] = {
-		{ "cryptod-bench", NULL },
-		{ "cryptod-poolbench", "pool" },
-	};
-	struct cli cli = { 0 };
-	char prog[] = "cryptoctl: bench", mode[16];
-	char **sub;
-	int n = 0, ret = -1;
-
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		if (strcmp(name, aliases[i].name))
-			continue;
-		sub = calloc((size_t)argc + 2, sizeof(*sub));
-		if (!sub) {
-			cli_err("out of memory");
-			return CLI_EXIT_FAIL;
-		}
-		sub[n++] = prog;
-		if (aliases[i].mode) {
-			snprintf(mode, sizeof(mode), "%s", aliases[i].mode);
-			sub[n++] = mode;
-		}
-		memcpy(sub + n, argv + 1, (size_t)(argc - 1) * sizeof(*sub));
-		ret = cmd_bench(&cli, n + argc - 1, sub);
-		free(sub);
-		break;
-	}
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -402,14 +374,7 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, ret;
 
-	const char *base;
-
-	guard_std_fds();
-	base = strrchr(argv[0], '/');
-
-	ret = run_alias(base ? base + 1 : argv[0], argc, argv);
-	if (ret >= 0)
-		goto out;
+	cli_guard_std_fds();
 	argv[0] = "cryptoctl"; /* getopt's diagnostics: "cryptoctl: ..." */
 	/* '+': stop at the command; its options are its own. */
 	while ((c = getopt_long(argc, argv, "+hVs:", opts, NULL)) != -1) {
@@ -447,7 +412,6 @@ int main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	ret = run_cmd(&cli, cmd, argc - optind, argv + optind);
-out:
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("write error on stdout: %s", strerror(errno));
 		return CLI_EXIT_FAIL;
