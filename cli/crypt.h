@@ -11,6 +11,7 @@
 #ifndef CRYPTOCTL_CRYPT_H
 #define CRYPTOCTL_CRYPT_H
 
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -118,6 +119,36 @@ static inline int crypt_writes(const struct crypt_args *a)
 {
 	return a->what == CRYPT_CMD_CRYPT && !a->r->mac_only;
 }
+
+/* The options encrypt, decrypt, digest and mac share (-a, -k, -s and
+ * these; crypt_args.c parses them): their codes, past every short
+ * option's. A command's own codes start at CRYPT_OPT_OWN. */
+enum {
+	CRYPT_OPT_KEY_FILE = 0x100,
+	CRYPT_OPT_KEY_NAME,
+	CRYPT_OPT_TAG_LEN,
+	CRYPT_OPT_IN,
+	CRYPT_OPT_OUT,
+	CRYPT_OPT_ENGINE,
+	CRYPT_OPT_OWN,
+};
+/* One command's front end: init sets what the command is and its default
+ * algorithm; opt parses c (with arg) when it is the command's own, or
+ * refuses a shared one the command does not take: 0, 1 help printed,
+ * -EINVAL (reported), or -ENOENT: a shared option, for crypt_main; check
+ * (may be NULL) judges the options together (0 or -EINVAL, reported). */
+struct crypt_front {
+	const struct option *opts;
+	const char *shortopts;
+	void (*init)(struct crypt_args *a);
+	int (*opt)(struct crypt_args *a, int c, char *arg);
+	int (*check)(struct crypt_args *a);
+};
+
+/* Parse argv with f and the shared options, then run the command
+ * (crypt_run): the exit status. */
+int crypt_main(struct cli *cli, const struct crypt_front *f, int argc,
+	       char **argv);
 
 /* crypt_args.c: each returns 0, or -EINVAL once the error is reported. */
 int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
