@@ -44,11 +44,10 @@ enum cli_limits {
 	CLI_AAD_MAX = 65535,	     /* as CRD_AAD_MAX */
 	CLI_KEYFILE_MAX = 1024,	     /* bytes read from --key-file */
 	CLI_PATH_MAX = 108,	     /* sun_path */
-	CLI_WAIT_MS = 30000, /* --sessionless: longest wait for the op */
-	TBL_COLS_MAX = 24,   /* columns of a text table */
-	TBL_CELL = 72,	     /* a client name (64) plus room to spare */
-	TBL_NARROW = 20,     /* text cells without --wide */
-	WATCH_MAX_S = 3600,  /* --watch interval */
+	TBL_COLS_MAX = 24,	     /* columns of a text table */
+	TBL_CELL = 72,		     /* a client name (64) plus room to spare */
+	TBL_NARROW = 20,	     /* text cells without --wide */
+	WATCH_MAX_S = 3600,	     /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
 };
 

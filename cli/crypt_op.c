@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cryptod/clock.h>
+
 #include "crypt.h"
 #include "hex.h"
 
@@ -82,7 +84,7 @@ static int wait_one(struct cc_queue *q, struct cc_completion *cpl)
 			return n;
 		if (n == 1)
 			return 0;
-		n = cc_wait(q, CLI_WAIT_MS);
+		n = cc_wait(q, CRD_WAIT_MAX_MS);
 		if (n < 0)
 			return n;
 		if (!n)

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-enum { CONN_REPLY_TIMEOUT_MS = 30000 };
+#include <cryptod/clock.h>
 
 /*
  * A daemon that refuses a peer (access policy, connection limits) sends
@@ -67,7 +67,7 @@ int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 
 	for (;;) {
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int r = poll(&p, 1, CONN_REPLY_TIMEOUT_MS);
+		int r = poll(&p, 1, CRD_WAIT_MAX_MS);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

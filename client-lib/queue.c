@@ -316,8 +316,7 @@ int cc_sgl_set(struct cc_queue *q, struct cc_sgl_entry *sgl, unsigned i,
 
 static int queue_dead(const struct cc_queue *q)
 {
-	return __atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_ACQUIRE) &
-	       CRD_F_DEAD;
+	return crd_load_acquire(&q->hdr->daemon.kflags) & CRD_F_DEAD;
 }
 
 int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
@@ -392,8 +391,7 @@ uint32_t queue_space(struct cc_queue *q)
 void queue_count_retries(struct cc_queue *q, unsigned n)
 {
 	q->retries += n;
-	__atomic_store_n(&q->hdr->client.kretries, q->retries,
-			 __ATOMIC_RELAXED);
+	crd_store_relaxed_n(&q->hdr->client.kretries, q->retries);
 }
 
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
@@ -435,11 +433,6 @@ static int queue_ready(const struct cc_queue *q)
 	return crd_load_acquire(&q->hdr->kcq_tail.k) != q->cq_head;
 }
 
-static int64_t mono_ms(void)
-{
-	return (int64_t)crd_now_ms();
-}
-
 enum { CC_WAIT_SPIN_NS = 20000 };
 
 int cc_wait(struct cc_queue *q, int timeout_ms)
@@ -448,7 +441,8 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		return -ECHILD;
 	if (q->staged)
 		queue_publish(q);
-	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+	int64_t deadline =
+		timeout_ms < 0 ? -1 : (int64_t)crd_now_ms() + timeout_ms;
 	uint32_t *flags = &q->hdr->client.kflags;
 	int ret = 0;
 
@@ -486,7 +480,7 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		}
 		int wait = -1;
 		if (deadline >= 0) {
-			int64_t left = deadline - mono_ms();
+			int64_t left = deadline - (int64_t)crd_now_ms();
 			if (left <= 0)
 				break; /* timed out: ret 0 */
 			wait = left > INT32_MAX ? INT32_MAX : (int)left;

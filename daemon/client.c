@@ -139,7 +139,7 @@ int client_session_add(struct client *c, struct session *s)
 		s->id = i + 1;
 		/* Publish a fully built session; pairs with the acquire
 		 * load in session_table_get(). */
-		__atomic_store_n(&c->sessions.s[i], s, __ATOMIC_RELEASE);
+		crd_store_release_n(&c->sessions.s[i], s);
 		c->n_sessions++;
 		n_sessions_total++;
 		return s->id;
@@ -218,7 +218,7 @@ int client_session_destroy(struct client *c, uint32_t id, uint32_t seq)
 	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions.s[id - 1])
 		return -ENOENT;
 	struct session *s = c->sessions.s[id - 1];
-	__atomic_store_n(&c->sessions.s[id - 1], NULL, __ATOMIC_RELEASE);
+	crd_store_release_n(&c->sessions.s[id - 1], NULL);
 	n_sessions_total--; /* gone for listings; c->n_sessions when freed */
 	/* Streams on s are wiped by the next poster of each queue. */
 	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)

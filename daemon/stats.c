@@ -206,8 +206,8 @@ static unsigned stats_queues(struct stats_buf *b, struct client *viewer,
 			ct->empty_polls = ld(&q->st.empty_polls);
 			ct->wakeups = ld(&q->st.wakeups);
 			/* Reported by the client itself: informational. */
-			ct->retries = __atomic_load_n(&q->hdr->client.kretries,
-						      __ATOMIC_RELAXED);
+			ct->retries =
+				crd_load_relaxed_n(&q->hdr->client.kretries);
 			uint64_t *lh = b->lhist[nw + j];
 			for (unsigned h = 0; h < LAT_BUCKETS; h++)
 				lh[h] = ld(&q->st.lat_hist[h]);

@@ -48,14 +48,13 @@
 #include <openssl/crypto.h>
 
 enum {
-	PIO_ENTRIES = 128,     /* ring entries per thread queue */
-	PIO_SLOTS = 256,       /* result slots: ops submitted, not yet read */
-	PIO_ARENA = 8 << 20,   /* per thread queue */
-	PIO_OP_MAX = 2 << 20,  /* longer one-shot ops take cc_crypt() */
-	PIO_PIECE = 1 << 20,   /* stream pieces */
-	PIO_DEPTH = 4,	       /* pieces of one call in flight */
-	PIO_SPIN_NS = 20000,   /* spin before sleeping, outside a job */
-	PIO_TIMEOUT_MS = 30000 /* a sleeping thread gives up */
+	PIO_ENTRIES = 128,    /* ring entries per thread queue */
+	PIO_SLOTS = 256,      /* result slots: ops submitted, not yet read */
+	PIO_ARENA = 8 << 20,  /* per thread queue */
+	PIO_OP_MAX = 2 << 20, /* longer one-shot ops take cc_crypt() */
+	PIO_PIECE = 1 << 20,  /* stream pieces */
+	PIO_DEPTH = 4,	      /* pieces of one call in flight */
+	PIO_SPIN_NS = 20000,  /* spin before sleeping, outside a job */
 };
 
 /* An op's outcome, filed by whoever reaps it. */
@@ -332,7 +331,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	if (!paused && !err) {
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		int64_t left =
-			PIO_TIMEOUT_MS - (int64_t)((t - *since) / 1000000);
+			CRD_WAIT_MAX_MS - (int64_t)((t - *since) / 1000000);
 		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (r == 0)
 			err = -ETIMEDOUT;
