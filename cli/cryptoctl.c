@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl: main(), global options, command dispatch, and the two
- * commands too small for a file of their own (ping, version).
+ * cryptoctl: main(), global options, command dispatch, the two commands
+ * too small for a file of their own (ping, version), and bench, which
+ * runs the benchmark's own program. What the commands share: cli.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
