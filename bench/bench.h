@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "cryptoclient.h"
+#include <cryptod/clock.h>
 
 /* All bounds of the bench's options live here. */
 enum bench_limits {
@@ -452,13 +453,10 @@ void bench_report_passes(const struct bench_cfg *cfg, struct cc_conn *conn,
 void bench_note(const struct bench_cfg *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Seconds of the monotonic clock (cryptod/clock.h: a vDSO call). */
 static inline double bench_now(void)
 {
-	struct timespec ts;
-
-	/* vDSO: no syscall with the tsc clocksource. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)crd_now_ns() * 1e-9;
 }
 
 /*

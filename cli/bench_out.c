@@ -15,7 +15,8 @@
 
 #include "bench_cli.h"
 #include "bench_sheet.h"
-#include "cryptoctl.h"
+#include "cli.h"
+#include "table.h"
 #include "poolbench.h"
 
 static const struct bp_result *bp_find(const struct bp_report *r, unsigned alg,

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
-#include "cryptoctl.h"
+#include "cli.h"
 #include "poolbench.h"
 
 enum {

@@ -22,7 +22,7 @@
 #include <openssl/evp.h>
 
 #include "bench_cli.h"
-#include "cryptoctl.h"
+#include "cli.h"
 
 static const char bs_usage[] =
 	"Usage: cryptoctl bench stream [OPTIONS]\n"

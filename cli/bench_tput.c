@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
-#include "cryptoctl.h"
+#include "cli.h"
 
 /* One queue's client thread. */
 struct bp_qthread {

@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "bench_cli.h"
-#include "cryptoctl.h"
+#include "cli.h"
+#include "commands.h"
+#include "table.h"
 
 const char bp_usage[] =
 	"Usage: cryptoctl bench [MODE] [OPTIONS]\n"

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "crypt.h"
 
 /* Help text in pieces: encrypt and decrypt share the option lines
@@ -194,192 +195,136 @@ static void print_usage(enum cc_dir dir)
 }
 
 enum {
-	OPT_AAD = 0x100,
-	OPT_TAG_LEN,
+	OPT_AAD = CRYPT_OPT_OWN,
 	OPT_TAG_OUT,
-	OPT_ENGINE,
-	OPT_KEY_FILE,
 	OPT_AUTH_KEY,
 	OPT_AUTH_KEY_FILE,
 	OPT_SESSIONLESS,
-	OPT_IN,
-	OPT_OUT,
 	OPT_DATA_UNIT,
 	OPT_RELEASE,
-	OPT_KEY_NAME,
 };
 
-static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
-		      char **argv)
+static const struct option crypt_opts[] = {
+	{ "alg", required_argument, NULL, 'a' },
+	{ "key", required_argument, NULL, 'k' },
+	{ "key-file", required_argument, NULL, CRYPT_OPT_KEY_FILE },
+	{ "key-name", required_argument, NULL, CRYPT_OPT_KEY_NAME },
+	{ "auth-key", required_argument, NULL, OPT_AUTH_KEY },
+	{ "auth-key-file", required_argument, NULL, OPT_AUTH_KEY_FILE },
+	{ "iv", required_argument, NULL, 'i' },
+	{ "aad", required_argument, NULL, OPT_AAD },
+	{ "tag", required_argument, NULL, 't' },
+	{ "tag-len", required_argument, NULL, CRYPT_OPT_TAG_LEN },
+	{ "tag-out", required_argument, NULL, OPT_TAG_OUT },
+	{ "engine", required_argument, NULL, CRYPT_OPT_ENGINE },
+	{ "sessionless", no_argument, NULL, OPT_SESSIONLESS },
+	{ "in", required_argument, NULL, CRYPT_OPT_IN },
+	{ "out", required_argument, NULL, CRYPT_OPT_OUT },
+	{ "data-unit", required_argument, NULL, OPT_DATA_UNIT },
+	{ "release-unverified", no_argument, NULL, OPT_RELEASE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "socket", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* encrypt's and decrypt's own options (crypt.h: struct crypt_front). */
+static int crypt_opt(struct crypt_args *a, int c, char *arg)
 {
-	static const struct option opts[] = {
-		{ "alg", required_argument, NULL, 'a' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
-		{ "key-name", required_argument, NULL, OPT_KEY_NAME },
-		{ "auth-key", required_argument, NULL, OPT_AUTH_KEY },
-		{ "auth-key-file", required_argument, NULL, OPT_AUTH_KEY_FILE },
-		{ "iv", required_argument, NULL, 'i' },
-		{ "aad", required_argument, NULL, OPT_AAD },
-		{ "tag", required_argument, NULL, 't' },
-		{ "tag-len", required_argument, NULL, OPT_TAG_LEN },
-		{ "tag-out", required_argument, NULL, OPT_TAG_OUT },
-		{ "engine", required_argument, NULL, OPT_ENGINE },
-		{ "sessionless", no_argument, NULL, OPT_SESSIONLESS },
-		{ "in", required_argument, NULL, OPT_IN },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "data-unit", required_argument, NULL, OPT_DATA_UNIT },
-		{ "release-unverified", no_argument, NULL, OPT_RELEASE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const int enc = a->dir == CC_ENCRYPT;
-	int c, ret;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "a:k:i:t:hs:", opts, NULL)) != -1) {
-		ret = 0;
-		switch (c) {
-		case 'a':
-			ret = crypt_alg_parse(a, optarg);
-			break;
-		case 'k':
-			ret = crypt_parse_key_arg(a, 0, optarg);
-			break;
-		case OPT_KEY_FILE:
-			ret = crypt_parse_key_file(a, 0, optarg);
-			break;
-		case OPT_KEY_NAME:
-			a->key_name = optarg;
-			break;
-		case OPT_AUTH_KEY:
-			ret = crypt_parse_key_arg(a, 1, optarg);
-			break;
-		case OPT_AUTH_KEY_FILE:
-			ret = crypt_parse_key_file(a, 1, optarg);
-			break;
-		case 'i':
-			ret = crypt_parse_hex(a, "--iv", optarg, a->iv,
-					      sizeof(a->iv), &a->iv_len);
-			a->have_iv = !ret;
-			break;
-		case OPT_AAD:
-			ret = crypt_parse_hex(a, "--aad", optarg, a->aad,
-					      sizeof(a->aad), &a->aad_len);
-			break;
-		case 't':
-			if (enc)
-				return cli_usage_err(
-					a->cmd, "--tag is for decrypt; "
-						"encrypt computes the tag");
-			ret = crypt_parse_hex(a, "--tag", optarg, a->tag,
-					      sizeof(a->tag), &a->tag_given);
-			a->have_tag = !ret;
-			break;
-		case OPT_TAG_LEN:
-			if (crypt_parse_uint(optarg, CLI_TAG_MAX, &a->tag_len))
-				return cli_usage_err(a->cmd,
-						     "--tag-len: '%s' is not "
-						     "a number up to %d",
-						     optarg, CLI_TAG_MAX);
-			a->tag_len_set = 1;
-			break;
-		case OPT_TAG_OUT:
-			if (!enc)
-				return cli_usage_err(
-					a->cmd, "--tag-out is for encrypt");
-			if (!strcmp(optarg, "hex"))
-				a->tag_hex = 1;
-			else if (!strcmp(optarg, "append"))
-				a->tag_hex = 0;
-			else
-				return cli_usage_err(a->cmd,
-						     "--tag-out: 'append' or "
-						     "'hex', not '%s'",
-						     optarg);
-			a->tag_out_set = 1;
-			break;
-		case OPT_ENGINE:
-			a->engine = optarg;
-			break;
-		case OPT_SESSIONLESS:
-			a->sessionless = 1;
-			break;
-		case OPT_IN:
-			a->in_path = optarg;
-			break;
-		case OPT_OUT:
-			a->out_path = optarg;
-			break;
-		case OPT_DATA_UNIT:
-			if (crypt_parse_uint(optarg, ~0u, &a->data_unit) ||
-			    !a->data_unit)
-				return cli_usage_err(a->cmd,
-						     "--data-unit: '%s' is not "
-						     "a byte count",
-						     optarg);
-			break;
-		case OPT_RELEASE:
-			if (enc)
-				return cli_usage_err(a->cmd,
-						     "--release-unverified is "
-						     "for decrypt");
-			a->release_unverified = 1;
-			break;
-		case 'h':
-			print_usage(a->dir);
-			return 1;
-		case 's':
-			cli->socket = optarg;
-			break;
-		default:
-			return -EINVAL; /* getopt said why */
-		}
-		if (ret)
-			return ret;
-	}
-	ret = cli_no_args(a->cmd, argc, argv);
-	if (!ret)
-		ret = crypt_args_check(a);
-	return ret;
-}
-
-static int cmd_crypt(struct cli *cli, enum cc_dir dir, int argc, char **argv)
-{
-	struct crypt_args *a;
 	int ret;
 
-	/* On the heap: 64 KiB of AAD buffer is too much for a stack frame
-	 * in a tool that may run with a small ulimit -s. */
-	a = calloc(1, sizeof(*a));
-	if (!a) {
-		cli_err("out of memory");
-		return CLI_EXIT_FAIL;
+	switch (c) {
+	case OPT_AUTH_KEY:
+		return crypt_parse_key_arg(a, 1, arg);
+	case OPT_AUTH_KEY_FILE:
+		return crypt_parse_key_file(a, 1, arg);
+	case 'i':
+		ret = crypt_parse_hex(a, "--iv", arg, a->iv, sizeof(a->iv),
+				      &a->iv_len);
+		a->have_iv = !ret;
+		return ret;
+	case OPT_AAD:
+		return crypt_parse_hex(a, "--aad", arg, a->aad, sizeof(a->aad),
+				       &a->aad_len);
+	case 't':
+		if (enc)
+			return cli_usage_err(a->cmd,
+					     "--tag is for decrypt; "
+					     "encrypt computes the tag");
+		ret = crypt_parse_hex(a, "--tag", arg, a->tag, sizeof(a->tag),
+				      &a->tag_given);
+		a->have_tag = !ret;
+		return ret;
+	case OPT_TAG_OUT:
+		if (!enc)
+			return cli_usage_err(a->cmd,
+					     "--tag-out is for encrypt");
+		if (!strcmp(arg, "hex"))
+			a->tag_hex = 1;
+		else if (!strcmp(arg, "append"))
+			a->tag_hex = 0;
+		else
+			return cli_usage_err(a->cmd,
+					     "--tag-out: 'append' or "
+					     "'hex', not '%s'",
+					     arg);
+		a->tag_out_set = 1;
+		return 0;
+	case OPT_SESSIONLESS:
+		a->sessionless = 1;
+		return 0;
+	case OPT_DATA_UNIT:
+		if (crypt_parse_uint(arg, ~0u, &a->data_unit) || !a->data_unit)
+			return cli_usage_err(a->cmd,
+					     "--data-unit: '%s' is not "
+					     "a byte count",
+					     arg);
+		return 0;
+	case OPT_RELEASE:
+		if (enc)
+			return cli_usage_err(a->cmd, "--release-unverified is "
+						     "for decrypt");
+		a->release_unverified = 1;
+		return 0;
+	case 'h':
+		print_usage(a->dir);
+		return 1;
+	default:
+		return -ENOENT;
 	}
+}
+
+static void crypt_init(struct crypt_args *a, enum cc_dir dir)
+{
 	a->cmd = dir == CC_ENCRYPT ? "encrypt" : "decrypt";
 	a->what = CRYPT_CMD_CRYPT;
 	a->dir = dir;
 	a->key_max = CLI_KEY_MAX;
-	crypt_begin(a);
 	crypt_alg_parse(a, "aes-gcm");
+}
 
-	ret = parse_args(a, cli, argc, argv);
-	if (ret)
-		ret = ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-	else
-		ret = crypt_run(cli, a);
-	crypt_args_wipe(a);
-	free(a);
-	return ret;
+static void encrypt_init(struct crypt_args *a)
+{
+	crypt_init(a, CC_ENCRYPT);
+}
+
+static void decrypt_init(struct crypt_args *a)
+{
+	crypt_init(a, CC_DECRYPT);
 }
 
 int cmd_encrypt(struct cli *cli, int argc, char **argv)
 {
-	return cmd_crypt(cli, CC_ENCRYPT, argc, argv);
+	static const struct crypt_front f = { crypt_opts,
+					      "a:k:i:t:hs:", encrypt_init,
+					      crypt_opt, NULL };
+	return crypt_main(cli, &f, argc, argv);
 }
 
 int cmd_decrypt(struct cli *cli, int argc, char **argv)
 {
-	return cmd_crypt(cli, CC_DECRYPT, argc, argv);
+	static const struct crypt_front f = { crypt_opts,
+					      "a:k:i:t:hs:", decrypt_init,
+					      crypt_opt, NULL };
+	return crypt_main(cli, &f, argc, argv);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "crypt.h"
 
 static const char usage_digest[] =
@@ -81,141 +82,93 @@ static const char usage_mac[] =
 	"does not match.\n";
 
 enum {
-	OPT_KEY_FILE = 0x100,
-	OPT_TAG_LEN,
-	OPT_IN,
-	OPT_OUT,
-	OPT_BINARY,
+	OPT_BINARY = CRYPT_OPT_OWN,
 	OPT_VERIFY,
-	OPT_ENGINE,
-	OPT_KEY_NAME,
 };
 
-static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
-		      char **argv)
+static const struct option auth_opts[] = {
+	{ "alg", required_argument, NULL, 'a' },
+	{ "key", required_argument, NULL, 'k' },
+	{ "key-file", required_argument, NULL, CRYPT_OPT_KEY_FILE },
+	{ "key-name", required_argument, NULL, CRYPT_OPT_KEY_NAME },
+	{ "tag-len", required_argument, NULL, CRYPT_OPT_TAG_LEN },
+	{ "in", required_argument, NULL, CRYPT_OPT_IN },
+	{ "out", required_argument, NULL, CRYPT_OPT_OUT },
+	{ "binary", no_argument, NULL, OPT_BINARY },
+	{ "verify", required_argument, NULL, OPT_VERIFY },
+	{ "engine", required_argument, NULL, CRYPT_OPT_ENGINE },
+	{ "help", no_argument, NULL, 'h' },
+	{ "socket", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* digest's and mac's own options (crypt.h: struct crypt_front). */
+static int auth_opt(struct crypt_args *a, int c, char *arg)
 {
-	static const struct option opts[] = {
-		{ "alg", required_argument, NULL, 'a' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
-		{ "key-name", required_argument, NULL, OPT_KEY_NAME },
-		{ "tag-len", required_argument, NULL, OPT_TAG_LEN },
-		{ "in", required_argument, NULL, OPT_IN },
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "binary", no_argument, NULL, OPT_BINARY },
-		{ "verify", required_argument, NULL, OPT_VERIFY },
-		{ "engine", required_argument, NULL, OPT_ENGINE },
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const int mac = a->what == CRYPT_CMD_MAC;
-	int c, ret;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, mac ? "a:k:hs:" : "a:hs:", opts,
-				NULL)) != -1) {
-		ret = 0;
-		if (!mac &&
-		    (c == 'k' || c == OPT_KEY_FILE || c == OPT_KEY_NAME))
-			return cli_usage_err(a->cmd, "a digest takes no key "
-						     "('cryptoctl mac' does)");
-		if (!mac && c == OPT_TAG_LEN)
-			return cli_usage_err(a->cmd, "--tag-len is for mac");
-		switch (c) {
-		case 'a':
-			ret = crypt_alg_parse(a, optarg);
-			break;
-		case 'k':
-			ret = crypt_parse_key_arg(a, 0, optarg);
-			break;
-		case OPT_KEY_FILE:
-			ret = crypt_parse_key_file(a, 0, optarg);
-			break;
-		case OPT_KEY_NAME:
-			a->key_name = optarg;
-			break;
-		case OPT_TAG_LEN:
-			if (crypt_parse_uint(optarg, CLI_TAG_MAX, &a->tag_len))
-				return cli_usage_err(a->cmd,
-						     "--tag-len: '%s' is not "
-						     "a number up to %d",
-						     optarg, CLI_TAG_MAX);
-			a->tag_len_set = 1;
-			break;
-		case OPT_IN:
-			a->in_path = optarg;
-			break;
-		case OPT_OUT:
-			a->out_path = optarg;
-			break;
-		case OPT_BINARY:
-			a->binary = 1;
-			break;
-		case OPT_VERIFY:
-			ret = crypt_parse_hex(a, "--verify", optarg, a->tag,
-					      sizeof(a->tag), &a->tag_given);
-			a->have_tag = !ret;
-			a->dir = CC_DECRYPT;
-			break;
-		case OPT_ENGINE:
-			a->engine = optarg;
-			break;
-		case 'h':
-			fputs(mac ? usage_mac : usage_digest, stdout);
-			return 1;
-		case 's':
-			cli->socket = optarg;
-			break;
-		default:
-			return -EINVAL; /* getopt said why */
-		}
-		if (ret)
-			return ret;
-	}
-	ret = cli_no_args(a->cmd, argc, argv);
-	if (!ret && a->binary && a->have_tag)
-		ret = cli_usage_err(a->cmd, "--verify writes nothing: no "
-					    "--binary");
-	if (!ret)
-		ret = crypt_args_check(a);
-	return ret;
-}
-
-static int cmd_auth(struct cli *cli, enum crypt_cmd what, int argc, char **argv)
-{
-	struct crypt_args *a;
 	int ret;
 
-	/* On the heap, as encrypt's (its AAD buffer). */
-	a = calloc(1, sizeof(*a));
-	if (!a) {
-		cli_err("out of memory");
-		return CLI_EXIT_FAIL;
+	if (!mac &&
+	    (c == 'k' || c == CRYPT_OPT_KEY_FILE || c == CRYPT_OPT_KEY_NAME))
+		return cli_usage_err(a->cmd, "a digest takes no key "
+					     "('cryptoctl mac' does)");
+	if (!mac && c == CRYPT_OPT_TAG_LEN)
+		return cli_usage_err(a->cmd, "--tag-len is for mac");
+	switch (c) {
+	case OPT_BINARY:
+		a->binary = 1;
+		return 0;
+	case OPT_VERIFY:
+		ret = crypt_parse_hex(a, "--verify", arg, a->tag,
+				      sizeof(a->tag), &a->tag_given);
+		a->have_tag = !ret;
+		a->dir = CC_DECRYPT;
+		return ret;
+	case 'h':
+		fputs(mac ? usage_mac : usage_digest, stdout);
+		return 1;
+	default:
+		return -ENOENT;
 	}
+}
+
+static int auth_check(struct crypt_args *a)
+{
+	if (a->binary && a->have_tag)
+		return cli_usage_err(a->cmd, "--verify writes nothing: no "
+					     "--binary");
+	return 0;
+}
+
+static void auth_init(struct crypt_args *a, enum crypt_cmd what)
+{
 	a->what = what;
 	a->cmd = what == CRYPT_CMD_MAC ? "mac" : "digest";
 	a->dir = CC_ENCRYPT;
 	a->key_max = CLI_MAC_KEY_MAX;
-	crypt_begin(a);
 	crypt_alg_parse(a, what == CRYPT_CMD_MAC ? "hmac-sha256" : "sha256");
+}
 
-	ret = parse_args(a, cli, argc, argv);
-	if (ret)
-		ret = ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-	else
-		ret = crypt_run(cli, a);
-	crypt_args_wipe(a);
-	free(a);
-	return ret;
+static void digest_init(struct crypt_args *a)
+{
+	auth_init(a, CRYPT_CMD_DIGEST);
+}
+
+static void mac_init(struct crypt_args *a)
+{
+	auth_init(a, CRYPT_CMD_MAC);
 }
 
 int cmd_digest(struct cli *cli, int argc, char **argv)
 {
-	return cmd_auth(cli, CRYPT_CMD_DIGEST, argc, argv);
+	static const struct crypt_front f = { auth_opts, "a:hs:", digest_init,
+					      auth_opt, auth_check };
+	return crypt_main(cli, &f, argc, argv);
 }
 
 int cmd_mac(struct cli *cli, int argc, char **argv)
 {
-	return cmd_auth(cli, CRYPT_CMD_MAC, argc, argv);
+	static const struct crypt_front f = { auth_opts, "a:k:hs:", mac_init,
+					      auth_opt, auth_check };
+	return crypt_main(cli, &f, argc, argv);
 }

@@ -12,7 +12,9 @@
 
 #include <cryptod/ring_abi.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "commands.h"
+#include "table.h"
 
 static const char usage_engines[] =
 	"Usage: cryptoctl engines [--all] [--json | --wide] [--socket PATH]\n"

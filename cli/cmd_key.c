@@ -15,7 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "commands.h"
+#include "hex.h"
+#include "table.h"
 
 static const char usage_key[] =
 	"Usage: cryptoctl key create NAME --alg ALG [--bits N] [SPEC]\n"

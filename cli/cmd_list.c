@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "commands.h"
+#include "stats_view.h"
+#include "table.h"
 
 static const char usage_clients[] =
 	"Usage: cryptoctl clients [--json | --wide] [--socket PATH]\n"

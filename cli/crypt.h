@@ -4,13 +4,17 @@
  * cmd_crypt.c (encrypt and decrypt: options, help), cmd_digest.c (digest
  * and mac), crypt_args.c (the options they share: keys, files), crypt_alg.c
  * (what each algorithm accepts), crypt_io.c (input, output, temporary
- * files), crypt_op.c (the session and the one-shot operation) and
- * crypt_stream.c (a message of any length as a stream of updates).
+ * files), crypt_op.c (the session and the one-shot operation),
+ * crypt_stream.c (a message of any length as a stream of updates) and
+ * crypt_run.c (which of the two runs, over input and output).
  */
 #ifndef CRYPTOCTL_CRYPT_H
 #define CRYPTOCTL_CRYPT_H
 
-#include "cryptoctl.h"
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
 
 enum crypt_key {
 	CRYPT_KEY_NONE, /* null: a key would suggest the output is secret */
@@ -116,6 +120,36 @@ static inline int crypt_writes(const struct crypt_args *a)
 	return a->what == CRYPT_CMD_CRYPT && !a->r->mac_only;
 }
 
+/* The options encrypt, decrypt, digest and mac share (-a, -k, -s and
+ * these; crypt_args.c parses them): their codes, past every short
+ * option's. A command's own codes start at CRYPT_OPT_OWN. */
+enum {
+	CRYPT_OPT_KEY_FILE = 0x100,
+	CRYPT_OPT_KEY_NAME,
+	CRYPT_OPT_TAG_LEN,
+	CRYPT_OPT_IN,
+	CRYPT_OPT_OUT,
+	CRYPT_OPT_ENGINE,
+	CRYPT_OPT_OWN,
+};
+/* One command's front end: init sets what the command is and its default
+ * algorithm; opt parses c (with arg) when it is the command's own, or
+ * refuses a shared one the command does not take: 0, 1 help printed,
+ * -EINVAL (reported), or -ENOENT: a shared option, for crypt_main; check
+ * (may be NULL) judges the options together (0 or -EINVAL, reported). */
+struct crypt_front {
+	const struct option *opts;
+	const char *shortopts;
+	void (*init)(struct crypt_args *a);
+	int (*opt)(struct crypt_args *a, int c, char *arg);
+	int (*check)(struct crypt_args *a);
+};
+
+/* Parse argv with f and the shared options, then run the command
+ * (crypt_run): the exit status. */
+int crypt_main(struct cli *cli, const struct crypt_front *f, int argc,
+	       char **argv);
+
 /* crypt_args.c: each returns 0, or -EINVAL once the error is reported. */
 int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 		    uint8_t *out, size_t max, unsigned *len);
@@ -183,18 +217,22 @@ int crypt_put_tag(struct crypt_args *a, struct crypt_sink *out);
 /* The outcome of an op or a stream, 0 or a status: the exit status, the
  * failure reported. */
 int crypt_status(struct crypt_args *a, int ret);
-/* Open input and output, create the session, run the message as a
- * stream or as one operation, report: the exit status. */
-int crypt_run(struct cli *cli, struct crypt_args *a);
 /* The one-shot path: at most CLI_DATA_MAX bytes of input, the first
  * pre_len of them already read into pre; why names the reason. */
 int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 		  struct crypt_src *in, struct crypt_sink *out, const char *why,
 		  const uint8_t *pre, size_t pre_len);
 
+/* Report input too large for one operation; why: why it must be one. */
+void crypt_too_large(const struct crypt_args *a, const char *why);
+
 /* crypt_stream.c: the message as a stream, or as one operation when the
  * engine turns out not to stream it. The exit status. */
 int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		 struct crypt_src *in, struct crypt_sink *out);
+
+/* crypt_run.c: open input and output, create the session, run the
+ * message as a stream or as one operation, report: the exit status. */
+int crypt_run(struct cli *cli, struct crypt_args *a);
 
 #endif /* CRYPTOCTL_CRYPT_H */

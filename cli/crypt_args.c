@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "crypt.h"
+#include "hex.h"
 
 int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 		    uint8_t *out, size_t max, unsigned *len)
@@ -133,4 +134,82 @@ void crypt_begin(struct crypt_args *a)
 	 * fail when they need the stream that was closed. */
 	a->stdin_closed = !!(cli_closed_fds & 1);
 	a->stdout_closed = !!(cli_closed_fds & 2);
+}
+
+/* A shared option: 0, or -EINVAL (reported; getopt's own unknown or
+ * incomplete options were reported by getopt). */
+static int crypt_opt_shared(struct crypt_args *a, struct cli *cli, int c,
+			    char *arg)
+{
+	switch (c) {
+	case 'a':
+		return crypt_alg_parse(a, arg);
+	case 'k':
+		return crypt_parse_key_arg(a, 0, arg);
+	case CRYPT_OPT_KEY_FILE:
+		return crypt_parse_key_file(a, 0, arg);
+	case CRYPT_OPT_KEY_NAME:
+		a->key_name = arg;
+		return 0;
+	case CRYPT_OPT_TAG_LEN:
+		if (crypt_parse_uint(arg, CLI_TAG_MAX, &a->tag_len))
+			return cli_usage_err(a->cmd,
+					     "--tag-len: '%s' is not a number "
+					     "up to %d",
+					     arg, CLI_TAG_MAX);
+		a->tag_len_set = 1;
+		return 0;
+	case CRYPT_OPT_IN:
+		a->in_path = arg;
+		return 0;
+	case CRYPT_OPT_OUT:
+		a->out_path = arg;
+		return 0;
+	case CRYPT_OPT_ENGINE:
+		a->engine = arg;
+		return 0;
+	case 's':
+		cli->socket = arg;
+		return 0;
+	default:
+		return -EINVAL; /* getopt said why */
+	}
+}
+
+int crypt_main(struct cli *cli, const struct crypt_front *f, int argc,
+	       char **argv)
+{
+	struct crypt_args *a;
+	int c, ret = 0;
+
+	/* On the heap: 64 KiB of AAD buffer is too much for a stack frame
+	 * in a tool that may run with a small ulimit -s. */
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		cli_err("out of memory");
+		return CLI_EXIT_FAIL;
+	}
+	f->init(a);
+	crypt_begin(a);
+
+	optind = 0;
+	while (!ret && (c = getopt_long(argc, argv, f->shortopts, f->opts,
+					NULL)) != -1) {
+		ret = f->opt(a, c, optarg);
+		if (ret == -ENOENT)
+			ret = crypt_opt_shared(a, cli, c, optarg);
+	}
+	if (!ret)
+		ret = cli_no_args(a->cmd, argc, argv);
+	if (!ret && f->check)
+		ret = f->check(a);
+	if (!ret)
+		ret = crypt_args_check(a);
+	if (ret)
+		ret = ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	else
+		ret = crypt_run(cli, a);
+	crypt_args_wipe(a);
+	free(a);
+	return ret;
 }

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cryptoctl encrypt / decrypt / digest / mac: the session (created before
- * the input is read, so the key leaves this process early), what runs in
- * it (crypt_run: a stream, crypt_stream.c, or one operation), and the one
+ * the input is read, so the key leaves this process early) and the one
  * operation, either through the session (cc_crypt()) or session-less (the
  * keys travel with the op, through the burst API on a queue of our own).
+ * What runs in the session (a stream or one operation) is crypt_run.c's
+ * choice, above this file and crypt_stream.c.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cryptod/clock.h>
+
 #include "crypt.h"
+#include "hex.h"
 
 /*
  * Connect and, unless --sessionless, hand the keys to the daemon. On
@@ -80,7 +84,7 @@ static int wait_one(struct cc_queue *q, struct cc_completion *cpl)
 			return n;
 		if (n == 1)
 			return 0;
-		n = cc_wait(q, CLI_WAIT_MS);
+		n = cc_wait(q, CRD_WAIT_MAX_MS);
 		if (n < 0)
 			return n;
 		if (!n)
@@ -228,7 +232,7 @@ int crypt_status(struct crypt_args *a, int ret)
 	return CLI_EXIT_OK;
 }
 
-static void too_large(const struct crypt_args *a, const char *why)
+void crypt_too_large(const struct crypt_args *a, const char *why)
 {
 	cli_err("%s: input larger than %u MiB%s, one operation's most (%s %s)",
 		a->cmd, CLI_DATA_MAX >> 20,
@@ -270,7 +274,7 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 		goto out;
 	}
 	if (len > max) {
-		too_large(a, why);
+		crypt_too_large(a, why);
 		goto out;
 	}
 	if (tag_in_data) {
@@ -305,76 +309,5 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 		status = CLI_EXIT_FAIL;
 out:
 	crypt_buf_free(p, cap);
-	return status;
-}
-
-/* Does the command write anything (not GMAC decrypt, not --verify)? */
-static int has_output(const struct crypt_args *a)
-{
-	return crypt_writes(a) || a->dir == CC_ENCRYPT;
-}
-
-int crypt_run(struct cli *cli, struct crypt_args *a)
-{
-	const char *why = crypt_why_oneshot(a);
-	/* Streamed, an AEAD's plaintext is out before its tag is checked. */
-	const int verify =
-		!why && a->dir == CC_DECRYPT && a->tag_len && crypt_writes(a);
-	struct crypt_sink out = { .fd = -1, .dest = -1 };
-	struct crypt_src in = { .fd = -1 };
-	struct crypt_conn c = { 0 };
-	int status = CLI_EXIT_USAGE, ret;
-	int64_t hold;
-
-	/* Files first: a wrong name costs nothing but one line. */
-	ret = crypt_src_open(a, &in);
-	if (ret == -EBADF)
-		status = CLI_EXIT_FAIL;
-	if (ret)
-		return status;
-	/* A file's length is known: a wrong one costs one line too. */
-	hold = crypt_tag_in_data(a) ? a->tag_len : 0;
-	if (in.size >= hold && crypt_len_check(a, (uint64_t)in.size - hold)) {
-		crypt_src_close(&in);
-		return CLI_EXIT_USAGE;
-	}
-	if (why && in.size > (int64_t)CLI_DATA_MAX + hold) {
-		too_large(a, why);
-		crypt_src_close(&in);
-		return CLI_EXIT_FAIL;
-	}
-	ret = has_output(a) ? crypt_sink_open(a, &out, verify) : 0;
-	if (ret) {
-		crypt_src_close(&in);
-		return ret == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
-	}
-
-	/* Before the input: an unreachable daemon or a refused key fails at
-	 * once, and the key leaves this process before input of unbounded
-	 * duration. */
-	status = CLI_EXIT_FAIL;
-	if (crypt_open(cli, a, &c) < 0)
-		goto out;
-	/* CCM's first block holds the message length. */
-	if (!why && a->r->alg == CC_ALG_AES_CCM && in.size < 0) {
-		if (crypt_src_spool(a, &in) < 0)
-			goto out;
-		if (in.size >= hold &&
-		    crypt_len_check(a, (uint64_t)in.size - hold)) {
-			status = CLI_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (why)
-		status = crypt_oneshot(&c, a, &in, &out, why, NULL, 0);
-	else
-		status = crypt_stream(&c, a, &in, &out);
-	if (status == CLI_EXIT_OK && has_output(a))
-		status = crypt_sink_commit(a, &out);
-out:
-	if (status != CLI_EXIT_OK)
-		crypt_sink_abort(&out);
-	crypt_close(&c);
-	crypt_src_close(&in);
 	return status;
 }

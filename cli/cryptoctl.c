@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cryptoctl: main(), global options, command dispatch, and the two
- * commands too small for a file of their own (ping, version).
+ * cryptoctl: main(), global options, command dispatch, the two commands
+ * too small for a file of their own (ping, version), and bench, which
+ * runs the benchmark's own program. What the commands share: cli.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,9 @@
 
 #include <cryptod/clock.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "commands.h"
+#include "table.h"
 
 static const char usage_main[] =
 	"Usage: cryptoctl [--socket PATH] COMMAND [OPTIONS]\n"
@@ -111,168 +112,6 @@ static const char usage_version[] =
 	"\n"
 	"  -j, --json         one JSON object: cryptoctl, api, socket, daemon\n"
 	"                     (its version, or null and error)\n";
-
-unsigned cli_closed_fds;
-
-/*
- * A closed 0, 1 or 2 would be the first descriptor the next open() or
- * socket() returns: the daemon's socket would be read as input, or get
- * the output and the diagnostics written into it. Before anything else,
- * fill each hole with /dev/null (in order, so that each open() lands on
- * the one being filled) and note which were closed: a command that needs
- * the stream says so (cli_closed_fds).
- */
-static void guard_std_fds(void)
-{
-	int fd, n;
-
-	for (fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		cli_closed_fds |= 1u << fd;
-		n = open("/dev/null", O_RDWR);
-		if (n < 0)
-			_exit(CLI_EXIT_FAIL); /* nowhere to even say so */
-		if (n != fd)
-			close(n); /* cannot happen: fd is the lowest free */
-	}
-}
-
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("cryptoctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* One line, "cryptoctl: CMD: what is wrong"; returns -EINVAL. */
-int cli_usage_err(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "cryptoctl: %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -EINVAL;
-}
-
-int cli_no_args(const char *cmd, int argc, char **argv)
-{
-	if (optind < argc)
-		return cli_usage_err(cmd, "unexpected argument '%s'",
-				     argv[optind]);
-	return 0;
-}
-
-/* The socket path: --socket, else the default. 0 or -ENAMETOOLONG. */
-static int cli_socket_path(struct cli *cli)
-{
-	if (!cli->socket)
-		return cc_default_socket_path(cli->path, sizeof(cli->path));
-	if (strlen(cli->socket) >= sizeof(cli->path))
-		return -ENAMETOOLONG;
-	strcpy(cli->path, cli->socket);
-	return 0;
-}
-
-int cli_connect_quiet(struct cli *cli, struct cc_conn **conn)
-{
-	int ret = cli_socket_path(cli);
-
-	if (ret < 0)
-		return ret;
-	return cc_connect(cli->path, "cryptoctl", conn);
-}
-
-/*
- * Connect and say hello. On failure print why, naming the socket, and
- * return -errno; the caller exits with CLI_EXIT_FAIL.
- */
-int cli_connect(struct cli *cli, struct cc_conn **conn)
-{
-	int ret;
-
-	ret = cli_socket_path(cli);
-	if (ret < 0) {
-		cli_err("socket path too long (at most %zu bytes)",
-			sizeof(cli->path) - 1);
-		return ret;
-	}
-
-	ret = cc_connect(cli->path, "cryptoctl", conn);
-	if (ret == -ENOENT || ret == -ECONNREFUSED) {
-		cli_err("cannot connect to %s: %s - is cryptod running?",
-			cli->path, cc_strerror(ret));
-		return ret;
-	}
-	if (ret == -EACCES || ret == -EPERM) {
-		/* The system service's socket is for the cryptod group. */
-		cli_err("cannot connect to %s: %s - the socket is for root and "
-			"the cryptod group: 'sudo usermod -aG cryptod $USER', "
-			"then log in again",
-			cli->path, cc_strerror(ret));
-		return ret;
-	}
-	if (ret < 0) {
-		cli_err("cannot connect to %s: %s", cli->path,
-			cc_strerror(ret));
-		return ret;
-	}
-	return 0;
-}
-
-/*
- * getopt for commands whose only options are --help, --socket and, when
- * json is not NULL, --json. Returns 0 to go on, 1 when help was printed,
- * or -EINVAL (reported).
- */
-int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
-		     const char *usage, int *json)
-{
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "wide", no_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, json ? "hs:j" : "hs:", opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case 's':
-			cli->socket = optarg;
-			break;
-		case 'j':
-			if (!json) /* not an option of this command */
-				return cli_usage_err(cmd, "unrecognized option "
-							  "'--json'");
-			*json = 1;
-			break;
-		case 'W': /* every column (clients, sessions) */
-			if (!json)
-				return cli_usage_err(cmd, "unrecognized option "
-							  "'--wide'");
-			tbl_wide = 1;
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
-	return cli_no_args(cmd, argc, argv);
-}
 
 static double now_ms(void)
 {
@@ -414,18 +253,53 @@ static int cmd_version(struct cli *cli, int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * 'cryptoctl bench' is a program of its own, cryptod-bench, beside this
+ * one: the benchmark links the engines it compares with (ipsec-mb and
+ * OpenSSL in-process, DPDK as a plugin), which cryptoctl need not load to
+ * print stats. Its arguments go as they are; the global --socket goes in
+ * CLI_BENCH_SOCKET_ENV, read as 'cryptoctl bench' read it before.
+ */
+static int cmd_bench_exec(struct cli *cli, int argc, char **argv)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+
+	if (n > 0) {
+		path[n] = '\0';
+		slash = strrchr(path, '/');
+	}
+	if (n <= 0 || !slash ||
+	    (size_t)(slash + 1 - path) + sizeof(CLI_BENCH_BIN) > sizeof(path)) {
+		cli_err("bench: cannot find %s beside cryptoctl",
+			CLI_BENCH_BIN);
+		return CLI_EXIT_FAIL;
+	}
+	memcpy(slash + 1, CLI_BENCH_BIN, sizeof(CLI_BENCH_BIN));
+	if (cli->socket && setenv(CLI_BENCH_SOCKET_ENV, cli->socket, 1)) {
+		cli_err("bench: %s", strerror(errno));
+		return CLI_EXIT_FAIL;
+	}
+	argv[0] = CLI_BENCH_BIN; /* argv[argc] is NULL */
+	fflush(stdout);
+	execv(path, argv);
+	cli_err("bench: cannot run %s: %s", path, strerror(errno));
+	return CLI_EXIT_FAIL;
+}
+
 static int cmd_help(struct cli *cli, int argc, char **argv);
 
 static const struct cli_cmd {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
 } commands[] = {
-	{ "stats", cmd_stats },	    { "engines", cmd_engines },
-	{ "clients", cmd_clients }, { "sessions", cmd_sessions },
-	{ "bench", cmd_bench },	    { "encrypt", cmd_encrypt },
-	{ "decrypt", cmd_decrypt }, { "digest", cmd_digest },
-	{ "mac", cmd_mac },	    { "ping", cmd_ping },
-	{ "version", cmd_version }, { "help", cmd_help },
+	{ "stats", cmd_stats },	     { "engines", cmd_engines },
+	{ "clients", cmd_clients },  { "sessions", cmd_sessions },
+	{ "bench", cmd_bench_exec }, { "encrypt", cmd_encrypt },
+	{ "decrypt", cmd_decrypt },  { "digest", cmd_digest },
+	{ "mac", cmd_mac },	     { "ping", cmd_ping },
+	{ "version", cmd_version },  { "help", cmd_help },
 	{ "key", cmd_key },
 };
 
@@ -487,45 +361,6 @@ static int cmd_help(struct cli *cli, int argc, char **argv)
 	return run_cmd(cli, cmd, 2, help_argv);
 }
 
-/*
- * cryptod-bench and cryptod-poolbench are links to this binary (the names
- * of the benchmark before 'cryptoctl bench' became its one front end):
- * run by one of them, cryptoctl runs bench (pool) with the arguments.
- */
-static int run_alias(const char *name, int argc, char **argv)
-{
-	static const struct {
-		const char *name, *mode;
-	} aliases[] = {
-		{ "cryptod-bench", NULL },
-		{ "cryptod-poolbench", "pool" },
-	};
-	struct cli cli = { 0 };
-	char prog[] = "cryptoctl: bench", mode[16];
-	char **sub;
-	int n = 0, ret = -1;
-
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		if (strcmp(name, aliases[i].name))
-			continue;
-		sub = calloc((size_t)argc + 2, sizeof(*sub));
-		if (!sub) {
-			cli_err("out of memory");
-			return CLI_EXIT_FAIL;
-		}
-		sub[n++] = prog;
-		if (aliases[i].mode) {
-			snprintf(mode, sizeof(mode), "%s", aliases[i].mode);
-			sub[n++] = mode;
-		}
-		memcpy(sub + n, argv + 1, (size_t)(argc - 1) * sizeof(*sub));
-		ret = cmd_bench(&cli, n + argc - 1, sub);
-		free(sub);
-		break;
-	}
-	return ret;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -538,14 +373,7 @@ int main(int argc, char **argv)
 	struct cli cli = { 0 };
 	int c, ret;
 
-	const char *base;
-
-	guard_std_fds();
-	base = strrchr(argv[0], '/');
-
-	ret = run_alias(base ? base + 1 : argv[0], argc, argv);
-	if (ret >= 0)
-		goto out;
+	cli_guard_std_fds();
 	argv[0] = "cryptoctl"; /* getopt's diagnostics: "cryptoctl: ..." */
 	/* '+': stop at the command; its options are its own. */
 	while ((c = getopt_long(argc, argv, "+hVs:", opts, NULL)) != -1) {
@@ -583,7 +411,6 @@ int main(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	ret = run_cmd(&cli, cmd, argc - optind, argv + optind);
-out:
 	if (fflush(stdout) || ferror(stdout)) {
 		cli_err("write error on stdout: %s", strerror(errno));
 		return CLI_EXIT_FAIL;

@@ -6,18 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cryptoctl.h"
+#include <cryptod/hex.h>
 
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "hex.h"
 
 /*
  * Decode hex (an optional "0x" prefix, then pairs of digits in either case)
@@ -38,8 +29,8 @@ int hex_decode(const char *hex, uint8_t *out, size_t max)
 		return -E2BIG;
 
 	for (i = 0; i < len / 2; i++) {
-		int hi = hex_nibble(hex[2 * i]);
-		int lo = hex_nibble(hex[2 * i + 1]);
+		int hi = crd_hex_val(hex[2 * i]);
+		int lo = crd_hex_val(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -57,7 +48,7 @@ void hex_why(const char *hex, char *buf, size_t len)
 	n = strlen(hex);
 	/* The position, never the character: the string may be a key. */
 	for (i = 0; i < n; i++)
-		if (hex_nibble(hex[i]) < 0) {
+		if (crd_hex_val(hex[i]) < 0) {
 			snprintf(buf, len,
 				 "character %zu is not a hex digit (0-9, a-f, "
 				 "A-F; 0x in front is allowed)",

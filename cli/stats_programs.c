@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "stats_view.h"
+#include "table.h"
 
 /* The table's width: names are cut to fit (--json has them whole). */
 enum { STATS_WIDTH = 100, NAME_MIN = 12 };

@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "stats_view.h"
 
 /* What one family reads from one row: a row is an engine, a worker, a
  * queue or a session, each with its own labels. */

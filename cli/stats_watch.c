@@ -17,7 +17,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "stats_view.h"
+#include "table.h"
 
 static volatile sig_atomic_t watch_stop;
 

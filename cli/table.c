@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cryptoctl.h"
+#include "cli.h"
+#include "table.h"
 
 int tbl_wide;
 

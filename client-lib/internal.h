@@ -119,7 +119,7 @@ static inline int conn_forked(const struct cc_conn *c)
 }
 
 /*
- * Send req (seq filled in), wait for the reply with the same seq.
+ * call.c: send req (seq filled in), wait for the reply with the same seq.
  * Returns 0 with *reply (free with wire_free) or -errno; an Error reply
  * becomes its code and its text goes to conn->last_error. fds/nfds may be
  * NULL when none are expected. Caller holds conn->lock.
@@ -140,9 +140,14 @@ void queue_publish(struct cc_queue *q);
 uint32_t queue_space(struct cc_queue *q);
 void queue_count_retries(struct cc_queue *q, unsigned n);
 
-/* Unmap and free a queue (no control message). */
+/* queue_open.c: unmap and free a queue (no control message). */
 void queue_free(struct cc_queue *q);
 
+/* call.c: a call answered by an Ack, the caller holding c->lock or not.
+ * 0 or -errno. */
+CRD_MUST_CHECK int conn_simple_locked(struct cc_conn *c,
+				      Cryptod__Envelope *req);
+CRD_MUST_CHECK int conn_simple(struct cc_conn *c, Cryptod__Envelope *req);
 /* CloseQueue round trip. 0 or -errno. */
 int conn_close_queue(struct cc_conn *c, uint32_t queue_id);
 

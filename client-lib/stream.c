@@ -14,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cryptod/clock.h>
+
 enum {
 	STREAM_PIECE = 1 << 20, /* bytes per piece (XTS: whole units) */
 	STREAM_DEPTH = 4,	/* pieces in flight; >= 2, see stream_run */
 	STREAM_ARENA = 8 << 20, /* DEPTH pieces, the AAD and a tag */
 	STREAM_ENTRIES = 16,
-	STREAM_TIMEOUT_MS = 30000,
 	STREAM_XTS_UNIT = 4096,	    /* data_unit 0 */
 	STREAM_UNIT_MAX = 1u << 20, /* a unit must fit a piece */
 };
@@ -89,7 +90,7 @@ static int stream_reap(struct cc_queue *q, struct cc_completion *cpl)
 			return n;
 		if (n == 1)
 			return 0;
-		int w = cc_wait(q, STREAM_TIMEOUT_MS);
+		int w = cc_wait(q, CRD_WAIT_MAX_MS);
 		if (w < 0)
 			return w;
 		if (w == 0)

@@ -20,11 +20,6 @@ enum {
 	SUBMIT_CLOCK_EVERY = 8, /* staged ops between deadline checks */
 };
 
-static uint64_t mono_ns(void)
-{
-	return crd_now_ns();
-}
-
 void submit_init(struct cc_queue *q, const struct cc_queue_params *p)
 {
 	unsigned c = p && p->coalesce ? p->coalesce : SUBMIT_DEFAULT_COALESCE;
@@ -37,8 +32,7 @@ int cc_submit(struct cc_queue *q, const struct cc_op *op)
 {
 	if (conn_forked(q->conn))
 		return -ECHILD;
-	if (__atomic_load_n(&q->hdr->daemon.kflags, __ATOMIC_ACQUIRE) &
-	    CRD_F_DEAD)
+	if (crd_load_acquire(&q->hdr->daemon.kflags) & CRD_F_DEAD)
 		return -EPIPE;
 	if (q->sq_free_hint == 0) {
 		q->sq_free_hint = queue_space(q);
@@ -64,9 +58,9 @@ int cc_submit(struct cc_queue *q, const struct cc_op *op)
 	 * eighth after it (and by every cc_poll, cc_wait, dequeue): one
 	 * clock read per op cost as much as the rest of cc_submit. */
 	if (q->staged++ == 0)
-		q->staged_since = mono_ns();
+		q->staged_since = crd_now_ns();
 	else if (!(q->staged & (SUBMIT_CLOCK_EVERY - 1)) &&
-		 mono_ns() - q->staged_since >= q->flush_ns) {
+		 crd_now_ns() - q->staged_since >= q->flush_ns) {
 		queue_publish(q);
 		return 0;
 	}

@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <string.h>
 
-enum { SYNC_MIN_ARENA = 256 << 10, SYNC_TIMEOUT_MS = 30000 };
+#include <cryptod/clock.h>
+
+enum { SYNC_MIN_ARENA = 256 << 10 };
 
 /* Make sure the sync queue's arena holds need bytes. */
 static int sync_queue(struct cc_conn *c, uint64_t need)
@@ -54,7 +56,7 @@ static int sync_run(struct cc_conn *c, struct cc_op *op)
 				return cpl.status;
 			continue; /* stale: from an abandoned call */
 		}
-		int w = cc_wait(q, SYNC_TIMEOUT_MS);
+		int w = cc_wait(q, CRD_WAIT_MAX_MS);
 		if (w < 0)
 			return w;
 		if (w == 0)

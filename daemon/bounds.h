@@ -44,6 +44,8 @@ enum daemon_limits {
 	 * (programs.h); the rest is summed in one "(other)" row. */
 	MAX_PROGRAMS = 64,
 	MAX_PROGRAMS_PER_UID = 8,
+	/* A client's name (Hello, as logged and listed) with its NUL. */
+	CLIENT_NAME_SIZE = 65,
 };
 
 #define MAX_ARENA_PER_CLIENT ((uint64_t)MAX_ARENA_PER_CLIENT_MIB << 20)

@@ -24,6 +24,7 @@
 #include "fair.h"
 #include "session.h"
 #include "worker.h"
+#include "wire.h"
 
 #define container_of(p, type, member)                                          \
 	((type *)((char *)(p)-offsetof(type, member)))
@@ -138,7 +139,7 @@ int client_session_add(struct client *c, struct session *s)
 		s->id = i + 1;
 		/* Publish a fully built session; pairs with the acquire
 		 * load in session_table_get(). */
-		__atomic_store_n(&c->sessions.s[i], s, __ATOMIC_RELEASE);
+		crd_store_release_n(&c->sessions.s[i], s);
 		c->n_sessions++;
 		n_sessions_total++;
 		return s->id;
@@ -217,7 +218,7 @@ int client_session_destroy(struct client *c, uint32_t id, uint32_t seq)
 	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT || !c->sessions.s[id - 1])
 		return -ENOENT;
 	struct session *s = c->sessions.s[id - 1];
-	__atomic_store_n(&c->sessions.s[id - 1], NULL, __ATOMIC_RELEASE);
+	crd_store_release_n(&c->sessions.s[id - 1], NULL);
 	n_sessions_total--; /* gone for listings; c->n_sessions when freed */
 	/* Streams on s are wiped by the next poster of each queue. */
 	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
@@ -294,7 +295,7 @@ int client_queue_open(struct client *c, uint32_t sq, uint32_t cq,
 /* No worker can touch q any more: its counts are final, free it. */
 static void client_queue_free(struct client *c, struct queue *q)
 {
-	programs_queue_closed(c, q);
+	prog_counts_queue(&c->closed, q);
 	c->arena_bytes -= q->arena_size;
 	c->inflight_max -= q->cq_entries;
 	fair_user_put(q->user);
@@ -346,7 +347,12 @@ static void client_end(struct grace_item *it)
 		c->sessions.s[i] = NULL;
 	}
 	c->n_sessions = 0;
-	programs_settle(c);
+	if (c->hello_done) { /* no name: not a program */
+		struct prog_counts k;
+		client_counts(c, &k);
+		prog_counts_sub(&k, &c->retired);
+		programs_settle(c->name, c->uid, &k);
+	}
 	free(c);
 }
 
@@ -363,7 +369,11 @@ void client_destroy(struct client *c)
 	/* Gone for listings now; held until freed. */
 	n_sessions_total -=
 		c->n_sessions - (c->pending_session ? 1 : 0); /* counted out */
-	programs_retire(c); /* its program's record, as far as counted */
+	if (c->hello_done) { /* its program's record, as far as counted */
+		client_counts(c, &c->retired);
+		programs_retire(c->name, c->uid, client_is_admin(c),
+				&c->retired);
+	}
 	if (c->ev)
 		event_free(c->ev);
 	c->ev = NULL;
@@ -384,4 +394,30 @@ void client_destroy(struct client *c)
 	log_peer(c->uid, LOG_INFO_, "client %u (pid %d) gone", c->id,
 		 (int)c->pid);
 	grace_defer(&c->end, client_end);
+}
+
+int client_usage_report(struct client *c, const struct prog_usage *u)
+{
+	if (u->offloaded > CTL_USAGE_MAX || u->fallbacks > CTL_USAGE_MAX ||
+	    u->inprocess > CTL_USAGE_MAX)
+		return -ERANGE;
+	if (u->offloaded < c->usage.offloaded ||
+	    u->fallbacks < c->usage.fallbacks ||
+	    u->inprocess < c->usage.inprocess)
+		return -EINVAL;
+	c->usage = *u;
+	c->usage_reported = 1;
+	return 0;
+}
+
+/* Everything c did so far: closed queues, open ones, its report. */
+void client_counts(const struct client *c, struct prog_counts *k)
+{
+	*k = c->closed;
+	k->u = (struct prog_usage){ 0 };
+	for (unsigned i = 0; i < MAX_QUEUES_PER_CLIENT; i++)
+		if (c->queues[i])
+			prog_counts_queue(k, c->queues[i]);
+	const struct prog_counts rep = { .u = c->usage };
+	prog_counts_add(k, &rep);
 }

@@ -31,7 +31,7 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	char name[65];
+	char name[CLIENT_NAME_SIZE];
 	int hello_done;
 	uint64_t connected_ms; /* CLOCK_MONOTONIC at accept (listings) */
 
@@ -50,7 +50,7 @@ struct client {
 	struct prog_counts closed;
 	struct prog_usage usage;
 	int usage_reported;
-	struct prog_counts retired; /* what programs_retire added */
+	struct prog_counts retired; /* what programs_retire got */
 
 	/* A request whose reply waits for a grace period (a session
 	 * destroyed, a queue closed): at most one at a time, since the
@@ -104,6 +104,13 @@ void client_destroy(struct client *c);
  * client in stats, clients and sessions listings.
  */
 int client_is_admin(const struct client *c);
+/* Store c's UsageReport: 0; -ERANGE a total above CTL_USAGE_MAX; -EINVAL a
+ * total below the one it reported before. Nothing is stored on an error. */
+CRD_MUST_CHECK int client_usage_report(struct client *c,
+				       const struct prog_usage *u);
+/* Everything c did so far (programs.h): closed queues, open ones, its
+ * report. */
+void client_counts(const struct client *c, struct prog_counts *k);
 /* May viewer see what k owns (its queues, sessions, counters)? Only its
  * own connection, unless the viewer is an administrator. */
 int client_may_see(const struct client *viewer, const struct client *k);

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include <cryptod/clock.h>
 #include <cryptod/ring_abi.h>
 
 #include "caps.h"
@@ -50,22 +51,11 @@ static struct {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } ctl = { .listen_fd = -1 };
 
-static int ctl_send_error(struct client *c, uint32_t seq, int code,
-			  const char *msg)
-{
-	return reply_error(c->fd, seq, code, msg);
-}
-
-static int ctl_send_ack(struct client *c, uint32_t seq)
-{
-	return reply_ack(c->fd, seq);
-}
-
 static int ctl_hello(struct client *c, uint32_t seq, const Cryptod__Hello *m)
 {
 	if (m->abi_version != CRD_ABI_VERSION)
-		return ctl_send_error(c, seq, -EPROTO,
-				      "ring ABI version mismatch");
+		return reply_error(c->fd, seq, -EPROTO,
+				   "ring ABI version mismatch");
 	/* Keep a printable, bounded copy, escaped as the log escapes: it
 	 * ends up in logs and listings. */
 	log_escape(c->name, sizeof(c->name), m->client_name);
@@ -91,32 +81,31 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 {
 	struct queue *q;
 	if (m->arena_size > CRD_ARENA_MAX_SIZE)
-		return ctl_send_error(c, seq, -EINVAL, "arena too large");
+		return reply_error(c->fd, seq, -EINVAL, "arena too large");
 	int err = client_queue_open(c, m->sq_entries, m->cq_entries,
 				    m->arena_size, &q);
 	if (err == -EINVAL)
-		return ctl_send_error(
-			c, seq, err,
+		return reply_error(
+			c->fd, seq, err,
 			"bad queue geometry (ring sizes must be powers of two, "
 			"cq >= sq; arena 64 KiB..1 GiB)");
 	if (err == -EMFILE)
-		return ctl_send_error(
-			c, seq, err,
+		return reply_error(
+			c->fd, seq, err,
 			"too many queues (limits.queues_per_client, "
 			"limits.queues_per_uid, or the daemon's 1024)");
 	if (err == -EDQUOT)
-		return ctl_send_error(c, seq, err,
-				      "arena memory limit reached "
-				      "(limits.arena_per_client or "
-				      "limits.arena_per_uid)");
+		return reply_error(c->fd, seq, err,
+				   "arena memory limit reached "
+				   "(limits.arena_per_client or "
+				   "limits.arena_per_uid)");
 	if (err == -ENOBUFS)
-		return ctl_send_error(
-			c, seq, err,
-			"in-flight limit for this client reached: "
-			"its completion rings would hold more "
-			"than limits.inflight_per_client ops");
+		return reply_error(c->fd, seq, err,
+				   "in-flight limit for this client reached: "
+				   "its completion rings would hold more "
+				   "than limits.inflight_per_client ops");
 	if (err)
-		return ctl_send_error(c, seq, err, "cannot create queue");
+		return reply_error(c->fd, seq, err, "cannot create queue");
 
 	Cryptod__OpenQueueReply r = CRYPTOD__OPEN_QUEUE_REPLY__INIT;
 	r.queue_id = q->id;
@@ -146,12 +135,12 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 			      const Cryptod__CreateSession *m)
 {
 	if (m->key.len > CTL_KEY_MAX || m->auth_key.len > CTL_KEY_MAX)
-		return ctl_send_error(c, seq, -EINVAL, "key too long");
+		return reply_error(c->fd, seq, -EINVAL, "key too long");
 	const char *limit = client_session_limit(c);
 	if (limit) {
 		char msg[96];
 		snprintf(msg, sizeof(msg), "too many sessions (%s)", limit);
-		return ctl_send_error(c, seq, -ENOSPC, msg);
+		return reply_error(c->fd, seq, -ENOSPC, msg);
 	}
 
 	struct session_params p = {
@@ -170,7 +159,7 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 		int err = keyreq_session(c, m, &s, &key_version, msg,
 					 sizeof(msg));
 		if (err)
-			return ctl_send_error(c, seq, err, msg);
+			return reply_error(c->fd, seq, err, msg);
 		goto add;
 	}
 	int err = session_create(&p, &s);
@@ -178,16 +167,16 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 	case 0:
 		break;
 	case -EINVAL:
-		return ctl_send_error(
-			c, seq, err,
+		return reply_error(
+			c->fd, seq, err,
 			"bad key, auth key or tag length for this algorithm "
 			"(see cryptoctl engines)");
 	case -EOPNOTSUPP:
-		return ctl_send_error(c, seq, err,
-				      "algorithm not supported by the chosen "
-				      "engine (see cryptoctl engines)");
+		return reply_error(c->fd, seq, err,
+				   "algorithm not supported by the chosen "
+				   "engine (see cryptoctl engines)");
 	case -ENOENT:
-		return ctl_send_error(c, seq, err, "no such engine");
+		return reply_error(c->fd, seq, err, "no such engine");
 	case -ENODEV: {
 		const char *eng = "",
 			   *why = engine_select_why(p.alg, p.engine, &eng);
@@ -197,22 +186,22 @@ static int ctl_create_session(struct client *c, uint32_t seq,
 			 why ? ": " : " (see cryptoctl engines)",
 			 why ? eng : "", why ? " unavailable: " : "",
 			 why ? why : "");
-		return ctl_send_error(c, seq, err, msg);
+		return reply_error(c->fd, seq, err, msg);
 	}
 	case -ENOSPC:
-		return ctl_send_error(c, seq, err, "key store full");
+		return reply_error(c->fd, seq, err, "key store full");
 	case -EPERM:
-		return ctl_send_error(c, seq, CRD_ST_POLICY,
-				      "key shorter than the daemon's key "
-				      "policy allows (keys.min_bits)");
+		return reply_error(c->fd, seq, CRD_ST_POLICY,
+				   "key shorter than the daemon's key "
+				   "policy allows (keys.min_bits)");
 	default:
-		return ctl_send_error(c, seq, err, "cannot create session");
+		return reply_error(c->fd, seq, err, "cannot create session");
 	}
 add:;
 	int id = client_session_add(c, s);
 	if (id < 0) {
 		session_destroy(s);
-		return ctl_send_error(c, seq, id, "too many sessions");
+		return reply_error(c->fd, seq, id, "too many sessions");
 	}
 
 	Cryptod__CreateSessionReply r = CRYPTOD__CREATE_SESSION_REPLY__INIT;
@@ -238,15 +227,15 @@ static int ctl_usage_report(struct client *c, uint32_t seq,
 		u.fallbacks = m->usage->fallbacks;
 		u.inprocess = m->usage->inprocess;
 	}
-	switch (programs_usage_report(c, &u)) {
+	switch (client_usage_report(c, &u)) {
 	case 0:
-		return ctl_send_ack(c, seq);
+		return reply_ack(c->fd, seq);
 	case -ERANGE:
-		return ctl_send_error(c, seq, -ERANGE,
-				      "usage total out of range (above 2^56)");
+		return reply_error(c->fd, seq, -ERANGE,
+				   "usage total out of range (above 2^56)");
 	default:
-		return ctl_send_error(c, seq, -EINVAL,
-				      "usage totals may only grow");
+		return reply_error(c->fd, seq, -EINVAL,
+				   "usage totals may only grow");
 	}
 }
 
@@ -255,7 +244,7 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 {
 	uint32_t seq = env->seq;
 	if (!c->hello_done && env->body_case != CRYPTOD__ENVELOPE__BODY_HELLO)
-		return ctl_send_error(c, seq, -EPROTO, "hello first");
+		return reply_error(c->fd, seq, -EPROTO, "hello first");
 
 	switch (env->body_case) {
 	case CRYPTOD__ENVELOPE__BODY_HELLO:
@@ -265,7 +254,8 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 	case CRYPTOD__ENVELOPE__BODY_CLOSE_QUEUE:
 		/* Acked once no worker can touch the queue (client.h). */
 		if (client_queue_close(c, env->close_queue->queue_id, seq))
-			return ctl_send_error(c, seq, -ENOENT, "no such queue");
+			return reply_error(c->fd, seq, -ENOENT,
+					   "no such queue");
 		return 0;
 	case CRYPTOD__ENVELOPE__BODY_CREATE_SESSION:
 		return ctl_create_session(c, seq, env->create_session);
@@ -273,8 +263,8 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 		/* Acked once the session and its streams are wiped. */
 		if (client_session_destroy(c, env->destroy_session->session_id,
 					   seq))
-			return ctl_send_error(c, seq, -ENOENT,
-					      "no such session");
+			return reply_error(c->fd, seq, -ENOENT,
+					   "no such session");
 		return 0;
 	case CRYPTOD__ENVELOPE__BODY_STATS_REQUEST:
 		return stats_reply(c, seq);
@@ -291,8 +281,8 @@ static int ctl_dispatch(struct client *c, const Cryptod__Envelope *env)
 	case CRYPTOD__ENVELOPE__BODY_KEY_REQUEST:
 		return keyreq_handle(c, seq, env->key_request);
 	default:
-		return ctl_send_error(c, seq, -EOPNOTSUPP,
-				      "not a request the daemon serves");
+		return reply_error(c->fd, seq, -EOPNOTSUPP,
+				   "not a request the daemon serves");
 	}
 }
 
@@ -401,7 +391,7 @@ static void ctl_accept_resume(evutil_socket_t fd, short what, void *arg)
 static void ctl_accept_pause(int err)
 {
 	static uint64_t last_ms;
-	uint64_t now = stats_now_ms();
+	uint64_t now = crd_now_ms();
 	if (now - last_ms >= 10000) {
 		log_warn("accept: %s; pausing new connections for %d ms "
 			 "(LimitNOFILE=, limits.connections_per_uid)",

@@ -18,6 +18,8 @@
 
 #include <linux/keyctl.h>
 
+#include <cryptod/hex.h>
+
 static const char kf_magic[8] = { 'C', 'R', 'Y', 'P', 'T', 'O', 'D', 'K' };
 
 _Static_assert(1 + KF_NAME_MAX + 2 + 2 + 4 + 1 + 1 + 4 * KF_MAX_IDS + 1 +
@@ -450,17 +452,6 @@ int kf_record_parse(uint8_t *plain, size_t n, struct kf_record *rec, char *why,
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 32 raw bytes, or 64 hex digits and an optional newline. */
 static int kek_payload(const uint8_t *buf, ssize_t n, uint8_t kek[KF_KEK_LEN],
 		       char *why, size_t why_len)
@@ -474,8 +465,8 @@ static int kek_payload(const uint8_t *buf, ssize_t n, uint8_t kek[KF_KEK_LEN],
 		   (n == 2 * KF_KEK_LEN + 1 && buf[n - 1] == '\n')) {
 		int bad = 0;
 		for (int i = 0; i < KF_KEK_LEN; i++) {
-			int hi = hexval(buf[2 * i]),
-			    lo = hexval(buf[2 * i + 1]);
+			int hi = crd_hex_val(buf[2 * i]),
+			    lo = crd_hex_val(buf[2 * i + 1]);
 			bad |= hi < 0 || lo < 0;
 			kek[i] = (uint8_t)((hi & 15) << 4 | (lo & 15));
 		}

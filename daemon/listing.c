@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ClientsReply and SessionsReply: who is connected and which sessions
- * they hold (algorithm, key size, engine, counters; never a key byte).
- * Control thread only.
+ * ClientsReply, SessionsReply and ProgramsReply: who is connected, which
+ * sessions they hold (algorithm, key size, engine, counters; never a key
+ * byte), and what each program did (programs.h's records and the live
+ * connections). Control thread only.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <cryptod/clock.h>
 
 #include "bounds.h"
 #include "client.h"
 #include "listing.h"
+#include "programs.h"
 #include "queue.h"
 #include "session.h"
-#include "stats.h"
 #include "wire.h"
 
 static uint64_t ld(_Atomic uint64_t *p)
@@ -42,7 +46,7 @@ int clients_reply(struct client *c, uint32_t seq)
 	if (!ci || !cip || !us)
 		goto out;
 
-	uint64_t now = stats_now_ms();
+	uint64_t now = crd_now_ms();
 	unsigned j = 0;
 	for (struct client *k = client_first(); k && j < n; k = k->next) {
 		if (!client_may_see(c, k))
@@ -146,5 +150,128 @@ out:
 	free(si);
 	free(sip);
 	free(cnt);
+	return err;
+}
+
+/* One row of the reply being built. */
+struct prog_row {
+	Cryptod__ProgramStats m;
+	Cryptod__Usage u;
+	struct prog_counts k;
+	uint64_t conns_total;
+	const char *name;
+	uid_t uid;
+	int other;
+};
+
+static struct prog_row *row_find(struct prog_row *rows, unsigned n,
+				 const char *name, uid_t uid)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!rows[i].other && rows[i].uid == uid &&
+		    !strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct prog_row *x = a, *y = b;
+	if (x->other != y->other)
+		return x->other - y->other; /* "(other)" last */
+	int d = strcmp(x->name, y->name);
+	if (d)
+		return d;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+static void row_from_rec(struct prog_row *w, const struct prog_rec *r,
+			 uint64_t now)
+{
+	w->name = r->name;
+	w->uid = r->uid;
+	w->k = r->k;
+	w->conns_total = r->conns;
+	w->m.idle_ms = now - r->last_ms;
+}
+
+static void row_fill(struct prog_row *w)
+{
+	cryptod__usage__init(&w->u);
+	w->u.offloaded = w->k.u.offloaded;
+	w->u.fallbacks = w->k.u.fallbacks;
+	w->u.inprocess = w->k.u.inprocess;
+	Cryptod__ProgramStats *m = &w->m;
+	m->name = (char *)w->name;
+	m->uid = w->uid;
+	m->connections_total = w->conns_total;
+	m->ops = w->k.ops;
+	m->bytes = w->k.bytes;
+	m->errors = w->k.errors;
+	m->auth_failures = w->k.auth_failures;
+	m->usage = &w->u;
+	m->other = w->other;
+}
+
+int programs_reply(struct client *viewer, uint32_t seq)
+{
+	unsigned cap = MAX_PROGRAMS + 1 + client_count();
+	struct prog_row *rows = calloc(cap, sizeof(*rows));
+	Cryptod__ProgramStats **mp = calloc(cap, sizeof(*mp));
+	int err = -ENOMEM;
+	if (!rows || !mp)
+		goto out;
+
+	/* History is the daemon's: an administrator's only, as the other
+	 * daemon-wide counters (docs/observability.md). */
+	int all = client_is_admin(viewer);
+	uint64_t now = crd_now_ms();
+	unsigned n = 0;
+	for (unsigned i = 0; all && i <= MAX_PROGRAMS; i++) {
+		const struct prog_rec *rec = programs_rec(i);
+		if (!rec)
+			continue;
+		cryptod__program_stats__init(&rows[n].m);
+		row_from_rec(&rows[n], rec, now);
+		rows[n++].other = i == MAX_PROGRAMS; /* "(other)" */
+	}
+	for (struct client *k = client_first(); k; k = k->next) {
+		if (!k->hello_done || !client_may_see(viewer, k))
+			continue;
+		struct prog_row *w = row_find(rows, n, k->name, k->uid);
+		if (!w && n < cap) {
+			w = &rows[n++];
+			cryptod__program_stats__init(&w->m);
+			w->name = k->name;
+			w->uid = k->uid;
+		}
+		if (!w)
+			continue;
+		struct prog_counts kc;
+		client_counts(k, &kc);
+		prog_counts_add(&w->k, &kc);
+		w->conns_total = prog_sat_add(w->conns_total, 1);
+		w->m.connections++;
+		w->m.queues += k->n_queues;
+		w->m.idle_ms = 0;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	for (unsigned i = 0; i < n; i++) {
+		row_fill(&rows[i]);
+		mp[i] = &rows[i].m;
+	}
+
+	Cryptod__ProgramsReply r = CRYPTOD__PROGRAMS_REPLY__INIT;
+	r.programs = mp;
+	r.n_programs = n;
+	r.total = n;
+	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
+	env.seq = seq;
+	env.body_case = CRYPTOD__ENVELOPE__BODY_PROGRAMS_REPLY;
+	env.programs_reply = &r;
+	err = listing_send(viewer, &env, &r.n_programs);
+out:
+	free(rows);
+	free(mp);
 	return err;
 }

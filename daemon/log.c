@@ -48,12 +48,12 @@ void log_init(enum log_level max)
 
 void log_set_level(enum log_level max)
 {
-	__atomic_store_n(&log_max, max, __ATOMIC_RELAXED);
+	crd_store_relaxed_n(&log_max, max);
 }
 
 static int log_enabled(enum log_level lvl)
 {
-	return lvl <= __atomic_load_n(&log_max, __ATOMIC_RELAXED);
+	return lvl <= crd_load_relaxed_n(&log_max);
 }
 
 const char *log_level_name(enum log_level lvl)

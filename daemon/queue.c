@@ -123,7 +123,7 @@ void queue_destroy(struct queue *q)
 	if (!q)
 		return;
 	/* Tell a client still mapping the region that nobody serves it. */
-	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
+	crd_fetch_or_release_n(&q->hdr->daemon.kflags, CRD_F_DEAD);
 	doorbell_ring_client(q->cq_sock);
 	munmap(q->base, q->region_size);
 	q->base = NULL;

@@ -13,13 +13,13 @@ static int policy_sessionless = 1;
 
 void session_policy_set(unsigned min_bits, int sessionless)
 {
-	__atomic_store_n(&policy_min_bits, min_bits, __ATOMIC_RELAXED);
-	__atomic_store_n(&policy_sessionless, sessionless, __ATOMIC_RELAXED);
+	crd_store_relaxed_n(&policy_min_bits, min_bits);
+	crd_store_relaxed_n(&policy_sessionless, sessionless);
 }
 
 int session_sessionless_allowed(void)
 {
-	return __atomic_load_n(&policy_sessionless, __ATOMIC_RELAXED);
+	return crd_load_relaxed_n(&policy_sessionless);
 }
 
 /*
@@ -30,7 +30,7 @@ int session_sessionless_allowed(void)
  */
 static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 {
-	unsigned min = __atomic_load_n(&policy_min_bits, __ATOMIC_RELAXED);
+	unsigned min = crd_load_relaxed_n(&policy_min_bits);
 	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH || !min)
 		return 1;
 	size_t bits = alg == CRD_ALG_AES_XTS ? key_len * 4 : key_len * 8;

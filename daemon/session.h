@@ -62,7 +62,7 @@ session_table_get(const struct session_table *t, uint32_t id)
 	if (id == 0 || id > MAX_SESSIONS_PER_CLIENT)
 		return NULL;
 	/* Pairs with the release store in client_session_add(). */
-	return __atomic_load_n(&t->s[id - 1], __ATOMIC_ACQUIRE);
+	return crd_load_acquire_n(&t->s[id - 1]);
 }
 
 struct session_params {

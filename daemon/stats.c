@@ -27,14 +27,9 @@
 
 static uint64_t stats_start_ms;
 
-uint64_t stats_now_ms(void)
-{
-	return crd_now_ms();
-}
-
 void stats_init(void)
 {
-	stats_start_ms = stats_now_ms();
+	stats_start_ms = crd_now_ms();
 }
 
 static uint64_t ld(_Atomic uint64_t *p)
@@ -194,7 +189,7 @@ static unsigned stats_queues(struct stats_buf *b, struct client *viewer,
 			     unsigned ne, unsigned nw)
 {
 	unsigned j = 0;
-	uint64_t now = stats_now_ms();
+	uint64_t now = crd_now_ms();
 	for (struct client *k = client_first(); k; k = k->next) {
 		if (!client_may_see(viewer, k))
 			continue;
@@ -211,8 +206,8 @@ static unsigned stats_queues(struct stats_buf *b, struct client *viewer,
 			ct->empty_polls = ld(&q->st.empty_polls);
 			ct->wakeups = ld(&q->st.wakeups);
 			/* Reported by the client itself: informational. */
-			ct->retries = __atomic_load_n(&q->hdr->client.kretries,
-						      __ATOMIC_RELAXED);
+			ct->retries =
+				crd_load_relaxed_n(&q->hdr->client.kretries);
 			uint64_t *lh = b->lhist[nw + j];
 			for (unsigned h = 0; h < LAT_BUCKETS; h++)
 				lh[h] = ld(&q->st.lat_hist[h]);
@@ -258,7 +253,7 @@ int stats_reply(struct client *c, uint32_t seq)
 	unsigned j = stats_queues(&b, c, ne, nw);
 
 	Cryptod__StatsReply r = CRYPTOD__STATS_REPLY__INIT;
-	r.uptime_ms = stats_now_ms() - stats_start_ms;
+	r.uptime_ms = crd_now_ms() - stats_start_ms;
 	r.workers = nw;
 	r.poll_mode = (char *)workers_poll_mode();
 	r.clients = all ? client_count() : 1;

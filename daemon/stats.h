@@ -15,9 +15,6 @@
 
 struct client;
 
-/* CLOCK_MONOTONIC in milliseconds. */
-uint64_t stats_now_ms(void);
-
 /* Note the daemon's start (uptime). */
 void stats_init(void);
 

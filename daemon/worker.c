@@ -147,7 +147,7 @@ static void queue_set_dead(struct queue *q)
 	log_peer(q->owner_uid, LOG_WARN_,
 		 "client %u queue %u: ring index out of range, queue stopped",
 		 q->owner_id, q->id);
-	__atomic_fetch_or(&q->hdr->daemon.kflags, CRD_F_DEAD, __ATOMIC_RELEASE);
+	crd_fetch_or_release_n(&q->hdr->daemon.kflags, CRD_F_DEAD);
 	(void)doorbell_ring_client(q->cq_sock);
 }
 

@@ -101,7 +101,7 @@ struct prov {
 	atomic_ullong n_fallback;  /* left to the default provider */
 	atomic_ullong n_inprocess; /* below min_size */
 
-	/* The counters as reported to the daemon (prov.c, prov_report). */
+	/* The counters as reported to the daemon (prov_usage.c). */
 	pthread_mutex_t rep_lock;   /* the rep_ fields below */
 	struct prov_conn *rep_conn; /* a reference: the one reported on */
 	struct cc_usage rep_base;   /* what earlier connections took */
@@ -112,7 +112,12 @@ struct prov {
 	struct prov *next_prov; /* every live instance (prov_forked) */
 };
 
-/* ---- prov.c: errors, fallback ---- */
+/* ---- prov.c: errors, fallback, fork() ---- */
+
+/* The core's error functions, from OSSL_provider_init's in. */
+void prov_errors_init(const OSSL_DISPATCH *in);
+/* The reason strings (OSSL_FUNC_PROVIDER_GET_REASON_STRINGS). */
+const OSSL_ITEM *prov_reason_items(void);
 
 void prov_raise(const struct prov *p, const char *file, int line,
 		const char *func, int reason, const char *fmt, ...)
@@ -135,6 +140,13 @@ EVP_MAC *prov_fb_mac(struct prov *p, const char *name);
  * 0 or -EIO. */
 int prov_rand(struct prov *p, void *buf, size_t n);
 
+/* fork()s seen in this process (an atfork handler counts them, once
+ * prov_fork_watch() installed it; idempotent). */
+unsigned prov_fork_count(void);
+void prov_fork_watch(void);
+
+/* ---- prov_usage.c: the counters and their reports ---- */
+
 /* The decisions taken at the start of each message, counted: does a
  * message whose first piece is len bytes stay in-process (min_size)?
  * May a message the daemon failed with err (before any output) run on
@@ -146,6 +158,14 @@ int prov_fallback(struct prov *p, int err);
  * the op path (prov_small, at the start of every message) at most once a
  * second, and at teardown. Connects if need be; raises no error. */
 void prov_report(struct prov *p, int final);
+/* Every live instance, for prov_forked(): add at load, remove at
+ * teardown. */
+void prov_usage_add(struct prov *p);
+void prov_usage_remove(struct prov *p);
+/* The atfork child handler's part: every instance's locks made anew
+ * (their holders may have been other threads of the parent) and its
+ * counters started from zero (the parent reports its own). */
+void prov_forked(void);
 
 /* ---- prov_conn.c: the connection and sessions ---- */
 
@@ -184,12 +204,6 @@ int prov_hash_sess(struct prov *p, struct prov_conn **conn, enum cc_alg alg,
 
 int prov_io_init(struct prov *p);
 void prov_io_fini(struct prov *p);
-/* fork()s seen in this process (an atfork handler counts them). */
-unsigned prov_fork_count(void);
-/* The atfork child handler's part in prov.c: every instance's locks
- * made anew (their holders may have been other threads of the parent)
- * and its counters started from zero (the parent reports its own). */
-void prov_forked(void);
 
 /* pio_crypt's writes: the op has no output (a MAC, a digest); it has
  * (a failure leaves out zeroed); it has, and a failure leaves out as it

@@ -48,14 +48,13 @@
 #include <openssl/crypto.h>
 
 enum {
-	PIO_ENTRIES = 128,     /* ring entries per thread queue */
-	PIO_SLOTS = 256,       /* result slots: ops submitted, not yet read */
-	PIO_ARENA = 8 << 20,   /* per thread queue */
-	PIO_OP_MAX = 2 << 20,  /* longer one-shot ops take cc_crypt() */
-	PIO_PIECE = 1 << 20,   /* stream pieces */
-	PIO_DEPTH = 4,	       /* pieces of one call in flight */
-	PIO_SPIN_NS = 20000,   /* spin before sleeping, outside a job */
-	PIO_TIMEOUT_MS = 30000 /* a sleeping thread gives up */
+	PIO_ENTRIES = 128,    /* ring entries per thread queue */
+	PIO_SLOTS = 256,      /* result slots: ops submitted, not yet read */
+	PIO_ARENA = 8 << 20,  /* per thread queue */
+	PIO_OP_MAX = 2 << 20, /* longer one-shot ops take cc_crypt() */
+	PIO_PIECE = 1 << 20,  /* stream pieces */
+	PIO_DEPTH = 4,	      /* pieces of one call in flight */
+	PIO_SPIN_NS = 20000,  /* spin before sleeping, outside a job */
 };
 
 /* An op's outcome, filed by whoever reaps it. */
@@ -104,24 +103,6 @@ struct pio_stream {
 	size_t aad_len;
 };
 
-static atomic_uint prov_forks;
-
-static void on_fork_child(void)
-{
-	atomic_fetch_add(&prov_forks, 1);
-	//FORKED
-}
-
-static void pio_atfork(void)
-{
-	(void)pthread_atfork(NULL, NULL, on_fork_child);
-}
-
-unsigned prov_fork_count(void)
-{
-	return atomic_load(&prov_forks);
-}
-
 /* ---- queues ---- */
 
 static void pq_free(struct pio_q *pq)
@@ -161,8 +142,7 @@ static void pio_tls_dtor(void *v)
 
 int prov_io_init(struct prov *p)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, pio_atfork);
+	prov_fork_watch();
 	if (pthread_key_create(&p->tls_key, pio_tls_dtor))
 		return -EAGAIN;
 	p->tls_key_ok = 1;
@@ -351,7 +331,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	if (!paused && !err) {
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		int64_t left =
-			PIO_TIMEOUT_MS - (int64_t)((t - *since) / 1000000);
+			CRD_WAIT_MAX_MS - (int64_t)((t - *since) / 1000000);
 		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (r == 0)
 			err = -ETIMEDOUT;

@@ -43,6 +43,18 @@ if ! clang-format --dry-run --Werror "${SRC[@]}" 2>/tmp/cryptod-format.log; then
 fi
 echo "format: ${#SRC[@]} files clean"
 
+echo "== stray files check =="
+# Outputs of commands run at the root (cli.out and cli.err, an openssl
+# s_client session, were once committed): .gitignore keeps them out, and
+# this catches one added anyway (git add -f).
+stray=$(git ls-files | grep -E '^[^/]+\.(out|err|log)$' || true)
+if [ -n "$stray" ]; then
+	echo "$stray"
+	echo "stray files tracked at the repository's root: git rm --cached them" >&2
+	exit 1
+fi
+echo "stray files: none tracked"
+
 run_suite() { # name build-dir cmake-args...
 	local name=$1 dir=$2
 	shift 2

@@ -8,7 +8,7 @@
  * buffers), so every path of a size works on the same bytes and the same
  * number of buffers in rotation.
  *
- * A plugin: cryptoctl does not link DPDK. bench_ref_dpdk.c dlopens this
+ * A plugin: cryptod-bench does not link DPDK. bench_ref_dpdk.c dlopens this
  * object when the bench asks for the path and reports why not when it is
  * missing. The EAL runs without hugepages, PCI or shared files
  * (--no-huge --no-pci --no-shconf), its one lcore on the CPUs we may use.

@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <time.h>
 
+/* How long a client (the library, the provider, cryptoctl) waits for the
+ * daemon, a reply or a completion, before it gives up (-ETIMEDOUT). */
+enum { CRD_WAIT_MAX_MS = 30000 };
+
 static inline uint64_t crd_now_ns(void)
 {
 	struct timespec ts;

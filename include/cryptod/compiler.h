@@ -8,4 +8,19 @@
  * is a bug the compiler should point at (s2n's must-use results). */
 #define CRD_MUST_CHECK __attribute__((warn_unused_result))
 
+/*
+ * Atomic access to a field of any width, or a pointer, beside the ring
+ * ABI's u32 helpers (ring_abi.h: crd_load_acquire, crd_store_release, ...)
+ * and named as they are, with _n: the one vocabulary, so that no file
+ * writes __atomic_* itself, and each use says what it pairs with. A
+ * release store pairs with an acquire load of the same field.
+ */
+#define crd_load_acquire_n(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define crd_store_release_n(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define crd_load_relaxed_n(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define crd_store_relaxed_n(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/* Set bits, ordering every earlier store before them. */
+#define crd_fetch_or_release_n(p, v)                                           \
+	__atomic_fetch_or((p), (v), __ATOMIC_RELEASE)
+
 #endif

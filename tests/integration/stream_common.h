@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the stream tests share (test_diff_stream, test_bad_stream): the
+ * What the stream tests share (test_diff_stream, test_bad_stream_*): the
  * algorithms that stream, as data (their length rules from
  * daemon/engines/stream.h and ring_abi.h); messages with OpenSSL's
  * answer (one-shot EVP; AES-XTS one EVP op per data unit with the tweak

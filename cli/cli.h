@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cryptoctl: the operator's command-line tool for cryptod.
+ *
+ * What every command file shares (cli.c): exit statuses, the CLI's
+ * bounds, the connection options, diagnostics. Below the dispatcher
+ * (cryptoctl.c) and the commands (commands.h); hex.h, table.h and
+ * stats_view.h hold the other shared helpers.
+ */
+#ifndef CRYPTOCTL_CLI_H
+#define CRYPTOCTL_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptoclient.h>
+
+#ifndef CRYPTOCTL_VERSION
+#define CRYPTOCTL_VERSION "0.0.0-dev"
+#endif
+
+/* Exit statuses, documented in the usage text. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,     /* daemon unreachable or refused, I/O error */
+	CLI_EXIT_USAGE = 2,    /* bad arguments */
+	CLI_EXIT_AUTH = 3,     /* decrypt: tag mismatch, nothing written;
+				* digest, mac --verify: mismatch */
+	CLI_EXIT_DEGRADED = 4, /* ping: answers, but an engine the operator
+				* routes an algorithm to is unavailable */
+};
+
+/* All bounds of the CLI live here. */
+enum cli_limits {
+	CLI_DATA_MAX = 16u << 20, /* one-shot input bytes, as CRD_OP_MAX_LEN */
+	CLI_CHUNK = 1u << 20,	  /* a stream's input bytes per update */
+	CLI_XTS_UNIT_MAX = 1u << 20, /* --data-unit, as the library's */
+	CLI_KEY_MAX = 64,	     /* AES-256-XTS: two 32-byte halves */
+	CLI_MAC_KEY_MAX = 256,	     /* an HMAC key, as CRD_MAC_KEY_MAX */
+	CLI_AUTH_KEY_MAX = 64,	     /* HMAC key, one SHA block */
+	CLI_IV_MAX = 128,	     /* GCM's longest, as CRD_IV_ARENA_MAX */
+	CLI_BLOCK = 16,		     /* AES block: CBC/ECB lengths, IVs */
+	CLI_TAG_MAX = 64,	     /* as CRD_TAG_MAX: a SHA-512 digest */
+	CLI_AAD_MAX = 65535,	     /* as CRD_AAD_MAX */
+	CLI_KEYFILE_MAX = 1024,	     /* bytes read from --key-file */
+	CLI_PATH_MAX = 108,	     /* sun_path */
+	TBL_COLS_MAX = 24,	     /* columns of a text table */
+	TBL_CELL = 72,		     /* a client name (64) plus room to spare */
+	TBL_NARROW = 20,	     /* text cells without --wide */
+	WATCH_MAX_S = 3600,	     /* --watch interval */
+	WATCH_MAX_COUNT = 1000000,
+};
+
+/* The benchmark, a program of its own beside cryptoctl ('cryptoctl bench'
+ * runs it), and how cryptoctl hands it the global --socket. */
+#define CLI_BENCH_BIN "cryptod-bench"
+#define CLI_BENCH_SOCKET_ENV "CRYPTOCTL_BENCH_SOCKET"
+
+struct cli {
+	const char *socket; /* --socket, or NULL for cc_default_socket_path() */
+	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
+};
+
+/* cli.c */
+/* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
+ * and is /dev/null now. */
+extern unsigned cli_closed_fds;
+/* Before anything else: fill a closed 0, 1 or 2 with /dev/null, noting it
+ * in cli_closed_fds. */
+void cli_guard_std_fds(void);
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report a bad argument on one line; returns -EINVAL. */
+int cli_usage_err(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Commands take no operands: 0, or -EINVAL (reported). */
+int cli_no_args(const char *cmd, int argc, char **argv);
+int cli_connect(struct cli *cli, struct cc_conn **conn);
+/* Options --help, --socket (and --json when json is not NULL): 0 go on,
+ * 1 help printed, -EINVAL (reported). */
+int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
+		     const char *usage, int *json);
+/* The same without a word on stderr when it fails (version). */
+int cli_connect_quiet(struct cli *cli, struct cc_conn **conn);
+
+#endif /* CRYPTOCTL_CLI_H */

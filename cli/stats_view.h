@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CRYPTOCTL_STATS_VIEW_H
+#define CRYPTOCTL_STATS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptoclient.h>
+
+/* A point-in-time view of the daemon: cmd_stats.c, stats_prom.c,
+ * stats_watch.c. */
+struct stats_snap {
+	struct cc_stats st;
+	struct cc_session_info *sess; /* owned */
+	unsigned n_sess;
+	struct cc_program_stats *progs; /* owned */
+	unsigned n_progs;
+	double t; /* CLOCK_MONOTONIC seconds when taken */
+};
+
+int stats_snap_take(struct cc_conn *conn, struct stats_snap *s);
+void stats_snap_free(struct stats_snap *s);
+/* "02:03:04" or "5d 02:03:04": the one uptime format of every view. */
+void fmt_uptime(char *buf, size_t len, uint64_t ms);
+/* one when n is 1, else many: "1 client", "2 clients". */
+const char *plural(uint64_t n, const char *one, const char *many);
+/* "cryptod: up 00:01:02, 2 workers (adaptive polling), 1 client, ..."
+ * without the newline. */
+void print_stats_head(const struct cc_stats *st);
+/* "850ns", "12.3us", "1.50ms", "2.00s" into buf (>= 16 bytes). */
+void fmt_ns(char *buf, size_t len, uint64_t ns);
+/* The tables of 'cryptoctl stats'. 0 or -ENOMEM. */
+int stats_print_tables(const struct stats_snap *s);
+/* stats_programs.c: the programs view, a table (0 or -ENOMEM) and the
+ * items of a JSON array, one a line after indent. */
+int programs_table(const struct cc_program_stats *v, unsigned n);
+void programs_json_items(const struct cc_program_stats *v, unsigned n,
+			 const char *indent);
+/* Prometheus text exposition format (version 0.0.4). */
+void stats_print_prom(const struct stats_snap *s);
+/* The same when the daemon did not answer: cryptod_up 0 alone. */
+void stats_print_prom_down(void);
+/* One JSON object, the fields docs/observability.md lists. */
+void stats_print_json(const struct stats_snap *s);
+/* Refresh every interval seconds, count times (0: until q or Ctrl-C);
+ * json: one stats_print_json() object a line instead of the view.
+ * Returns an exit status. */
+int stats_watch(struct cc_conn *conn, double interval, unsigned count,
+		int json);
+
+/* cmd_list.c: the session list, shared with stats */
+int sessions_table(const struct cc_session_info *v, unsigned n);
+void sessions_json_items(const struct cc_session_info *v, unsigned n,
+			 const char *indent);
+
+#endif /* CRYPTOCTL_STATS_VIEW_H */
