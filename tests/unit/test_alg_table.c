@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The facts derived from the algorithm table (include/cryptod/algs.h)
+ * against the values they had when each was written by hand: the
+ * ring_abi.h helpers were switches, keyreq.c's usage rules a list. One
+ * row per algorithm, written out, so that a change to the table that
+ * changes behaviour fails here by name.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <cryptod/ring_abi.h>
+
+#include "names.h"
+
+#define N CRD_KIND_NONE
+#define A CRD_KIND_AEAD
+#define C CRD_KIND_CIPHER
+#define E CRD_KIND_AUTHENC
+#define M CRD_KIND_MAC
+#define H CRD_KIND_HASH
+
+static const struct want {
+	unsigned alg;
+	enum crd_alg_kind kind;
+	int bits, sha, auth_only, keystream;
+	unsigned tag;
+	const char *name, *kname;
+} want[] = {
+	{ 1, A, 0, -1, 0, 1, 16, "aes-gcm", "gcm(aes)" },
+	{ 2, N, 0, -1, 0, 0, 0, "null", "ecb(cipher_null)" },
+	{ 3, M, 0, -1, 1, 0, 16, "aes-gmac", NULL },
+	{ 4, C, 0, -1, 0, 0, 0, "aes-cbc", "cbc(aes)" },
+	{ 5, C, 0, -1, 0, 1, 0, "aes-ctr", "ctr(aes)" },
+	{ 6, C, 0, -1, 0, 0, 0, "aes-ecb", "ecb(aes)" },
+	{ 7, C, 0, -1, 0, 0, 0, "aes-xts", "xts(aes)" },
+	{ 8, E, 0, 0, 0, 0, 12, "aes-cbc-hmac-sha1",
+	  "authenc(hmac(sha1),cbc(aes))" },
+	{ 9, E, 0, 2, 0, 0, 16, "aes-cbc-hmac-sha256",
+	  "authenc(hmac(sha256),cbc(aes))" },
+	{ 10, C, 0, -1, 0, 0, 0, "aes-cbc-null",
+	  "authenc(digest_null,cbc(aes))" },
+	{ 11, C, 0, -1, 0, 0, 0, "aes-lrw", "lrw(aes)" },
+	{ 12, A, 0, -1, 0, 1, 16, "aes-gcm-rfc4106", "rfc4106(gcm(aes))" },
+	{ 13, A, 0, -1, 0, 1, 16, "aes-ccm", NULL },
+	{ 14, A, 0, -1, 0, 1, 16, "chacha20-poly1305", NULL },
+	{ 15, C, 0, -1, 0, 1, 0, "chacha20", NULL },
+	{ 16, M, 0, 0, 1, 0, 20, "hmac-sha1", NULL },
+	{ 17, M, 0, 1, 1, 0, 28, "hmac-sha224", NULL },
+	{ 18, M, 0, 2, 1, 0, 32, "hmac-sha256", NULL },
+	{ 19, M, 0, 3, 1, 0, 48, "hmac-sha384", NULL },
+	{ 20, M, 0, 4, 1, 0, 64, "hmac-sha512", NULL },
+	{ 21, H, 0, 0, 1, 0, 20, "sha1", NULL },
+	{ 22, H, 0, 1, 1, 0, 28, "sha224", NULL },
+	{ 23, H, 0, 2, 1, 0, 32, "sha256", NULL },
+	{ 24, H, 0, 3, 1, 0, 48, "sha384", NULL },
+	{ 25, H, 0, 4, 1, 0, 64, "sha512", NULL },
+	{ 26, M, 0, -1, 1, 0, 16, "aes-cmac", NULL },
+	{ 27, M, 0, -1, 1, 0, 12, "aes-xcbc-mac", NULL },
+	{ 28, E, 0, 3, 0, 0, 24, "aes-cbc-hmac-sha384",
+	  "authenc(hmac(sha384),cbc(aes))" },
+	{ 29, E, 0, 4, 0, 0, 32, "aes-cbc-hmac-sha512",
+	  "authenc(hmac(sha512),cbc(aes))" },
+	{ 30, E, 0, 0, 0, 1, 12, "aes-ctr-hmac-sha1",
+	  "authenc(hmac(sha1),ctr(aes))" },
+	{ 31, E, 0, 2, 0, 1, 16, "aes-ctr-hmac-sha256",
+	  "authenc(hmac(sha256),ctr(aes))" },
+	{ 32, C, 1, -1, 0, 1, 0, "snow3g-uea2", NULL },
+	{ 33, M, 1, -1, 1, 0, 4, "snow3g-uia2", NULL },
+	{ 34, C, 1, -1, 0, 1, 0, "zuc-eea3", NULL },
+	{ 35, M, 1, -1, 1, 0, 4, "zuc-eia3", NULL },
+	{ 36, C, 1, -1, 0, 1, 0, "kasumi-f8", NULL },
+	{ 37, M, 1, -1, 1, 0, 4, "kasumi-f9", NULL },
+};
+
+static void check_str(unsigned alg, const char *what, const char *got,
+		      const char *exp)
+{
+	if (!got != !exp || (got && strcmp(got, exp)))
+		fail_msg("alg %u: %s is %s, was %s", alg, what,
+			 got ? got : "NULL", exp ? exp : "NULL");
+}
+
+#define CHECK(alg, what, got, exp)                                             \
+	do {                                                                   \
+		if ((long)(got) != (long)(exp))                                \
+			fail_msg("alg %u: %s is %ld, was %ld", alg, what,      \
+				 (long)(got), (long)(exp));                    \
+	} while (0)
+
+/* Every row: what the helpers say is what the hand-written code said. */
+static void test_helpers_match_old_values(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct want *w = &want[i];
+
+		CHECK(w->alg, "kind", crd_alg_kind(w->alg), w->kind);
+		CHECK(w->alg, "bit_len", crd_alg_bit_len(w->alg), w->bits);
+		CHECK(w->alg, "sha_idx", crd_alg_sha_idx(w->alg), w->sha);
+		CHECK(w->alg, "auth_only", crd_alg_auth_only(w->alg),
+		      w->auth_only);
+		CHECK(w->alg, "keystream", crd_alg_keystream(w->alg),
+		      w->keystream);
+		CHECK(w->alg, "tag_len", crd_alg_tag_len(w->alg), w->tag);
+		CHECK(w->alg, "len_bytes(13)", crd_len_bytes(w->alg, 13),
+		      w->bits ? 2 : 13);
+		check_str(w->alg, "name", crd_alg_name(w->alg), w->name);
+		check_str(w->alg, "kernel name", crd_alg_kernel_name(w->alg),
+			  w->kname);
+		CHECK(w->alg, "from_name",
+		      crd_alg_from_name(w->name, CRD_NAME_EXACT), w->alg);
+	}
+}
+
+/* Numbers outside the table: no facts at all. */
+static void test_unknown_numbers(void **state)
+{
+	static const unsigned bad[] = { 0,   CRD_ALG_MAX_, CRD_ALG_MAX_ + 1,
+					255, 65535,	   0xffffffffu };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		unsigned a = bad[i];
+
+		CHECK(a, "kind", crd_alg_kind(a), CRD_KIND_NONE);
+		CHECK(a, "bit_len", crd_alg_bit_len(a), 0);
+		CHECK(a, "sha_idx", crd_alg_sha_idx(a), -1);
+		CHECK(a, "auth_only", crd_alg_auth_only(a), 0);
+		CHECK(a, "keystream", crd_alg_keystream(a), 0);
+		CHECK(a, "tag_len", crd_alg_tag_len(a), 0);
+		assert_null(crd_alg_name(a));
+	}
+	assert_int_equal(crd_alg_from_name("aes-gcm-nope", CRD_NAME_ANY), -1);
+	assert_int_equal(crd_alg_from_name(NULL, CRD_NAME_ANY), -1);
+}
+
+/* The list above covers the table: a new row needs a line here. */
+static void test_every_row_listed(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(want) / sizeof(want[0]), CRD_ALG_MAX_ - 1);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(want[i].alg, i + 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_helpers_match_old_values),
+		cmocka_unit_test(test_unknown_numbers),
+		cmocka_unit_test(test_every_row_listed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
