@@ -16,6 +16,7 @@
 #include "openssl.h"
 #include "openssl_authenc.h"
 #include "session.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -66,46 +67,6 @@ static const struct alg_cap ossl_caps[] = {
 	  .block = 1 },
 	CAP_AES_AUTHENC_ROWS,
 };
-
-/* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
-static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
-{
-	static const char *const names[][3] = {
-		[CRD_ALG_AES_GCM] = { "AES-128-GCM", "AES-192-GCM",
-				      "AES-256-GCM" },
-		[CRD_ALG_AES_GMAC] = { "AES-128-GCM", "AES-192-GCM",
-				       "AES-256-GCM" },
-		[CRD_ALG_AES_GCM_RFC4106] = { "AES-128-GCM", "AES-192-GCM",
-					      "AES-256-GCM" },
-		[CRD_ALG_AES_CBC] = { "AES-128-CBC", "AES-192-CBC",
-				      "AES-256-CBC" },
-		[CRD_ALG_AES_CBC_NULL] = { "AES-128-CBC", "AES-192-CBC",
-					   "AES-256-CBC" },
-		[CRD_ALG_AES_CTR] = { "AES-128-CTR", "AES-192-CTR",
-				      "AES-256-CTR" },
-		[CRD_ALG_AES_ECB] = { "AES-128-ECB", "AES-192-ECB",
-				      "AES-256-ECB" },
-		[CRD_ALG_AES_CCM] = { "AES-128-CCM", "AES-192-CCM",
-				      "AES-256-CCM" },
-		/* 32-byte keys only: the third column */
-		[CRD_ALG_CHACHA20_POLY1305] = { NULL, NULL,
-						"ChaCha20-Poly1305" },
-		[CRD_ALG_CHACHA20] = { NULL, NULL, "ChaCha20" },
-	};
-	if (alg == CRD_ALG_AES_XTS)
-		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
-	/* authenc: the cipher half */
-	if (alg == CRD_ALG_AES_CTR_HMAC_SHA1 ||
-	    alg == CRD_ALG_AES_CTR_HMAC_SHA256)
-		alg = CRD_ALG_AES_CTR;
-	else if (crd_alg_kind(alg) == CRD_KIND_AUTHENC)
-		alg = CRD_ALG_AES_CBC;
-	if (alg == CRD_ALG_AES_GCM_RFC4106)
-		key_len -= 4; /* the salt */
-	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][2])
-		return NULL;
-	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
-}
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
 
@@ -175,10 +136,20 @@ static void *ossl_worker_init(const struct engine *e)
 				       kl))
 				continue;
 			int idx = ossl_key_idx(alg, kl);
+			char name[32];
 			if (w->cipher[alg][idx])
 				continue;
-			w->cipher[alg][idx] = EVP_CIPHER_fetch(
-				NULL, ossl_cipher_name(alg, kl), NULL);
+			/* The EVP cipher is the algorithm table's (an authenc
+			 * row's names its cipher half); RFC 4106's key ends
+			 * in the 4-byte salt. */
+			if (crd_alg_ossl_name(
+				    alg,
+				    kl - (alg == CRD_ALG_AES_GCM_RFC4106 ? 4
+									 : 0),
+				    name, sizeof(name)))
+				goto err;
+			w->cipher[alg][idx] =
+				EVP_CIPHER_fetch(NULL, name, NULL);
 			if (!w->cipher[alg][idx])
 				goto err;
 		}

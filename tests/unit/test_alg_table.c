@@ -2,10 +2,12 @@
 /*
  * The facts derived from the algorithm table (include/cryptod/algs.h)
  * against the values they had when each was written by hand: the
- * ring_abi.h helpers were switches, keyreq.c's usage rules a list. One
+ * ring_abi.h helpers were switches, the other columns lists in the
+ * engines, the bench and namedkeys.c. One
  * row per algorithm, written out, so that a change to the table that
  * changes behaviour fails here by name.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -77,6 +79,63 @@ static const struct want {
 	{ 37, M, 1, -1, 1, 0, 4, "kasumi-f9", NULL },
 };
 
+/*
+ * The columns that replaced lists elsewhere, at their old values: the
+ * engines' stream_alg() lists (union), engine_openssl.c's and the
+ * bench's EVP names, namedkeys.c's nk_alg_ok() and keyreq.c's MAC test
+ * (use), the authenc halves openssl_authenc.c and the bench split by
+ * hand.
+ */
+#define CI CRD_USE_CIPHER
+#define MA CRD_USE_MAC
+#define NO CRD_USE_NO
+static const struct want2 {
+	unsigned alg;
+	int streams;
+	unsigned cipher, mac;
+	enum crd_use use;
+	unsigned okey; /* key bytes for the OpenSSL name */
+	const char *ossl;
+} want2[] = {
+	{ 1, 1, 0, 0, CI, 16, "AES-128-GCM" },
+	{ 2, 1, 0, 0, NO, 0, NULL },
+	{ 3, 0, 0, 0, MA, 32, "AES-256-GCM" },
+	{ 4, 1, 0, 0, CI, 24, "AES-192-CBC" },
+	{ 5, 1, 0, 0, CI, 16, "AES-128-CTR" },
+	{ 6, 1, 0, 0, CI, 32, "AES-256-ECB" },
+	{ 7, 1, 0, 0, CI, 64, "AES-256-XTS" },
+	{ 8, 0, 4, 16, NO, 16, "AES-128-CBC" },
+	{ 9, 0, 4, 18, NO, 32, "AES-256-CBC" },
+	{ 10, 0, 0, 0, CI, 16, "AES-128-CBC" },
+	{ 11, 0, 0, 0, CI, 32, NULL },
+	{ 12, 0, 0, 0, CI, 16, "AES-128-GCM" },
+	{ 13, 1, 0, 0, CI, 24, "AES-192-CCM" },
+	{ 14, 1, 0, 0, CI, 32, "ChaCha20-Poly1305" },
+	{ 15, 0, 0, 0, CI, 32, "ChaCha20" },
+	{ 16, 1, 0, 0, MA, 20, "SHA1" },
+	{ 17, 1, 0, 0, MA, 28, "SHA224" },
+	{ 18, 1, 0, 0, MA, 32, "SHA256" },
+	{ 19, 1, 0, 0, MA, 48, "SHA384" },
+	{ 20, 1, 0, 0, MA, 64, "SHA512" },
+	{ 21, 1, 0, 0, NO, 0, "SHA1" },
+	{ 22, 1, 0, 0, NO, 0, "SHA224" },
+	{ 23, 1, 0, 0, NO, 0, "SHA256" },
+	{ 24, 1, 0, 0, NO, 0, "SHA384" },
+	{ 25, 1, 0, 0, NO, 0, "SHA512" },
+	{ 26, 1, 0, 0, MA, 24, "AES-192-CBC" },
+	{ 27, 0, 0, 0, MA, 16, "AES-128-CBC" },
+	{ 28, 0, 4, 19, NO, 16, "AES-128-CBC" },
+	{ 29, 0, 4, 20, NO, 32, "AES-256-CBC" },
+	{ 30, 0, 5, 16, NO, 16, "AES-128-CTR" },
+	{ 31, 0, 5, 18, NO, 24, "AES-192-CTR" },
+	{ 32, 0, 0, 0, CI, 16, NULL },
+	{ 33, 0, 0, 0, MA, 16, NULL },
+	{ 34, 0, 0, 0, CI, 16, NULL },
+	{ 35, 0, 0, 0, MA, 16, NULL },
+	{ 36, 0, 0, 0, CI, 16, NULL },
+	{ 37, 0, 0, 0, MA, 16, NULL },
+};
+
 static void check_str(unsigned alg, const char *what, const char *got,
 		      const char *exp)
 {
@@ -117,6 +176,47 @@ static void test_helpers_match_old_values(void **state)
 	}
 }
 
+static void test_columns_match_old_lists(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(want2) / sizeof(want2[0]), CRD_ALG_MAX_ - 1);
+	for (size_t i = 0; i < sizeof(want2) / sizeof(want2[0]); i++) {
+		const struct want2 *w = &want2[i];
+		char name[32];
+		int rc;
+
+		assert_int_equal(w->alg, i + 1);
+		CHECK(w->alg, "streams", crd_alg_streams(w->alg), w->streams);
+		CHECK(w->alg, "cipher half", crd_alg_cipher_half(w->alg),
+		      w->cipher);
+		CHECK(w->alg, "mac half", crd_alg_mac_half(w->alg), w->mac);
+		CHECK(w->alg, "use", crd_alg_use(w->alg), w->use);
+		rc = crd_alg_ossl_name(w->alg, w->okey, name, sizeof(name));
+		CHECK(w->alg, "ossl_name rc", rc, w->ossl ? 0 : -ENOENT);
+		check_str(w->alg, "OpenSSL name", rc ? NULL : name, w->ossl);
+	}
+}
+
+/* The OpenSSL name refuses what has no EVP cipher, and a short buffer. */
+static void test_ossl_name_negative(void **state)
+{
+	char name[32];
+
+	(void)state;
+	assert_int_equal(
+		crd_alg_ossl_name(CRD_ALG_AES_GCM, 20, name, sizeof(name)),
+		-EINVAL);
+	assert_int_equal(
+		crd_alg_ossl_name(CRD_ALG_AES_XTS, 16, name, sizeof(name)),
+		-EINVAL);
+	assert_int_equal(crd_alg_ossl_name(CRD_ALG_AES_GCM, 16, name, 5),
+			 -ENOSPC);
+	assert_int_equal(
+		crd_alg_ossl_name(CRD_ALG_MAX_, 16, name, sizeof(name)),
+		-ENOENT);
+	assert_int_equal(crd_alg_ossl_name(0, 16, name, sizeof(name)), -ENOENT);
+}
+
 /* Numbers outside the table: no facts at all. */
 static void test_unknown_numbers(void **state)
 {
@@ -133,6 +233,10 @@ static void test_unknown_numbers(void **state)
 		CHECK(a, "auth_only", crd_alg_auth_only(a), 0);
 		CHECK(a, "keystream", crd_alg_keystream(a), 0);
 		CHECK(a, "tag_len", crd_alg_tag_len(a), 0);
+		CHECK(a, "streams", crd_alg_streams(a), 0);
+		CHECK(a, "cipher half", crd_alg_cipher_half(a), 0);
+		CHECK(a, "mac half", crd_alg_mac_half(a), 0);
+		CHECK(a, "use", crd_alg_use(a), CRD_USE_NO);
 		assert_null(crd_alg_name(a));
 	}
 	assert_int_equal(crd_alg_from_name("aes-gcm-nope", CRD_NAME_ANY), -1);
@@ -152,6 +256,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helpers_match_old_values),
+		cmocka_unit_test(test_columns_match_old_lists),
+		cmocka_unit_test(test_ossl_name_negative),
 		cmocka_unit_test(test_unknown_numbers),
 		cmocka_unit_test(test_every_row_listed),
 	};
