@@ -130,8 +130,9 @@ static void *ossl_worker_init(const struct engine *e)
 	     i++) {
 		unsigned alg = ossl_caps[i].alg;
 		for (unsigned k = 0; k < 4 && !auth_alg(alg); k++) {
-			unsigned kl = key_lens[k] +
-				      (alg == CRD_ALG_AES_GCM_RFC4106 ? 4 : 0);
+			unsigned salt =
+				crd_alg_flags(alg) & CRD_AF_SALT ? 4 : 0;
+			unsigned kl = key_lens[k] + salt;
 			if (!range_has(ossl_caps[i].key, ossl_caps[i].n_key,
 				       kl))
 				continue;
@@ -140,13 +141,10 @@ static void *ossl_worker_init(const struct engine *e)
 			if (w->cipher[alg][idx])
 				continue;
 			/* The EVP cipher is the algorithm table's (an authenc
-			 * row's names its cipher half); RFC 4106's key ends
-			 * in the 4-byte salt. */
-			if (crd_alg_ossl_name(
-				    alg,
-				    kl - (alg == CRD_ALG_AES_GCM_RFC4106 ? 4
-									 : 0),
-				    name, sizeof(name)))
+			 * row's names its cipher half); a salted key (RFC
+			 * 4106) ends in the 4-byte salt. */
+			if (crd_alg_ossl_name(alg, kl - salt, name,
+					      sizeof(name)))
 				goto err;
 			w->cipher[alg][idx] =
 				EVP_CIPHER_fetch(NULL, name, NULL);

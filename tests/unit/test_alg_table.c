@@ -197,6 +197,26 @@ static void test_columns_match_old_lists(void **state)
 	}
 }
 
+/* The rows that take an IV (cli/crypt_alg.c's rules had iv_len, docs/
+ * algorithms.md the 3GPP ones) and RFC 4106's salted key. */
+static void test_iv_and_salt_flags(void **state)
+{
+	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20,
+					  21, 22, 23, 24, 25, 26, 27 };
+
+	(void)state;
+	for (unsigned a = 1; a < CRD_ALG_MAX_; a++) {
+		int iv = 1;
+
+		for (size_t i = 0; i < sizeof(no_iv) / sizeof(no_iv[0]); i++)
+			if (no_iv[i] == a)
+				iv = 0;
+		CHECK(a, "IV flag", !!(crd_alg_flags(a) & CRD_AF_IV), iv);
+		CHECK(a, "SALT flag", !!(crd_alg_flags(a) & CRD_AF_SALT),
+		      a == CRD_ALG_AES_GCM_RFC4106);
+	}
+}
+
 /* The OpenSSL name refuses what has no EVP cipher, and a short buffer. */
 static void test_ossl_name_negative(void **state)
 {
@@ -258,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_helpers_match_old_values),
 		cmocka_unit_test(test_columns_match_old_lists),
 		cmocka_unit_test(test_ossl_name_negative),
+		cmocka_unit_test(test_iv_and_salt_flags),
 		cmocka_unit_test(test_unknown_numbers),
 		cmocka_unit_test(test_every_row_listed),
 	};
