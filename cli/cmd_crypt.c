@@ -342,6 +342,8 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 	ret = cli_no_args(a->cmd, argc, argv);
 	if (!ret)
 		ret = crypt_args_check(a);
+	if (!ret)
+		ret = crypt_caps_check(cli, a);
 	return ret;
 }
 

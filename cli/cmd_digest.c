@@ -179,6 +179,8 @@ static int parse_args(struct crypt_args *a, struct cli *cli, int argc,
 					    "--binary");
 	if (!ret)
 		ret = crypt_args_check(a);
+	if (!ret)
+		ret = crypt_caps_check(cli, a);
 	return ret;
 }
 

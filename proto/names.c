@@ -11,10 +11,8 @@
 static const struct {
 	const char *name, *kname;
 	unsigned tag;
-	const char *ossl;
 } algs[] = {
-#define CRD_X(id, num, n, kn, t, k, f, sha, c, u, ossl)                        \
-	[num] = { n, kn, t, ossl },
+#define CRD_X(id, num, n, kn, t, ...) [num] = { n, kn, t },
 	CRD_ALGORITHMS(CRD_X)
 #undef CRD_X
 };
@@ -52,7 +50,7 @@ unsigned crd_alg_tag_len(unsigned alg)
 
 int crd_alg_ossl_name(unsigned alg, unsigned key_len, char *buf, size_t len)
 {
-	const char *stem = alg < CRD_ALG_MAX_ ? algs[alg].ossl : NULL;
+	const char *stem = crd_alg_ossl_stem(alg);
 	const char *star = stem ? strchr(stem, '*') : NULL;
 	unsigned bits =
 		key_len * 8 / (crd_alg_flags(alg) & CRD_AF_TWO_KEYS ? 2 : 1);

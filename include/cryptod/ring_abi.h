@@ -177,6 +177,18 @@ static inline enum crd_use crd_alg_use(unsigned alg)
 	CRD_ALG_COLUMN_(alg, CRD_COL_USE_, CRD_USE_NO);
 }
 
+#define CRD_COL_OSSL_(id, num, name, kname, tag, kind, flags, sha, cipher,     \
+		      use, ossl)                                               \
+	case num:                                                              \
+		return ossl;
+/* The OpenSSL name column: the EVP cipher or digest that does the work,
+ * '*' standing for one AES key's bits ("AES-*-GCM"), or NULL;
+ * crd_alg_ossl_name() (proto/names.h) spells it for a key size. */
+static inline const char *crd_alg_ossl_stem(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_OSSL_, NULL);
+}
+
 /* A keystream cipher under a client-chosen IV (CRD_AF_KEYSTREAM)? */
 static inline int crd_alg_keystream(unsigned alg)
 {
