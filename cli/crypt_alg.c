@@ -438,8 +438,10 @@ int crypt_len_check(const struct crypt_args *a, uint64_t len)
 
 const char *crypt_why_oneshot(const struct crypt_args *a)
 {
-	if (!a->r->stream || (a->caps.known && !a->caps.stream))
+	if (!a->r->stream)
 		return "does not stream";
+	if (a->caps.known && !a->caps.stream)
+		return "does not stream on this engine";
 	if (a->sessionless)
 		return "with --sessionless is one operation";
 	if (a->r->alg == CC_ALG_AES_XTS && !a->data_unit)
