@@ -66,6 +66,17 @@ static const struct alg_cap ossl_caps[] = {
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
 	CAP_AES_AUTHENC_ROWS,
+	/* RFC 3394 key wrap: the tag is the wrap's first semiblock */
+	{ .alg = CRD_ALG_AES_KW,
+	  KEYS_AES,
+	  NO_IV,
+	  .n_tag = 1,
+	  .tag = { RANGE1(8) },
+	  .default_tag = 8,
+	  .aad = RANGE1(0),
+	  .min_len = 16,
+	  .max_len = OSSL_KW_MAX,
+	  .block = 8 },
 };
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
@@ -156,6 +167,50 @@ static void *ossl_worker_init(const struct engine *e)
 err:
 	ossl_worker_fini(w);
 	return NULL;
+}
+
+/*
+ * AES key wrap (RFC 3394) through EVP's AES-n-WRAP. The RFC's output is
+ * A || R[1..n]: the op's tag is A (the integrity value) and its data
+ * R[1..n], so wrap and unwrap have the AEAD shape (len in, len out, an
+ * 8-byte tag). An unwrap that fails its check zeroes the output.
+ * Returns CRD_ST_*.
+ */
+static int ossl_kw(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		   struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	int n = 0;
+
+	if (op->len < 16 || op->len > OSSL_KW_MAX || op->len % 8 ||
+	    op->tag_len != 8)
+		return CRD_ST_BAD_PARAM;
+	EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+	if (!EVP_CipherInit_ex2(ctx, c, key, NULL, enc, NULL))
+		return CRD_ST_ENGINE;
+	if (enc) {
+		if (EVP_CipherUpdate(ctx, w->kw, &n, op->src, (int)op->len) <=
+			    0 ||
+		    n != (int)op->len + 8)
+			return CRD_ST_ENGINE;
+		memcpy(op->tag, w->kw, 8);
+		memcpy(op->dst, w->kw + 8, op->len);
+		OPENSSL_cleanse(w->kw, op->len + 8);
+		return CRD_ST_OK;
+	}
+	/* src may be dst (in place): unwrap from a copy */
+	memcpy(w->kw, op->tag, 8);
+	memcpy(w->kw + 8, op->src, op->len);
+	int ok = EVP_CipherUpdate(ctx, op->dst, &n, w->kw, (int)op->len + 8) >
+			 0 &&
+		 n == (int)op->len;
+	OPENSSL_cleanse(w->kw, op->len + 8);
+	if (!ok) {
+		OPENSSL_cleanse(op->dst, op->len);
+		return CRD_ST_AUTH_FAILED;
+	}
+	return CRD_ST_OK;
 }
 
 /* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */
@@ -289,6 +344,11 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		}
 		EVP_CIPHER *c =
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
+		if (s->alg == CRD_ALG_AES_KW) {
+			op->status = ossl_kw(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
 		if (s->alg == CRD_ALG_AES_CCM) {
 			op->status = ossl_ccm(w->ctx, c, k->raw, op);
 			keyed_sess = NULL;

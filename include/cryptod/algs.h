@@ -193,7 +193,13 @@ enum crd_alg_flag {
 	 * DIRECTION (its last bit is DIRECTION, as in f9's input string);     \
 	 * tag 4; 2..20001 bits */                                             \
 	X(KASUMI_F9, 37, "kasumi-f9", NULL, 4, MAC, CRD_AF_BITS | CRD_AF_IV,   \
-	  NO, NO, MAC, NULL)
+	  NO, NO, MAC, NULL)                                                   \
+	/* AES key wrap, RFC 3394: key 16/24/32 (the KEK); no IV (the RFC's    \
+	 * default A6A6A6A6A6A6A6A6); data a multiple of 8, 16..4096 bytes;    \
+	 * tag 8 = the wrap's first semiblock: encrypt (wrap) gives tag ||     \
+	 * ciphertext, the RFC's output; decrypt (unwrap) checks it */         \
+	X(AES_KW, 38, "aes-kw", NULL, 8, AEAD, 0,                              \
+	  NO, NO, CIPHER, "AES-*-WRAP")
 /* clang-format on */
 
 /*

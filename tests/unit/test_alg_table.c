@@ -77,6 +77,7 @@ static const struct want {
 	{ 35, M, 1, -1, 1, 0, 4, "zuc-eia3", NULL },
 	{ 36, C, 1, -1, 0, 1, 0, "kasumi-f8", NULL },
 	{ 37, M, 1, -1, 1, 0, 4, "kasumi-f9", NULL },
+	{ 38, A, 0, -1, 0, 0, 8, "aes-kw", NULL },
 };
 
 /*
@@ -134,6 +135,7 @@ static const struct want2 {
 	{ 35, 0, 0, 0, MA, 16, NULL },
 	{ 36, 0, 0, 0, CI, 16, NULL },
 	{ 37, 0, 0, 0, MA, 16, NULL },
+	{ 38, 0, 0, 0, CI, 24, "AES-192-WRAP" },
 };
 
 static void check_str(unsigned alg, const char *what, const char *got,
@@ -201,8 +203,8 @@ static void test_columns_match_old_lists(void **state)
  * algorithms.md the 3GPP ones) and RFC 4106's salted key. */
 static void test_iv_and_salt_flags(void **state)
 {
-	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20,
-					  21, 22, 23, 24, 25, 26, 27 };
+	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20, 21,
+					  22, 23, 24, 25, 26, 27, 38 };
 
 	(void)state;
 	for (unsigned a = 1; a < CRD_ALG_MAX_; a++) {
