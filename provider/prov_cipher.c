@@ -604,9 +604,85 @@ bad:
 
 /* ---- The table ---- */
 
-#define PC_INFO(id, kind_, alg_, mode_, klen, ivl, bs, fl)                     \
+/* The mode's context parameters: what OpenSSL may get and set. */
+#define PC_PARAMS_GENERIC pc_gettable_ctx_params, pc_settable_ctx_params
+#define PC_PARAMS_GCM pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params
+#define PC_PARAMS_XTS pc_gettable_ctx_params, pc_xts_settable_ctx_params
+#define PC_PARAMS_CCM pca_gcm_gettable_ctx_params, pcc_settable_ctx_params
+#define PC_PARAMS_CP pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params
+
+/*
+ * One row per cipher the provider offers: X(id, OpenSSL's names and
+ * OIDs (so that fetches by any of them find us), kind, cc_alg, EVP mode,
+ * key bytes, IV bytes, block size, flags, its context parameters
+ * (PC_PARAMS_*)). The info, the dispatch table and the algorithm list
+ * below are all made from it: a cipher is one row here.
+ */
+/* clang-format off */
+#define PC_CIPHERS(X)                                                          \
+	X(aes128gcm, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6",       \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes192gcm, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26",      \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes256gcm, "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46",      \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes128cbc, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2",              \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192cbc, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22",             \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256cbc, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42",             \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128ecb, "AES-128-ECB:2.16.840.1.101.3.4.1.1",                     \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192ecb, "AES-192-ECB:2.16.840.1.101.3.4.1.21",                    \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256ecb, "AES-256-ECB:2.16.840.1.101.3.4.1.41",                    \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128ctr, "AES-128-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192ctr, "AES-192-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256ctr, "AES-256-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128xts, "AES-128-XTS:1.3.111.2.1619.0.1.1",                       \
+	  PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1,                \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(aes256xts, "AES-256-XTS:1.3.111.2.1619.0.1.2",                       \
+	  PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1,                \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(aes128ccm, "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7",       \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 16, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(aes192ccm, "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27",      \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 24, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(aes256ccm, "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47",      \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 32, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(chacha20, "ChaCha20",                                                \
+	  PC_CHACHA20, CC_ALG_CHACHA20, 0, 32, 16, 1,                          \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(chachapoly, "ChaCha20-Poly1305",                                     \
+	  PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305, EVP_CIPH_STREAM_CIPHER,     \
+	  32, 12, 1, PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CP)
+/* clang-format on */
+
+/* From each row: its info, constructor and get_params. */
+#define PC_INFO(id, names_, kind_, alg_, mode_, klen, ivl, bs, fl, ...)        \
 	static const struct pc_info pci_##id = {                               \
-		.names = N_##id,                                               \
+		.names = names_,                                               \
 		.kind = kind_,                                                 \
 		.alg = alg_,                                                   \
 		.mode = mode_,                                                 \
@@ -623,55 +699,8 @@ bad:
 	{                                                                      \
 		return pc_get_params(&pci_##id, params);                       \
 	}
-
-/* OpenSSL's names and OIDs, so that fetches by any of them find us. */
-#define N_aes128gcm "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6"
-PC_INFO(aes128gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes192gcm "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26"
-PC_INFO(aes192gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes256gcm "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46"
-PC_INFO(aes256gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes128cbc "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2"
-PC_INFO(aes128cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 0)
-#define N_aes192cbc "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22"
-PC_INFO(aes192cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 0)
-#define N_aes256cbc "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42"
-PC_INFO(aes256cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 0)
-#define N_aes128ecb "AES-128-ECB:2.16.840.1.101.3.4.1.1"
-PC_INFO(aes128ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, 0)
-#define N_aes192ecb "AES-192-ECB:2.16.840.1.101.3.4.1.21"
-PC_INFO(aes192ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, 0)
-#define N_aes256ecb "AES-256-ECB:2.16.840.1.101.3.4.1.41"
-PC_INFO(aes256ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, 0)
-#define N_aes128ctr "AES-128-CTR"
-PC_INFO(aes128ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, 0)
-#define N_aes192ctr "AES-192-CTR"
-PC_INFO(aes192ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, 0)
-#define N_aes256ctr "AES-256-CTR"
-PC_INFO(aes256ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, 0)
-#define N_aes128xts "AES-128-XTS:1.3.111.2.1619.0.1.1"
-PC_INFO(aes128xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1,
-	PC_F_CUSTOM_IV)
-#define N_aes256xts "AES-256-XTS:1.3.111.2.1619.0.1.2"
-PC_INFO(aes256xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1,
-	PC_F_CUSTOM_IV)
-#define N_aes128ccm "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7"
-PC_INFO(aes128ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 16, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes192ccm "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27"
-PC_INFO(aes192ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 24, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes256ccm "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47"
-PC_INFO(aes256ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 32, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_chacha20 "ChaCha20"
-PC_INFO(chacha20, PC_CHACHA20, CC_ALG_CHACHA20, 0, 32, 16, 1, PC_F_CUSTOM_IV)
-#define N_chachapoly "ChaCha20-Poly1305"
-PC_INFO(chachapoly, PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305,
-	EVP_CIPH_STREAM_CIPHER, 32, 12, 1, PC_F_AEAD | PC_F_CUSTOM_IV)
+PC_CIPHERS(PC_INFO)
+#undef PC_INFO
 
 #define FN(id, f)                                                              \
 	{                                                                      \
@@ -690,46 +719,23 @@ PC_INFO(chachapoly, PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305,
 		FN(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, pc_gettable_params),      \
 		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, pc_get_ctx_params),        \
 		FN(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, pc_set_ctx_params)
-#define PC_DISPATCH(id, gettable, settable)                                    \
+/* ...its dispatch table (the context parameters: the last two
+ * columns, which PC_PARAMS_* spell as two). */
+#define PC_DISPATCH_(id, gettable, settable)                                   \
 	static const OSSL_DISPATCH pcd_##id[] = {                              \
 		PC_COMMON(id),                                                 \
 		FN(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable),            \
 		FN(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable),            \
 		{ 0, NULL }                                                    \
 	};
+#define PC_DISPATCH(id, names, kind, alg, mode, klen, ivl, bs, fl, ...)        \
+	PC_DISPATCH_(id, __VA_ARGS__)
+PC_CIPHERS(PC_DISPATCH)
+#undef PC_DISPATCH
 
-#define PC_GENERIC(id)                                                         \
-	PC_DISPATCH(id, pc_gettable_ctx_params, pc_settable_ctx_params)
-PC_DISPATCH(aes128gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_DISPATCH(aes192gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_DISPATCH(aes256gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_GENERIC(aes128cbc)
-PC_GENERIC(aes192cbc)
-PC_GENERIC(aes256cbc)
-PC_GENERIC(aes128ecb)
-PC_GENERIC(aes192ecb)
-PC_GENERIC(aes256ecb)
-PC_GENERIC(aes128ctr)
-PC_GENERIC(aes192ctr)
-PC_GENERIC(aes256ctr)
-PC_DISPATCH(aes128xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(aes256xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(aes128ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(aes192ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(aes256ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(chacha20, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(chachapoly, pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params)
-
-#define PC_ALG(id)                                                             \
-	{                                                                      \
-		N_##id, "provider=cryptod", pcd_##id, NULL                     \
-	}
+/* ...and its entry in the provider's list. */
+#define PC_ALG(id, names, ...) { names, "provider=cryptod", pcd_##id, NULL },
 const OSSL_ALGORITHM prov_ciphers[] = {
-	PC_ALG(aes128gcm), PC_ALG(aes192gcm),	       PC_ALG(aes256gcm),
-	PC_ALG(aes128cbc), PC_ALG(aes192cbc),	       PC_ALG(aes256cbc),
-	PC_ALG(aes128ecb), PC_ALG(aes192ecb),	       PC_ALG(aes256ecb),
-	PC_ALG(aes128ctr), PC_ALG(aes192ctr),	       PC_ALG(aes256ctr),
-	PC_ALG(aes128xts), PC_ALG(aes256xts),	       PC_ALG(chachapoly),
-	PC_ALG(aes128ccm), PC_ALG(aes192ccm),	       PC_ALG(aes256ccm),
-	PC_ALG(chacha20),  { NULL, NULL, NULL, NULL },
+	PC_CIPHERS(PC_ALG){ NULL, NULL, NULL, NULL },
 };
+#undef PC_ALG
