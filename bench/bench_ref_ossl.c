@@ -24,6 +24,8 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "names.h"
+
 #include "bench.h"
 
 struct ossl_ref {
@@ -60,61 +62,27 @@ static void ossl_destroy(void *priv)
 	free(o);
 }
 
-/* "AES-128-CBC" and friends; NULL when EVP has no such cipher. */
+/* "AES-128-CBC" and friends, as the algorithm table names the EVP
+ * cipher that runs a cipher, AEAD, GMAC or authenc row; NULL when EVP
+ * has none. */
 static const char *cipher_name(const struct bench_alg *a, char *buf, size_t len)
 {
-	const char *mode;
-	unsigned bits = a->key_len * 8;
-
-	switch (a->alg) {
-	case CC_ALG_AES_GCM:
-	case CC_ALG_AES_GMAC:
-		mode = "GCM";
-		break;
-	case CC_ALG_AES_CCM:
-		mode = "CCM";
-		break;
-	case CC_ALG_AES_CBC:
-	case CC_ALG_AES_CBC_NULL:
-	case CC_ALG_AES_CBC_HMAC_SHA1:
-	case CC_ALG_AES_CBC_HMAC_SHA256:
-	case CC_ALG_AES_CBC_HMAC_SHA384:
-	case CC_ALG_AES_CBC_HMAC_SHA512:
-		mode = "CBC";
-		break;
-	case CC_ALG_AES_CTR:
-	case CC_ALG_AES_CTR_HMAC_SHA1:
-	case CC_ALG_AES_CTR_HMAC_SHA256:
-		mode = "CTR";
-		break;
-	case CC_ALG_CHACHA20_POLY1305:
-		snprintf(buf, len, "ChaCha20-Poly1305");
-		return buf;
-	case CC_ALG_CHACHA20:
-		snprintf(buf, len, "ChaCha20");
-		return buf;
-	case CC_ALG_AES_ECB:
-		mode = "ECB";
-		break;
-	case CC_ALG_AES_XTS:
-		mode = "XTS";
-		bits /= 2; /* the key is two halves */
-		break;
-	default:
-		return NULL;
-	}
-	snprintf(buf, len, "AES-%u-%s", bits, mode);
-	return buf;
+	return crd_alg_ossl_name(a->alg, a->key_len, buf, len) ? NULL : buf;
 }
 
-/* The digest of HMAC, a hash or authenc ("SHA256"), else NULL. */
+/* The digest of HMAC, a hash or authenc ("SHA256"), else NULL: the
+ * OpenSSL name of the SHA row its sha column names. */
 static const char *digest_name(enum cc_alg alg)
 {
-	static const char *const names[CRD_SHA_N] = { "SHA1", "SHA224",
-						      "SHA256", "SHA384",
-						      "SHA512" };
+	static char names[CRD_SHA_N][16];
 	int i = crd_alg_sha_idx(alg);
-	return i < 0 ? NULL : names[i];
+
+	if (i < 0)
+		return NULL;
+	if (!names[i][0] && crd_alg_ossl_name(CRD_ALG_SHA1 + (unsigned)i, 0,
+					      names[i], sizeof(names[i])))
+		return NULL;
+	return names[i];
 }
 
 /* MACs and digests: a keyed EVP_MAC context or a fetched digest. */
@@ -136,7 +104,8 @@ static int ossl_create_auth(struct ossl_ref *o, const uint8_t *key, char *desc,
 		return 0;
 	}
 	if (a->alg == CC_ALG_AES_CMAC) {
-		snprintf(cbc, sizeof(cbc), "AES-%u-CBC", a->key_len * 8);
+		if (crd_alg_ossl_name(a->alg, a->key_len, cbc, sizeof(cbc)))
+			return -ENOTSUP;
 		params[0] = OSSL_PARAM_construct_utf8_string(
 			OSSL_MAC_PARAM_CIPHER, cbc, 0);
 		mac = EVP_MAC_fetch(NULL, "CMAC", NULL);

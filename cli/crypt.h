@@ -14,6 +14,8 @@
 #include <getopt.h>
 #include <string.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "cli.h"
 
 enum crypt_key {
@@ -25,10 +27,8 @@ enum crypt_key {
 
 enum crypt_tag {
 	CRYPT_TAG_NONE,
-	CRYPT_TAG_GCM,	 /* 4, 8 or 12..16 bytes */
-	CRYPT_TAG_FIXED, /* cc_alg_tag_len() bytes only */
-	CRYPT_TAG_CCM,	 /* 4..16 bytes, even */
-	CRYPT_TAG_MAC,	 /* MACs and digests: 4..tag_max, truncated */
+	CRYPT_TAG_CAPS, /* AEAD, authenc: the sizes the daemon reports */
+	CRYPT_TAG_MAC,	/* MACs and digests: 4..tag_max, truncated */
 };
 
 /* The command an algorithm belongs to. */
@@ -38,14 +38,10 @@ enum crypt_cmd {
 	CRYPT_CMD_MAC,
 };
 
-enum crypt_len {
-	CRYPT_LEN_ANY,
-	CRYPT_LEN_BLOCKS,    /* a multiple of CLI_BLOCK, 0 included */
-	CRYPT_LEN_MIN_BLOCK, /* at least CLI_BLOCK (XTS: ciphertext stealing) */
-};
-
 /*
- * What encrypt and decrypt know of an algorithm (docs/algorithms.md):
+ * What encrypt and decrypt know of an algorithm: its row of the algorithm
+ * table (<cryptod/algs.h>, crypt_alg.c's rules_of()), then the sizes the
+ * daemon's engines take (cc_capabilities_get(), crypt_caps_check()):
  * enough to refuse a bad argument or input length with one line and exit
  * status 2 before an operation reaches the daemon. The daemon checks
  * again; these rules only make the message clear.
@@ -54,16 +50,23 @@ struct crypt_rules {
 	enum cc_alg alg;
 	enum crypt_key key;
 	enum crypt_tag tag;
-	enum crypt_len len;
-	unsigned iv_len;       /* the IV it needs; 0: it takes none */
-	unsigned iv_max;       /* iv_len..iv_max bytes (CCM, GCM); 0: iv_len
-				* only */
+	unsigned iv_len;       /* 1: it takes an IV; 0: none */
+	unsigned iv_max;       /* the longest the command line takes */
 	unsigned aad : 1;      /* takes --aad */
 	unsigned auth_key : 1; /* needs --auth-key (authenc with HMAC) */
-	unsigned mac_only : 1; /* GMAC: the output is the tag alone */
+	unsigned mac_only : 1; /* GMAC, 3GPP MACs: the output is the tag */
 	unsigned any_iv : 1;   /* null: an IV is accepted and ignored */
 	unsigned stream : 1;   /* cc_stream_*: messages of any length */
 	unsigned tag_max;      /* CRYPT_TAG_MAC: the longest tag */
+};
+
+/* What the daemon's engines report for the algorithm (crypt_caps_check);
+ * known 0: the daemon could not be asked, and it judges alone. */
+struct crypt_caps {
+	int known;
+	int stream;		   /* the chosen engine streams it */
+	uint32_t block;		   /* data length multiple (1: any) */
+	uint32_t min_len, max_len; /* bytes, or bits (crd_alg_bit_len) */
 };
 
 struct crypt_args {
@@ -72,7 +75,9 @@ struct crypt_args {
 	/* digest and mac: CC_ENCRYPT computes, CC_DECRYPT (--verify)
 	 * verifies */
 	enum cc_dir dir;
-	const struct crypt_rules *r;
+	const struct crypt_rules *r; /* &rules once -a is known */
+	struct crypt_rules rules;
+	struct crypt_caps caps;
 	char alg_name[40]; /* as given with -a, lower case, for messages */
 	unsigned key_need; /* aes-N-...: the key length it demands; 0 = any */
 	int have_key, have_auth_key, have_iv, have_tag, tag_len_set;
@@ -163,6 +168,10 @@ void crypt_begin(struct crypt_args *a);
 /* crypt_alg.c: each returns 0, or -EINVAL once the error is reported. */
 int crypt_alg_parse(struct crypt_args *a, const char *name);
 int crypt_args_check(struct crypt_args *a);
+/* The key, IV, tag and AAD sizes against the rows the daemon reports
+ * (cc_capabilities_get(): --engine's, or any available engine's); fills
+ * a->caps. Silent when the daemon cannot be asked (crypt_run says why). */
+int crypt_caps_check(struct cli *cli, struct crypt_args *a);
 int crypt_len_check(const struct crypt_args *a, uint64_t len);
 /* Why a's message must be one operation (16 MiB), after the algorithm's
  * name ("does not stream"), or NULL: it streams. */

@@ -11,110 +11,49 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "crypt.h"
 
-static const struct crypt_rules rules[] = {
-	/* IVs of 1..128 bytes (12 is GCM's own, every engine takes it; the
-	 * others are hashed into J0, SP 800-38D): the engine's row judges */
-	{ .alg = CC_ALG_AES_GCM,
-	  .key = CRYPT_KEY_AES,
-	  .tag = CRYPT_TAG_GCM,
-	  .iv_len = 1,
-	  .iv_max = CLI_IV_MAX,
-	  .aad = 1,
-	  .stream = 1 },
-	{ .alg = CC_ALG_AES_GMAC,
-	  .key = CRYPT_KEY_AES,
-	  .tag = CRYPT_TAG_GCM,
-	  .iv_len = 1,
-	  .iv_max = CLI_IV_MAX,
-	  .mac_only = 1 },
-	{ .alg = CC_ALG_AES_CBC,
-	  .key = CRYPT_KEY_AES,
-	  .len = CRYPT_LEN_BLOCKS,
-	  .iv_len = CLI_BLOCK,
-	  .stream = 1 },
-	{ .alg = CC_ALG_AES_CTR,
-	  .key = CRYPT_KEY_AES,
-	  .iv_len = CLI_BLOCK,
-	  .stream = 1 },
-	{ .alg = CC_ALG_AES_ECB,
-	  .key = CRYPT_KEY_AES,
-	  .len = CRYPT_LEN_BLOCKS,
-	  .stream = 1 },
-	/* streams with --data-unit only: else the message is one unit */
-	{ .alg = CC_ALG_AES_XTS,
-	  .key = CRYPT_KEY_XTS,
-	  .len = CRYPT_LEN_MIN_BLOCK,
-	  .iv_len = CLI_BLOCK,
-	  .stream = 1 },
-/* authenc: a cipher and an HMAC key; the ICV is the row's */
-#define AUTHENC_RULES(a, len_)                                                 \
-	{                                                                      \
-		.alg = (a), .key = CRYPT_KEY_AES, .tag = CRYPT_TAG_FIXED,      \
-		.len = (len_), .iv_len = CLI_BLOCK, .aad = 1, .auth_key = 1    \
+/*
+ * What the command line can tell of alg from the algorithm table
+ * (<cryptod/algs.h>): which key, whether an IV, AAD, a tag, an auth key,
+ * whether it streams. The sizes each takes are the daemon's to say:
+ * crypt_caps_check() asks cc_capabilities_get().
+ */
+static void rules_of(struct crypt_rules *r, enum cc_alg alg)
+{
+	unsigned f = crd_alg_flags(alg);
+	enum crd_alg_kind k = crd_alg_kind(alg);
+	const char *stem = crd_alg_ossl_stem(alg);
+
+	memset(r, 0, sizeof(*r));
+	r->alg = alg;
+	/* AES keys of 16, 24 or 32 bytes, as "aes-128-..." names them:
+	 * the row's EVP name has the key's size in it ("AES-*-GCM"). */
+	int aes = !(f & CRD_AF_SALT) && stem && strchr(stem, '*');
+	if (k == CRD_KIND_HASH || k == CRD_KIND_NONE)
+		r->key = CRYPT_KEY_NONE;
+	else if (f & CRD_AF_TWO_KEYS)
+		r->key = CRYPT_KEY_XTS;
+	else
+		r->key = aes ? CRYPT_KEY_AES : CRYPT_KEY_ANY;
+	r->any_iv = k == CRD_KIND_NONE; /* null: accepted and ignored */
+	r->iv_len = f & CRD_AF_IV ? 1 : 0;
+	r->iv_max = f & CRD_AF_IV ? CLI_IV_MAX : 0;
+	r->aad = k == CRD_KIND_AEAD || k == CRD_KIND_AUTHENC;
+	r->auth_key = k == CRD_KIND_AUTHENC;
+	/* A MAC with an IV (GMAC, the 3GPP MACs): encrypt's, the tag its
+	 * output. */
+	r->mac_only = k == CRD_KIND_MAC && (f & CRD_AF_IV);
+	r->stream = (f & CRD_AF_STREAM) && k != CRD_KIND_NONE;
+	if (k == CRD_KIND_MAC || k == CRD_KIND_HASH) {
+		r->tag = CRYPT_TAG_MAC;
+		r->tag_max = cc_alg_tag_len(alg);
+	} else if (k == CRD_KIND_AEAD || k == CRD_KIND_AUTHENC) {
+		r->tag = CRYPT_TAG_CAPS;
 	}
-	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA1, CRYPT_LEN_BLOCKS),
-	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA256, CRYPT_LEN_BLOCKS),
-	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA384, CRYPT_LEN_BLOCKS),
-	AUTHENC_RULES(CC_ALG_AES_CBC_HMAC_SHA512, CRYPT_LEN_BLOCKS),
-	AUTHENC_RULES(CC_ALG_AES_CTR_HMAC_SHA1, CRYPT_LEN_ANY),
-	AUTHENC_RULES(CC_ALG_AES_CTR_HMAC_SHA256, CRYPT_LEN_ANY),
-#undef AUTHENC_RULES
-	/* The spec says the AAD is ignored: refusing it keeps anyone from
-	 * believing it is authenticated. */
-	{ .alg = CC_ALG_AES_CBC_NULL,
-	  .key = CRYPT_KEY_AES,
-	  .len = CRYPT_LEN_BLOCKS,
-	  .iv_len = CLI_BLOCK },
-	/* Only the kernel engine has it: the daemon explains. */
-	{ .alg = CC_ALG_AES_LRW, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
-	/* key = AES key || 4-byte salt; the daemon judges key and tag */
-	{ .alg = CC_ALG_AES_GCM_RFC4106,
-	  .key = CRYPT_KEY_ANY,
-	  .tag = CRYPT_TAG_GCM,
-	  .iv_len = 8,
-	  .aad = 1 },
-	/* the nonce is the IV */
-	{ .alg = CC_ALG_AES_CCM,
-	  .key = CRYPT_KEY_AES,
-	  .tag = CRYPT_TAG_CCM,
-	  .iv_len = 7,
-	  .iv_max = 13,
-	  .aad = 1,
-	  .stream = 1 },
-	/* 32-byte keys: the daemon judges */
-	{ .alg = CC_ALG_CHACHA20_POLY1305,
-	  .key = CRYPT_KEY_ANY,
-	  .tag = CRYPT_TAG_FIXED,
-	  .iv_len = 12,
-	  .aad = 1,
-	  .stream = 1 },
-	/* IV = 32-bit little-endian block counter || 12-byte nonce */
-	{ .alg = CC_ALG_CHACHA20, .key = CRYPT_KEY_ANY, .iv_len = CLI_BLOCK },
-	{ .alg = CC_ALG_NULL, .key = CRYPT_KEY_NONE, .any_iv = 1 },
-/* digest and mac: a tag over the input, truncated to 4..max bytes */
-#define MAC_RULES(a, key_, max, stream_)                                       \
-	{                                                                      \
-		.alg = (a), .key = (key_), .tag = CRYPT_TAG_MAC,               \
-		.tag_max = (max), .stream = (stream_)                          \
-	}
-	MAC_RULES(CC_ALG_SHA1, CRYPT_KEY_NONE, 20, 1),
-	MAC_RULES(CC_ALG_SHA224, CRYPT_KEY_NONE, 28, 1),
-	MAC_RULES(CC_ALG_SHA256, CRYPT_KEY_NONE, 32, 1),
-	MAC_RULES(CC_ALG_SHA384, CRYPT_KEY_NONE, 48, 1),
-	MAC_RULES(CC_ALG_SHA512, CRYPT_KEY_NONE, 64, 1),
-	/* HMAC keys of any length: the daemon judges (CRD_MAC_KEY_MAX) */
-	MAC_RULES(CC_ALG_HMAC_SHA1, CRYPT_KEY_ANY, 20, 1),
-	MAC_RULES(CC_ALG_HMAC_SHA224, CRYPT_KEY_ANY, 28, 1),
-	MAC_RULES(CC_ALG_HMAC_SHA256, CRYPT_KEY_ANY, 32, 1),
-	MAC_RULES(CC_ALG_HMAC_SHA384, CRYPT_KEY_ANY, 48, 1),
-	MAC_RULES(CC_ALG_HMAC_SHA512, CRYPT_KEY_ANY, 64, 1),
-	MAC_RULES(CC_ALG_AES_CMAC, CRYPT_KEY_AES, 16, 1),
-	/* key 16: the daemon judges */
-	MAC_RULES(CC_ALG_AES_XCBC_MAC, CRYPT_KEY_ANY, 16, 0),
-#undef MAC_RULES
-};
+}
 
 /* Base names: ours and the kernel's crypto API names, as
  * cc_alg_from_name() takes them (the table is <cryptod/algs.h>).
@@ -142,16 +81,6 @@ static const char *const cmd_names[] = {
 	[CRYPT_CMD_MAC] = "mac",
 };
 
-static const struct crypt_rules *rules_of(enum cc_alg alg)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-		if (rules[i].alg == alg)
-			return &rules[i];
-	return NULL;
-}
-
 /* "aes-128-cbc" -> "aes-cbc" and 128; anything else: bits 0. */
 static void split_size(const char *name, char *base, size_t len, unsigned *bits)
 {
@@ -178,7 +107,11 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 		goto unknown;
 	split_size(name, base, sizeof(base), &bits);
 	int alg = cc_alg_from_name(base);
-	a->r = alg > 0 ? rules_of((enum cc_alg)alg) : NULL;
+	a->r = NULL;
+	if (alg > 0) {
+		rules_of(&a->rules, (enum cc_alg)alg);
+		a->r = &a->rules;
+	}
 	if (!a->r ||
 	    (bits && a->r->key != CRYPT_KEY_AES && a->r->key != CRYPT_KEY_XTS))
 		goto unknown;
@@ -214,13 +147,15 @@ unknown:
 	a->r = NULL;
 	char known[512] = "";
 	size_t k = 0;
-	for (unsigned n = 1; cc_alg_name((enum cc_alg)n); n++)
-		if (rules_of((enum cc_alg)n) &&
-		    cmd_of(rules_of((enum cc_alg)n)) == a->what &&
-		    k < sizeof(known))
+	for (unsigned n = 1; cc_alg_name((enum cc_alg)n); n++) {
+		struct crypt_rules r;
+
+		rules_of(&r, (enum cc_alg)n);
+		if (cmd_of(&r) == a->what && k < sizeof(known))
 			k += (size_t)snprintf(known + k, sizeof(known) - k,
 					      "%s%s", k ? ", " : "",
 					      cc_alg_name((enum cc_alg)n));
+	}
 	if (a->what != CRYPT_CMD_CRYPT)
 		return cli_usage_err(a->cmd, "unknown algorithm '%s' (%s)",
 				     name, known);
@@ -331,37 +266,22 @@ static int check_keys(struct crypt_args *a)
 
 static int check_iv(struct crypt_args *a)
 {
-	const char *n = a->alg_name;
-	unsigned need = a->r->iv_len;
-
 	if (a->r->any_iv)
 		return 0;
-	if (!need) {
+	if (!a->r->iv_len) {
 		if (a->have_iv)
-			return cli_usage_err(a->cmd, "%s takes no IV", n);
+			return cli_usage_err(a->cmd, "%s takes no IV",
+					     a->alg_name);
 		return 0;
 	}
 	if (!a->have_iv)
 		return cli_usage_err(a->cmd, "an IV is required (-i HEX)");
-	if (a->r->iv_max && (a->iv_len < need || a->iv_len > a->r->iv_max))
-		return cli_usage_err(a->cmd,
-				     "%s needs a %u..%u-byte IV, got %u", n,
-				     need, a->r->iv_max, a->iv_len);
-	if (!a->r->iv_max && a->iv_len != need)
-		return cli_usage_err(a->cmd, "%s needs a %u-byte IV, got %u", n,
-				     need, a->iv_len);
-	return 0;
-}
-
-static int gcm_tag_len_ok(unsigned n)
-{
-	return n == 4 || n == 8 || (n >= 12 && n <= 16);
+	return 0; /* its length: crypt_caps_check() */
 }
 
 static int check_tag(struct crypt_args *a)
 {
 	const char *n = a->alg_name;
-	unsigned fixed = cc_alg_tag_len(a->r->alg);
 
 	if (a->r->tag == CRYPT_TAG_NONE) {
 		if (a->have_tag || a->tag_len_set || a->tag_out_set)
@@ -370,7 +290,7 @@ static int check_tag(struct crypt_args *a)
 		return 0;
 	}
 	if (!a->tag_len_set)
-		a->tag_len = fixed;
+		a->tag_len = cc_alg_tag_len(a->r->alg);
 	if (a->have_tag) {
 		if (a->tag_len_set && a->tag_given != a->tag_len)
 			return cli_usage_err(a->cmd,
@@ -379,25 +299,13 @@ static int check_tag(struct crypt_args *a)
 					     a->tag_given, a->tag_len);
 		a->tag_len = a->tag_given;
 	}
-	if (a->r->tag == CRYPT_TAG_GCM && !gcm_tag_len_ok(a->tag_len))
-		return cli_usage_err(a->cmd,
-				     "%s tags are 4, 8 or 12..16 bytes, got %u",
-				     n, a->tag_len);
-	if (a->r->tag == CRYPT_TAG_CCM &&
-	    (a->tag_len < 4 || a->tag_len > 16 || a->tag_len % 2))
-		return cli_usage_err(a->cmd,
-				     "%s tags are 4..16 bytes, even, got %u", n,
-				     a->tag_len);
-	if (a->r->tag == CRYPT_TAG_FIXED && a->tag_len != fixed)
-		return cli_usage_err(a->cmd, "%s tags are %u bytes, got %u", n,
-				     fixed, a->tag_len);
 	if (a->r->tag == CRYPT_TAG_MAC &&
 	    (a->tag_len < 4 || a->tag_len > a->r->tag_max))
 		return cli_usage_err(a->cmd, "%s: %s of 4..%u bytes, got %u", n,
 				     a->what == CRYPT_CMD_DIGEST ? "digests"
 								 : "MACs",
 				     a->r->tag_max, a->tag_len);
-	return 0;
+	return 0; /* an AEAD's or authenc's: crypt_caps_check() */
 }
 
 /* --in, --out, --data-unit, --release-unverified */
@@ -453,6 +361,12 @@ int crypt_args_check(struct crypt_args *a)
 					     : "%s authenticates nothing: it "
 					       "takes no --aad",
 				     a->alg_name);
+	if (a->sessionless && crd_alg_bit_len(a->r->alg))
+		return cli_usage_err(a->cmd,
+				     "%s with --sessionless: not "
+				     "supported (its length counts "
+				     "bits)",
+				     a->alg_name);
 	if (a->sessionless && a->engine)
 		return cli_usage_err(a->cmd,
 				     "--engine needs a session: the daemon "
@@ -467,15 +381,25 @@ int crypt_len_check(const struct crypt_args *a, uint64_t len)
 	const unsigned long long n = (unsigned long long)len;
 	const uint64_t last = a->data_unit ? len % a->data_unit : 0;
 
-	if (a->r->len == CRYPT_LEN_BLOCKS && len % CLI_BLOCK)
+	const struct crypt_caps *c = &a->caps;
+	/* The 3GPP algorithms count bits: whole bytes here. */
+	const uint64_t units = crd_alg_bit_len(a->r->alg) ? len * 8 : len;
+	const char *unit = crd_alg_bit_len(a->r->alg) ? " bits" : "";
+
+	if (c->known && c->block > 1 && len % c->block)
 		return cli_usage_err(a->cmd,
 				     "%s: %llu bytes of %s, not a multiple of "
-				     "%d",
-				     a->alg_name, n, what, CLI_BLOCK);
-	if (a->r->len == CRYPT_LEN_MIN_BLOCK && len < CLI_BLOCK)
+				     "%u",
+				     a->alg_name, n, what, c->block);
+	if (c->known && units < c->min_len)
 		return cli_usage_err(a->cmd,
-				     "%s: %llu bytes of %s, less than %d",
-				     a->alg_name, n, what, CLI_BLOCK);
+				     "%s: %llu bytes of %s, less than %u%s",
+				     a->alg_name, n, what, c->min_len, unit);
+	/* A longer message than one op takes is a stream's, if any. */
+	if (c->known && crd_alg_bit_len(a->r->alg) && units > c->max_len)
+		return cli_usage_err(a->cmd,
+				     "%s: %llu bytes of %s, more than %u bits",
+				     a->alg_name, n, what, c->max_len);
 	/* CCM's counter field is 15 - nonce bytes long: it bounds the
 	 * length (RFC 3610), 64 KiB with a 13-byte nonce. */
 	const unsigned l = 15 - a->iv_len;
@@ -516,9 +440,175 @@ const char *crypt_why_oneshot(const struct crypt_args *a)
 {
 	if (!a->r->stream)
 		return "does not stream";
+	if (a->caps.known && !a->caps.stream)
+		return "does not stream on this engine";
 	if (a->sessionless)
 		return "with --sessionless is one operation";
 	if (a->r->alg == CC_ALG_AES_XTS && !a->data_unit)
 		return "without --data-unit is one data unit";
 	return NULL;
+}
+
+/* Does v fall in one of n ranges ({min, max, increment}; increment 0:
+ * min only)? */
+static int in_ranges(const struct cc_range *r, unsigned n, unsigned v)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (v < r[i].min || v > r[i].max)
+			continue;
+		if (r[i].increment ? (v - r[i].min) % r[i].increment == 0
+				   : v == r[i].min)
+			return 1;
+	}
+	return 0;
+}
+
+/* "16, 24, 32" or "1..128": the sizes of n ranges, for a message. */
+static const char *ranges_text(const struct cc_range *r, unsigned n, char *buf,
+			       size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && k < len; i++) {
+		const char *sep = k ? ", " : "";
+
+		if (r[i].min == r[i].max || !r[i].increment)
+			k += (size_t)snprintf(buf + k, len - k, "%s%u", sep,
+					      r[i].min);
+		else if (r[i].increment == 1)
+			k += (size_t)snprintf(buf + k, len - k, "%s%u..%u", sep,
+					      r[i].min, r[i].max);
+		else
+			for (unsigned v = r[i].min; v <= r[i].max && k < len;
+			     v += r[i].increment, sep = ", ")
+				k += (size_t)snprintf(buf + k, len - k, "%s%u",
+						      sep, v);
+	}
+	return buf;
+}
+
+/* Which sizes of a row a check reads. */
+enum caps_what { CAPS_KEY, CAPS_AUTH_KEY, CAPS_IV, CAPS_TAG };
+
+static const struct cc_range *caps_ranges(const struct cc_alg_caps *c,
+					  enum caps_what w, unsigned *n)
+{
+	switch (w) {
+	case CAPS_KEY:
+		*n = c->n_key_sizes;
+		return c->key_sizes;
+	case CAPS_AUTH_KEY:
+		*n = c->n_auth_key_sizes;
+		return c->auth_key_sizes;
+	case CAPS_IV:
+		*n = c->n_iv_sizes;
+		return c->iv_sizes;
+	case CAPS_TAG:
+		*n = c->n_tag_sizes;
+		return c->tag_sizes;
+	}
+	*n = 0;
+	return NULL;
+}
+
+/* Does some row of rows[0..n) take v as w? A size any engine the daemon
+ * may pick takes is left to the daemon. */
+static int caps_take(const struct cc_alg_caps *const *rows, unsigned n,
+		     enum caps_what w, unsigned v)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned nr;
+		const struct cc_range *r = caps_ranges(rows[i], w, &nr);
+
+		if (in_ranges(r, nr, v))
+			return 1;
+	}
+	return 0;
+}
+
+static int caps_refuse(struct crypt_args *a, const struct cc_alg_caps *c,
+		       enum caps_what w, const char *what, unsigned got)
+{
+	static const char *const names[] = {
+		[CAPS_KEY] = "key",
+		[CAPS_AUTH_KEY] = "HMAC key",
+		[CAPS_IV] = "IV",
+		[CAPS_TAG] = "tag",
+	};
+	char sizes[200];
+	unsigned nr;
+	const struct cc_range *r = caps_ranges(c, w, &nr);
+
+	return cli_usage_err(
+		a->cmd, "%s takes %ss of %s bytes%s%s, got %u%s%s", a->alg_name,
+		names[w], ranges_text(r, nr, sizes, sizeof(sizes)),
+		a->engine ? " on " : "", a->engine ? a->engine : "", got,
+		what ? " " : "", what ? what : "");
+}
+
+enum { CAPS_ROWS_MAX = 8 };
+
+int crypt_caps_check(struct cli *cli, struct crypt_args *a)
+{
+	const struct cc_alg_caps *rows[CAPS_ROWS_MAX], *first = NULL;
+	struct cc_alg_caps *caps = NULL;
+	struct cc_conn *conn = NULL;
+	unsigned n = 0, nrows = 0;
+	int ret = 0;
+
+	memset(&a->caps, 0, sizeof(a->caps));
+	if (cli_connect_quiet(cli, &conn) < 0)
+		return 0; /* crypt_run() connects again and says why */
+	if (cc_capabilities_get(conn, &caps, &n) < 0)
+		goto out;
+	/* --engine's row, or every available row: the daemon may pick any
+	 * (routing, session-less ops), so a size one of them takes passes. */
+	for (unsigned i = 0; i < n && nrows < CAPS_ROWS_MAX; i++) {
+		const struct cc_alg_caps *c = &caps[i];
+
+		if (c->alg != a->r->alg || !c->available)
+			continue;
+		if (a->engine && strcmp(a->engine, c->engine))
+			continue;
+		if (!first || c->default_engine)
+			first = c;
+		rows[nrows++] = c;
+	}
+	if (!nrows) /* no such engine, or unavailable: the daemon says why */
+		goto out;
+	if (a->have_key && a->r->key != CRYPT_KEY_NONE &&
+	    !caps_take(rows, nrows, CAPS_KEY, a->key_len))
+		ret = caps_refuse(a, first, CAPS_KEY, NULL, a->key_len);
+	else if (a->have_auth_key && a->r->auth_key &&
+		 !caps_take(rows, nrows, CAPS_AUTH_KEY, a->auth_key_len))
+		ret = caps_refuse(a, first, CAPS_AUTH_KEY, NULL,
+				  a->auth_key_len);
+	else if (a->r->iv_len && !a->r->any_iv &&
+		 !caps_take(rows, nrows, CAPS_IV, a->iv_len))
+		ret = caps_refuse(a, first, CAPS_IV, NULL, a->iv_len);
+	else if (a->r->tag != CRYPT_TAG_NONE &&
+		 !caps_take(rows, nrows, CAPS_TAG, a->tag_len))
+		ret = caps_refuse(a, first, CAPS_TAG, NULL, a->tag_len);
+	if (ret)
+		goto out;
+	a->caps.known = 1;
+	a->caps.block = first->block_size ? first->block_size : 1;
+	a->caps.min_len = first->min_len;
+	a->caps.max_len = first->max_len;
+	for (unsigned i = 0; i < nrows; i++) {
+		a->caps.stream |= rows[i]->stream;
+		/* the loosest of the rows: the daemon judges the rest */
+		if (rows[i]->min_len < a->caps.min_len)
+			a->caps.min_len = rows[i]->min_len;
+		if (rows[i]->max_len > a->caps.max_len)
+			a->caps.max_len = rows[i]->max_len;
+		if (rows[i]->block_size < a->caps.block)
+			a->caps.block =
+				rows[i]->block_size ? rows[i]->block_size : 1;
+	}
+out:
+	cc_capabilities_free(caps);
+	cc_disconnect(conn);
+	return ret;
 }

@@ -205,6 +205,8 @@ int crypt_main(struct cli *cli, const struct crypt_front *f, int argc,
 		ret = f->check(a);
 	if (!ret)
 		ret = crypt_args_check(a);
+	if (!ret)
+		ret = crypt_caps_check(cli, a);
 	if (ret)
 		ret = ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	else

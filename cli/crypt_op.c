@@ -190,8 +190,10 @@ int crypt_do(struct crypt_conn *c, struct crypt_args *a, uint8_t *data,
 
 	if (a->sessionless)
 		return op_sessionless(c->conn, a, data, len);
+	/* the 3GPP algorithms count bits (whole bytes here) */
 	return cc_crypt(c->conn, c->sid, a->dir, a->iv, a->iv_len, aad,
-			a->aad_len, data, data, len, a->tag);
+			a->aad_len, data, data,
+			crd_alg_bit_len(a->r->alg) ? len * 8 : len, a->tag);
 }
 
 int crypt_put_tag(struct crypt_args *a, struct crypt_sink *out)

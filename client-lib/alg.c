@@ -10,7 +10,7 @@
 
 /* The public types mirror the ring ABI (the library hands the caller's
  * cc_sessionless and cc_sgl_entry to the daemon as they are). */
-#define CC_X(id, num, name, kname, tag, kind)                                  \
+#define CC_X(id, num, ...)                                                     \
 	_Static_assert((int)CC_ALG_##id == (int)CRD_ALG_##id,                  \
 		       "cc_alg " #id " is the ABI's");
 CRD_ALGORITHMS(CC_X)

@@ -266,10 +266,10 @@ static int key_len_check(unsigned alg, size_t len)
 
 /*
  * Usage rules that would not hold, from the algorithm table: the bits
- * must be of the algorithm's kind (encrypt and decrypt for ciphers and
- * AEADs, mac-generate and mac-verify for MACs), and where the cipher is a
- * keystream under a client IV (crd_alg_keystream) the directions cannot
- * be split at will. A counter-mode cipher encrypts and decrypts with the
+ * must be of the algorithm's usage class (its use column: encrypt and
+ * decrypt for ciphers and AEADs, mac-generate and mac-verify for MACs),
+ * and where the cipher is a keystream under a client IV
+ * (crd_alg_keystream) the directions cannot be split at will. A counter-mode cipher encrypts and decrypts with the
  * same keystream, so either direction alone gives the other; a
  * counter-mode AEAD allowed to encrypt with client IVs yields the
  * keystream of any captured ciphertext, so encrypt without decrypt
@@ -279,7 +279,7 @@ static int key_len_check(unsigned alg, size_t len)
 static const char *usage_unsound(uint16_t alg, uint32_t usage)
 {
 	enum crd_alg_kind kind = crd_alg_kind(alg);
-	int mac = kind == CRD_KIND_MAC;
+	int mac = crd_alg_use(alg) == CRD_USE_MAC;
 	uint32_t kinds = mac ? KF_USE_MAC_GENERATE | KF_USE_MAC_VERIFY
 			     : KF_USE_ENCRYPT | KF_USE_DECRYPT;
 	int enc = !!(usage & KF_USE_ENCRYPT), dec = !!(usage & KF_USE_DECRYPT);
@@ -575,7 +575,7 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 	}
 	/* The directions the key's usage allows for its algorithm: encrypt
 	 * or generate, decrypt or verify. */
-	int mac = crd_alg_kind(in.alg) == CRD_KIND_MAC;
+	int mac = crd_alg_use(in.alg) == CRD_USE_MAC;
 	uint32_t enc = mac ? KF_USE_MAC_GENERATE : KF_USE_ENCRYPT;
 	uint32_t dec = mac ? KF_USE_MAC_VERIFY : KF_USE_DECRYPT;
 	uint32_t want = in.usage & (enc | dec);

@@ -75,16 +75,11 @@ static void remove_at(unsigned i)
 	key_unref(k);
 }
 
+/* The algorithm table's use column: no key, or two (authenc's auth_key),
+ * is no named key. */
 int nk_alg_ok(unsigned alg)
 {
-	switch (crd_alg_kind(alg)) {
-	case CRD_KIND_AEAD:
-	case CRD_KIND_CIPHER:
-	case CRD_KIND_MAC:
-		return 1;
-	default: /* no key, or two (authenc's auth_key): not a named key */
-		return 0;
-	}
+	return crd_alg_use(alg) != CRD_USE_NO;
 }
 
 static int load_one(const char *file)

@@ -3,6 +3,8 @@
  * library alike (cc_alg_name() and friends are these). */
 #include "names.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -10,7 +12,7 @@ static const struct {
 	const char *name, *kname;
 	unsigned tag;
 } algs[] = {
-#define CRD_X(id, num, n, kn, t, k) [num] = { n, kn, t },
+#define CRD_X(id, num, n, kn, t, ...) [num] = { n, kn, t },
 	CRD_ALGORITHMS(CRD_X)
 #undef CRD_X
 };
@@ -44,6 +46,24 @@ int crd_alg_from_name(const char *name, enum crd_name_match how)
 unsigned crd_alg_tag_len(unsigned alg)
 {
 	return alg < CRD_ALG_MAX_ ? algs[alg].tag : 0;
+}
+
+int crd_alg_ossl_name(unsigned alg, unsigned key_len, char *buf, size_t len)
+{
+	const char *stem = crd_alg_ossl_stem(alg);
+	const char *star = stem ? strchr(stem, '*') : NULL;
+	unsigned bits =
+		key_len * 8 / (crd_alg_flags(alg) & CRD_AF_TWO_KEYS ? 2 : 1);
+	int n;
+
+	if (!stem || !len)
+		return -ENOENT;
+	if (star && bits != 128 && bits != 192 && bits != 256)
+		return -EINVAL;
+	n = star ? snprintf(buf, len, "%.*s%u%s", (int)(star - stem), stem,
+			    bits, star + 1)
+		 : snprintf(buf, len, "%s", stem);
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
 const char *crd_status_text(int status)

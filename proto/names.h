@@ -4,6 +4,8 @@
 #ifndef CRYPTOD_NAMES_H
 #define CRYPTOD_NAMES_H
 
+#include <stddef.h>
+
 #include <cryptod/ring_abi.h>
 
 /* "aes-gcm", ...; NULL for an unknown number. */
@@ -20,6 +22,14 @@ enum crd_name_match {
 int crd_alg_from_name(const char *name, enum crd_name_match how);
 /* The default tag length; 0 for none or unknown. */
 unsigned crd_alg_tag_len(unsigned alg);
+/*
+ * The OpenSSL name of the EVP cipher (or digest) that runs alg with a
+ * key of key_len bytes (the OpenSSL name column: "AES-128-GCM", "SHA256",
+ * "ChaCha20-Poly1305"; XTS's key is two, "AES-128-XTS" at 32 bytes),
+ * written to buf. 0, -ENOENT (OpenSSL has none), -EINVAL (no AES key of
+ * that size) or -ENOSPC.
+ */
+int crd_alg_ossl_name(unsigned alg, unsigned key_len, char *buf, size_t len);
 /* "success", "authentication failed: tag mismatch", ...; NULL when
  * status is none of CRD_ST_*. */
 const char *crd_status_text(int status);

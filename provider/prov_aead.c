@@ -27,6 +27,7 @@
  * provider with fallback = default, else refused.
  */
 #include "prov_cipher.h"
+#include "prov_mode.h"
 
 #include <errno.h>
 #include <string.h>
@@ -873,3 +874,14 @@ bad:
 	PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);
 	return 0;
 }
+
+const struct pc_mode pc_mode_aead = {
+	.init = pca_init,
+	.update = pca_update,
+	.final = pca_final,
+	.cipher = pca_cipher,
+	.get_ctx_params = pca_get_ctx_params,
+	.set_ctx_params = pca_set_ctx_params,
+	.reset = pca_reset,
+	.dup = pca_dup,
+};

@@ -12,6 +12,7 @@
  * IV as set.
  */
 #include "prov_cipher.h"
+#include "prov_mode.h"
 
 #include <openssl/err.h>
 
@@ -358,3 +359,8 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	OPENSSL_cleanse(o, sizeof(o));
 	return err;
 }
+
+const struct pc_mode pc_mode_block = {
+	.update = pcb_update,
+	.final = pcb_final,
+};

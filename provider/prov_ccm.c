@@ -7,6 +7,7 @@
  * op: no stream, nothing held in the daemon between calls.
  */
 #include "prov_cipher.h"
+#include "prov_mode.h"
 
 #include <errno.h>
 #include <string.h>
@@ -182,3 +183,36 @@ bad:
 	PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);
 	return 0;
 }
+
+/* A new key or IV: the next message gives its length again. */
+static int pcc_init(struct pc_ctx *c, int key_changed, int iv_changed)
+{
+	(void)key_changed;
+	(void)iv_changed;
+	c->ccm_len_set = 0;
+	return 0;
+}
+
+/* In-process, the fallback context answers, as for the other AEADs. */
+static int pcc_get_params(struct pc_ctx *c, OSSL_PARAM params[])
+{
+	return c->started && c->sw ? pca_get_ctx_params(c, params)
+				   : pcc_get_ctx_params(c, params);
+}
+
+static int pcc_set_params(struct pc_ctx *c, const OSSL_PARAM params[])
+{
+	return c->started && c->sw ? pca_set_ctx_params(c, params)
+				   : pcc_set_ctx_params(c, params);
+}
+
+const struct pc_mode pc_mode_ccm = {
+	.newctx = pcc_initctx,
+	.init = pcc_init,
+	.update = pcc_update,
+	.get_ctx_params = pcc_get_params,
+	.set_ctx_params = pcc_set_params,
+	.reset = pca_reset,
+	.dup = pca_dup,
+	.cipher_whole = 1,
+};

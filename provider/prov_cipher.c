@@ -10,6 +10,7 @@
  * it and fallback = default. The path never changes mid-message.
  */
 #include "prov_cipher.h"
+#include "prov_mode.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,135 +19,6 @@
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
-
-/* ---- The path of a message ---- */
-
-static const char *pc_name(const struct pc_info *ci, char *buf, size_t len)
-{
-	size_t n = strcspn(ci->names, ":");
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, ci->names, n);
-	buf[n] = 0;
-	return buf;
-}
-
-int pc_op_err(struct pc_ctx *c, int err, const char *what)
-{
-	char name[32];
-	prov_conn_check(c->p, c->sess.conn, err);
-	if (err == CC_ERR_AUTH_FAILED)
-		PROV_ERR(c->p, PROV_R_BAD_TAG, "%s: %s",
-			 pc_name(c->ci, name, sizeof(name)), cc_strerror(err));
-	else
-		PROV_ERR(c->p, prov_op_reason(err), "%s %s: %s",
-			 pc_name(c->ci, name, sizeof(name)), what,
-			 cc_strerror(err));
-	return err;
-}
-
-int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len)
-{
-	char name[32];
-	if (!c->swcipher &&
-	    !(c->swcipher =
-		      prov_fb_cipher(c->p, pc_name(c->ci, name, sizeof(name)))))
-		return -ENOENT;
-	if (!c->swctx && !(c->swctx = EVP_CIPHER_CTX_new()))
-		return -ENOMEM;
-	const struct pc_info *ci = c->ci;
-	size_t ivlen = c->ivlen;
-	OSSL_PARAM pre[3] = { OSSL_PARAM_END, OSSL_PARAM_END, OSSL_PARAM_END };
-	/* Always: CCM's context starts at 7 bytes, not the cipher's 12. */
-	if (ci->flags & PC_F_AEAD)
-		pre[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN,
-						     &ivlen);
-	/* CCM takes its tag (or just its length) before the key. */
-	if (ci->kind == PC_CCM)
-		pre[pre[0].key ? 1 : 0] = OSSL_PARAM_construct_octet_string(
-			OSSL_CIPHER_PARAM_AEAD_TAG, c->enc ? NULL : c->tag,
-			c->ccm_m);
-	const uint8_t *iv = !ci->ivlen ? NULL
-			    : (ci->flags & PC_F_AEAD) && ci->kind != PC_CCM
-				    ? c->nonce
-				    : c->iv;
-	int outl, ok = EVP_CipherInit_ex2(c->swctx, c->swcipher, NULL, NULL,
-					  c->enc, pre) &&
-		       EVP_CipherInit_ex2(c->swctx, NULL, c->key, iv, c->enc,
-					  NULL);
-	if (ok && (ci->kind == PC_CBC || ci->kind == PC_ECB))
-		ok = EVP_CIPHER_CTX_set_padding(c->swctx, (int)c->pad);
-	if (ok && (ci->flags & PC_F_AEAD) && ci->kind != PC_CCM && !c->enc &&
-	    c->taglen) {
-		OSSL_PARAM t[] = { OSSL_PARAM_construct_octet_string(
-					   OSSL_CIPHER_PARAM_AEAD_TAG, c->tag,
-					   c->taglen),
-				   OSSL_PARAM_END };
-		ok = EVP_CIPHER_CTX_set_params(c->swctx, t);
-	}
-	if (ok && aad_len)
-		ok = EVP_CipherUpdate(c->swctx, NULL, &outl, aad, (int)aad_len);
-	if (!ok) {
-		PROV_ERR(c->p, PROV_R_FALLBACK, "%s: cannot start it",
-			 pc_name(ci, name, sizeof(name)));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
-{
-	char name[32];
-	if (c->started)
-		return c->sw;
-	if (!c->key_set) {
-		PROV_ERR(c->p, PROV_R_STATE, "no key set");
-		return -EINVAL;
-	}
-	int err = 0;
-	if (!prov_small(c->p, len)) {
-		/* A failure that falls back leaves nothing on the stack. */
-		unsigned long before = ERR_peek_last_error();
-		ERR_set_mark();
-		err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key,
-				     c->keylen, tag_len);
-		if (!err) {
-			ERR_clear_last_mark();
-			atomic_fetch_add(&c->p->n_daemon, 1);
-			c->started = 1;
-			c->sw = 0;
-			return 0;
-		}
-		if (!prov_fallback(c->p, err)) {
-			ERR_clear_last_mark();
-			if (ERR_peek_last_error() != before)
-				return err; /* unreachable: raised already */
-			PROV_ERR(c->p, PROV_R_SESSION, "%s: %s",
-				 pc_name(c->ci, name, sizeof(name)),
-				 cc_strerror(err));
-			return err;
-		}
-		ERR_pop_to_mark();
-	}
-	/* CCM replays its calls in its own order (prov_ccm.c). */
-	err = c->ci->kind == PC_CCM ? 0 : pc_sw_begin(c, c->aad, c->aad_len);
-	if (err)
-		return err;
-	c->started = 1;
-	c->sw = 1;
-	return PC_SW;
-}
-
-void pc_end(struct pc_ctx *c)
-{
-	if (c->ci->flags & PC_F_AEAD)
-		pca_reset(c);
-	c->started = 0;
-	c->sw = 0;
-	c->bufsz = 0;
-	c->num = 0;
-	c->blk_ran = 0;
-}
 
 /* ---- Context life ---- */
 
@@ -162,8 +34,8 @@ static void *pc_new(void *provctx, const struct pc_info *ci)
 	c->keylen = ci->keylen;
 	c->ivlen = ci->ivlen;
 	c->pad = 1;
-	if (ci->kind == PC_CCM)
-		pcc_initctx(c);
+	if (ci->ops->newctx)
+		ci->ops->newctx(c);
 	return c;
 }
 
@@ -215,7 +87,7 @@ static void *pc_dup(void *vctx)
 		if (!c->swctx || !EVP_CIPHER_CTX_copy(c->swctx, src->swctx))
 			goto err;
 	}
-	if ((src->ci->flags & PC_F_AEAD) && pca_dup(c, src))
+	if (src->ci->ops->dup && src->ci->ops->dup(c, src))
 		goto err;
 	return c;
 err:
@@ -297,10 +169,7 @@ static int pc_init(void *vctx, const unsigned char *key, size_t keylen,
 		memcpy(c->iv, iv, c->ivlen);
 		c->iv_set = 1;
 	}
-	if (ci->kind == PC_CCM)
-		c->ccm_len_set = 0;
-	else if ((ci->flags & PC_F_AEAD) &&
-		 pca_init(c, key != NULL, iv != NULL))
+	if (ci->ops->init && ci->ops->init(c, key != NULL, iv != NULL))
 		return 0;
 	return pc_set_ctx_params(c, params);
 }
@@ -328,11 +197,7 @@ static int pc_update(void *vctx, unsigned char *out, size_t *outl,
 	*outl = 0;
 	if (c->started && c->sw)
 		return sw_update(c, out, outl, in, inl);
-	int r = c->ci->kind == PC_CCM
-			? pcc_update(c, out, outl, outsize, in, inl)
-		: (c->ci->flags & PC_F_AEAD)
-			? pca_update(c, out, outl, outsize, in, inl)
-			: pcb_update(c, out, outl, outsize, in, inl);
+	int r = c->ci->ops->update(c, out, outl, outsize, in, inl);
 	if (r == PC_SW) /* the message just went in-process */
 		return sw_update(c, out, outl, in, inl);
 	return r == 0;
@@ -350,10 +215,9 @@ static int pc_final(void *vctx, unsigned char *out, size_t *outl,
 		*outl = (size_t)n;
 		return 1;
 	}
-	if (c->ci->kind == PC_CCM)
+	if (!c->ci->ops->final)
 		return 1; /* the data update did it all */
-	int r = (c->ci->flags & PC_F_AEAD) ? pca_final(c, out, outl, outsize)
-					   : pcb_final(c, out, outl, outsize);
+	int r = c->ci->ops->final(c, out, outl, outsize);
 	if (r == PC_SW)
 		return pc_final(c, out, outl, outsize);
 	return r == 0;
@@ -363,19 +227,14 @@ static int pc_cipher(void *vctx, unsigned char *out, size_t *outl,
 		     size_t outsize, const unsigned char *in, size_t inl)
 {
 	struct pc_ctx *c = vctx;
-	if (c->ci->kind == PC_CCM) {
-		if (!in)
-			return pc_final(c, out, outl, outsize);
-		int r = pc_update(c, out, outl, outsize, in, inl);
-		if (r)
-			*outl = inl;
-		return r;
-	}
-	if (c->ci->flags & PC_F_AEAD)
-		return pca_cipher(c, out, outl, outsize, in, inl) == 0;
+	if (c->ci->ops->cipher)
+		return c->ci->ops->cipher(c, out, outl, outsize, in, inl) == 0;
 	if (!in)
 		return pc_final(c, out, outl, outsize);
-	return pc_update(c, out, outl, outsize, in, inl);
+	int r = pc_update(c, out, outl, outsize, in, inl);
+	if (r && c->ci->ops->cipher_whole)
+		*outl = inl;
+	return r;
 }
 
 /* ---- Parameters ---- */
@@ -534,10 +393,8 @@ static int pc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct pc_ctx *c = vctx;
 	OSSL_PARAM *p;
-	if (c->ci->kind == PC_CCM && !(c->started && c->sw))
-		return pcc_get_ctx_params(c, params);
-	if (c->ci->flags & PC_F_AEAD)
-		return pca_get_ctx_params(c, params);
+	if (c->ci->ops->get_ctx_params)
+		return c->ci->ops->get_ctx_params(c, params);
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_get_params(c->swctx, params);
 	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
@@ -567,10 +424,8 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 	const OSSL_PARAM *p;
 	if (!params)
 		return 1;
-	if (c->ci->kind == PC_CCM && !(c->started && c->sw))
-		return pcc_set_ctx_params(c, params);
-	if (c->ci->flags & PC_F_AEAD)
-		return pca_set_ctx_params(c, params);
+	if (c->ci->ops->set_ctx_params)
+		return c->ci->ops->set_ctx_params(c, params);
 	/* Kept here on either path: a reinit may bring the daemon back. */
 	if (!pct_set_ctx_params(c, params))
 		return 0;
@@ -604,9 +459,91 @@ bad:
 
 /* ---- The table ---- */
 
-#define PC_INFO(id, kind_, alg_, mode_, klen, ivl, bs, fl)                     \
+/* The mode's context parameters: what OpenSSL may get and set. */
+#define PC_PARAMS_GENERIC pc_gettable_ctx_params, pc_settable_ctx_params
+#define PC_PARAMS_GCM pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params
+#define PC_PARAMS_XTS pc_gettable_ctx_params, pc_xts_settable_ctx_params
+#define PC_PARAMS_CCM pca_gcm_gettable_ctx_params, pcc_settable_ctx_params
+#define PC_PARAMS_CP pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params
+
+/*
+ * One row per cipher the provider offers: X(id, OpenSSL's names and
+ * OIDs (so that fetches by any of them find us), kind, cc_alg, EVP mode,
+ * key bytes, IV bytes, block size, flags, its context parameters
+ * (PC_PARAMS_*)). The info, the dispatch table and the algorithm list
+ * below are all made from it: a cipher is one row here.
+ */
+/* clang-format off */
+#define PC_CIPHERS(X)                                                          \
+	X(aes128gcm, "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6",       \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes192gcm, "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26",      \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes256gcm, "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46",      \
+	  PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_GCM)                           \
+	X(aes128cbc, "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2",              \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192cbc, "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22",             \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256cbc, "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42",             \
+	  PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 0,            \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128ecb, "AES-128-ECB:2.16.840.1.101.3.4.1.1",                     \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192ecb, "AES-192-ECB:2.16.840.1.101.3.4.1.21",                    \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256ecb, "AES-256-ECB:2.16.840.1.101.3.4.1.41",                    \
+	  PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128ctr, "AES-128-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes192ctr, "AES-192-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes256ctr, "AES-256-CTR",                                            \
+	  PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, 0,             \
+	  PC_PARAMS_GENERIC)                                                   \
+	X(aes128xts, "AES-128-XTS:1.3.111.2.1619.0.1.1",                       \
+	  PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1,                \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(aes256xts, "AES-256-XTS:1.3.111.2.1619.0.1.2",                       \
+	  PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1,                \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(aes128ccm, "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7",       \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 16, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(aes192ccm, "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27",      \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 24, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(aes256ccm, "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47",      \
+	  PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 32, 12, 1,                \
+	  PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CCM)                           \
+	X(chacha20, "ChaCha20",                                                \
+	  PC_CHACHA20, CC_ALG_CHACHA20, 0, 32, 16, 1,                          \
+	  PC_F_CUSTOM_IV, PC_PARAMS_XTS)                                       \
+	X(chachapoly, "ChaCha20-Poly1305",                                     \
+	  PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305, EVP_CIPH_STREAM_CIPHER,     \
+	  32, 12, 1, PC_F_AEAD | PC_F_CUSTOM_IV, PC_PARAMS_CP)
+/* clang-format on */
+
+/* A row's mode table: CCM's, the other AEADs', or the block modes'. */
+#define PC_MODE_OF(kind, fl)                                                   \
+	((kind) == PC_CCM   ? &pc_mode_ccm                                     \
+	 : ((fl)&PC_F_AEAD) ? &pc_mode_aead                                    \
+			    : &pc_mode_block)
+
+/* From each row: its info, constructor and get_params. */
+#define PC_INFO(id, names_, kind_, alg_, mode_, klen, ivl, bs, fl, ...)        \
 	static const struct pc_info pci_##id = {                               \
-		.names = N_##id,                                               \
+		.names = names_,                                               \
 		.kind = kind_,                                                 \
 		.alg = alg_,                                                   \
 		.mode = mode_,                                                 \
@@ -614,6 +551,7 @@ bad:
 		.ivlen = ivl,                                                  \
 		.blocksize = bs,                                               \
 		.flags = fl,                                                   \
+		.ops = PC_MODE_OF(kind_, fl),                                  \
 	};                                                                     \
 	static void *pc_new_##id(void *provctx)                                \
 	{                                                                      \
@@ -623,55 +561,8 @@ bad:
 	{                                                                      \
 		return pc_get_params(&pci_##id, params);                       \
 	}
-
-/* OpenSSL's names and OIDs, so that fetches by any of them find us. */
-#define N_aes128gcm "AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6"
-PC_INFO(aes128gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 16, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes192gcm "AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26"
-PC_INFO(aes192gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 24, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes256gcm "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46"
-PC_INFO(aes256gcm, PC_GCM, CC_ALG_AES_GCM, EVP_CIPH_GCM_MODE, 32, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes128cbc "AES-128-CBC:AES128:2.16.840.1.101.3.4.1.2"
-PC_INFO(aes128cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 16, 16, 16, 0)
-#define N_aes192cbc "AES-192-CBC:AES192:2.16.840.1.101.3.4.1.22"
-PC_INFO(aes192cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 24, 16, 16, 0)
-#define N_aes256cbc "AES-256-CBC:AES256:2.16.840.1.101.3.4.1.42"
-PC_INFO(aes256cbc, PC_CBC, CC_ALG_AES_CBC, EVP_CIPH_CBC_MODE, 32, 16, 16, 0)
-#define N_aes128ecb "AES-128-ECB:2.16.840.1.101.3.4.1.1"
-PC_INFO(aes128ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 16, 0, 16, 0)
-#define N_aes192ecb "AES-192-ECB:2.16.840.1.101.3.4.1.21"
-PC_INFO(aes192ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 24, 0, 16, 0)
-#define N_aes256ecb "AES-256-ECB:2.16.840.1.101.3.4.1.41"
-PC_INFO(aes256ecb, PC_ECB, CC_ALG_AES_ECB, EVP_CIPH_ECB_MODE, 32, 0, 16, 0)
-#define N_aes128ctr "AES-128-CTR"
-PC_INFO(aes128ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 16, 16, 1, 0)
-#define N_aes192ctr "AES-192-CTR"
-PC_INFO(aes192ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 24, 16, 1, 0)
-#define N_aes256ctr "AES-256-CTR"
-PC_INFO(aes256ctr, PC_CTR, CC_ALG_AES_CTR, EVP_CIPH_CTR_MODE, 32, 16, 1, 0)
-#define N_aes128xts "AES-128-XTS:1.3.111.2.1619.0.1.1"
-PC_INFO(aes128xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 32, 16, 1,
-	PC_F_CUSTOM_IV)
-#define N_aes256xts "AES-256-XTS:1.3.111.2.1619.0.1.2"
-PC_INFO(aes256xts, PC_XTS, CC_ALG_AES_XTS, EVP_CIPH_XTS_MODE, 64, 16, 1,
-	PC_F_CUSTOM_IV)
-#define N_aes128ccm "AES-128-CCM:id-aes128-CCM:2.16.840.1.101.3.4.1.7"
-PC_INFO(aes128ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 16, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes192ccm "AES-192-CCM:id-aes192-CCM:2.16.840.1.101.3.4.1.27"
-PC_INFO(aes192ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 24, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_aes256ccm "AES-256-CCM:id-aes256-CCM:2.16.840.1.101.3.4.1.47"
-PC_INFO(aes256ccm, PC_CCM, CC_ALG_AES_CCM, EVP_CIPH_CCM_MODE, 32, 12, 1,
-	PC_F_AEAD | PC_F_CUSTOM_IV)
-#define N_chacha20 "ChaCha20"
-PC_INFO(chacha20, PC_CHACHA20, CC_ALG_CHACHA20, 0, 32, 16, 1, PC_F_CUSTOM_IV)
-#define N_chachapoly "ChaCha20-Poly1305"
-PC_INFO(chachapoly, PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305,
-	EVP_CIPH_STREAM_CIPHER, 32, 12, 1, PC_F_AEAD | PC_F_CUSTOM_IV)
+PC_CIPHERS(PC_INFO)
+#undef PC_INFO
 
 #define FN(id, f)                                                              \
 	{                                                                      \
@@ -690,46 +581,23 @@ PC_INFO(chachapoly, PC_CHACHAPOLY, CC_ALG_CHACHA20_POLY1305,
 		FN(OSSL_FUNC_CIPHER_GETTABLE_PARAMS, pc_gettable_params),      \
 		FN(OSSL_FUNC_CIPHER_GET_CTX_PARAMS, pc_get_ctx_params),        \
 		FN(OSSL_FUNC_CIPHER_SET_CTX_PARAMS, pc_set_ctx_params)
-#define PC_DISPATCH(id, gettable, settable)                                    \
+/* ...its dispatch table (the context parameters: the last two
+ * columns, which PC_PARAMS_* spell as two). */
+#define PC_DISPATCH_(id, gettable, settable)                                   \
 	static const OSSL_DISPATCH pcd_##id[] = {                              \
 		PC_COMMON(id),                                                 \
 		FN(OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, gettable),            \
 		FN(OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, settable),            \
 		{ 0, NULL }                                                    \
 	};
+#define PC_DISPATCH(id, names, kind, alg, mode, klen, ivl, bs, fl, ...)        \
+	PC_DISPATCH_(id, __VA_ARGS__)
+PC_CIPHERS(PC_DISPATCH)
+#undef PC_DISPATCH
 
-#define PC_GENERIC(id)                                                         \
-	PC_DISPATCH(id, pc_gettable_ctx_params, pc_settable_ctx_params)
-PC_DISPATCH(aes128gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_DISPATCH(aes192gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_DISPATCH(aes256gcm, pca_gcm_gettable_ctx_params, pca_gcm_settable_ctx_params)
-PC_GENERIC(aes128cbc)
-PC_GENERIC(aes192cbc)
-PC_GENERIC(aes256cbc)
-PC_GENERIC(aes128ecb)
-PC_GENERIC(aes192ecb)
-PC_GENERIC(aes256ecb)
-PC_GENERIC(aes128ctr)
-PC_GENERIC(aes192ctr)
-PC_GENERIC(aes256ctr)
-PC_DISPATCH(aes128xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(aes256xts, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(aes128ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(aes192ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(aes256ccm, pca_gcm_gettable_ctx_params, pcc_settable_ctx_params)
-PC_DISPATCH(chacha20, pc_gettable_ctx_params, pc_xts_settable_ctx_params)
-PC_DISPATCH(chachapoly, pca_cp_gettable_ctx_params, pca_cp_settable_ctx_params)
-
-#define PC_ALG(id)                                                             \
-	{                                                                      \
-		N_##id, "provider=cryptod", pcd_##id, NULL                     \
-	}
+/* ...and its entry in the provider's list. */
+#define PC_ALG(id, names, ...) { names, "provider=cryptod", pcd_##id, NULL },
 const OSSL_ALGORITHM prov_ciphers[] = {
-	PC_ALG(aes128gcm), PC_ALG(aes192gcm),	       PC_ALG(aes256gcm),
-	PC_ALG(aes128cbc), PC_ALG(aes192cbc),	       PC_ALG(aes256cbc),
-	PC_ALG(aes128ecb), PC_ALG(aes192ecb),	       PC_ALG(aes256ecb),
-	PC_ALG(aes128ctr), PC_ALG(aes192ctr),	       PC_ALG(aes256ctr),
-	PC_ALG(aes128xts), PC_ALG(aes256xts),	       PC_ALG(chachapoly),
-	PC_ALG(aes128ccm), PC_ALG(aes192ccm),	       PC_ALG(aes256ccm),
-	PC_ALG(chacha20),  { NULL, NULL, NULL, NULL },
+	PC_CIPHERS(PC_ALG){ NULL, NULL, NULL, NULL },
 };
+#undef PC_ALG

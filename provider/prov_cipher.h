@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cipher context the cipher files share: prov_cipher.c (the table,
- * the context's life, parameters, the fallback context), prov_block.c
+ * the context's life, parameters), prov_path.c (a message's path: the
+ * daemon or the fallback context), prov_mode.h (each mode's operations,
+ * through which prov_cipher.c reaches the mode files), prov_block.c
  * (CBC, ECB, CTR, XTS, ChaCha20: one cc_crypt() per update, the chaining
  * state kept here), prov_aead.c (GCM, ChaCha20-Poly1305: a daemon stream
  * per message, TLS records as one op), prov_ccm.c (CCM: one op per
@@ -26,8 +28,11 @@ enum pc_kind {
 #define PC_F_AEAD 1u
 #define PC_F_CUSTOM_IV 2u
 
+struct pc_mode;
+
 struct pc_info {
-	const char *names; /* OpenSSL's names for it, ':'-separated */
+	const char *names;	   /* OpenSSL's names for it, ':'-separated */
+	const struct pc_mode *ops; /* its mode's operations (prov_mode.h) */
 	enum pc_kind kind;
 	enum cc_alg alg;
 	unsigned mode; /* EVP_CIPH_*_MODE */
@@ -103,7 +108,9 @@ struct pc_ctx {
 	int ccm_len_set;
 };
 
-/* prov_cipher.c */
+/* prov_path.c: the message's path, below the mode files */
+/* "AES-128-GCM": the cipher's first name, in buf. */
+const char *pc_name(const struct pc_info *ci, char *buf, size_t len);
 int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len);
 /* The update and final helpers return 0, -errno (an error raised), or
  * PC_SW: the message just went in-process, repeat the call on swctx.

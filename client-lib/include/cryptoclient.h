@@ -40,7 +40,7 @@ struct cc_queue;
  * ... as listed, with the key, IV and tag each takes, in <cryptod/algs.h>
  * (CC_ALG_<ID> for each row; cc_alg_name() gives its name). */
 enum cc_alg {
-#define CC_X(id, num, name, kname, tag, kind) CC_ALG_##id = num,
+#define CC_X(id, num, ...) CC_ALG_##id = num,
 	CRD_ALGORITHMS(CC_X)
 #undef CC_X
 };

@@ -105,8 +105,8 @@ static void aesni_fini(void)
 /* Is alg's cipher CTR (alone or under an HMAC)? */
 static int aesni_ctr_mode(unsigned alg)
 {
-	return alg == CRD_ALG_AES_CTR || alg == CRD_ALG_AES_CTR_HMAC_SHA1 ||
-	       alg == CRD_ALG_AES_CTR_HMAC_SHA256;
+	return alg == CRD_ALG_AES_CTR ||
+	       crd_alg_cipher_half(alg) == CRD_ALG_AES_CTR;
 }
 
 static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,

@@ -16,6 +16,7 @@
 #include "openssl.h"
 #include "openssl_authenc.h"
 #include "session.h"
+#include "names.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -65,47 +66,18 @@ static const struct alg_cap ossl_caps[] = {
 	  .max_len = CRD_OP_MAX_LEN,
 	  .block = 1 },
 	CAP_AES_AUTHENC_ROWS,
+	/* RFC 3394 key wrap: the tag is the wrap's first semiblock */
+	{ .alg = CRD_ALG_AES_KW,
+	  KEYS_AES,
+	  NO_IV,
+	  .n_tag = 1,
+	  .tag = { RANGE1(8) },
+	  .default_tag = 8,
+	  .aad = RANGE1(0),
+	  .min_len = 16,
+	  .max_len = OSSL_KW_MAX,
+	  .block = 8 },
 };
-
-/* EVP names per algorithm and key size (16, 24, 32 bytes; XTS: 32, 64). */
-static const char *ossl_cipher_name(unsigned alg, unsigned key_len)
-{
-	static const char *const names[][3] = {
-		[CRD_ALG_AES_GCM] = { "AES-128-GCM", "AES-192-GCM",
-				      "AES-256-GCM" },
-		[CRD_ALG_AES_GMAC] = { "AES-128-GCM", "AES-192-GCM",
-				       "AES-256-GCM" },
-		[CRD_ALG_AES_GCM_RFC4106] = { "AES-128-GCM", "AES-192-GCM",
-					      "AES-256-GCM" },
-		[CRD_ALG_AES_CBC] = { "AES-128-CBC", "AES-192-CBC",
-				      "AES-256-CBC" },
-		[CRD_ALG_AES_CBC_NULL] = { "AES-128-CBC", "AES-192-CBC",
-					   "AES-256-CBC" },
-		[CRD_ALG_AES_CTR] = { "AES-128-CTR", "AES-192-CTR",
-				      "AES-256-CTR" },
-		[CRD_ALG_AES_ECB] = { "AES-128-ECB", "AES-192-ECB",
-				      "AES-256-ECB" },
-		[CRD_ALG_AES_CCM] = { "AES-128-CCM", "AES-192-CCM",
-				      "AES-256-CCM" },
-		/* 32-byte keys only: the third column */
-		[CRD_ALG_CHACHA20_POLY1305] = { NULL, NULL,
-						"ChaCha20-Poly1305" },
-		[CRD_ALG_CHACHA20] = { NULL, NULL, "ChaCha20" },
-	};
-	if (alg == CRD_ALG_AES_XTS)
-		return key_len == 32 ? "AES-128-XTS" : "AES-256-XTS";
-	/* authenc: the cipher half */
-	if (alg == CRD_ALG_AES_CTR_HMAC_SHA1 ||
-	    alg == CRD_ALG_AES_CTR_HMAC_SHA256)
-		alg = CRD_ALG_AES_CTR;
-	else if (crd_alg_kind(alg) == CRD_KIND_AUTHENC)
-		alg = CRD_ALG_AES_CBC;
-	if (alg == CRD_ALG_AES_GCM_RFC4106)
-		key_len -= 4; /* the salt */
-	if (alg >= sizeof(names) / sizeof(names[0]) || !names[alg][2])
-		return NULL;
-	return names[alg][key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
-}
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
 
@@ -169,16 +141,24 @@ static void *ossl_worker_init(const struct engine *e)
 	     i++) {
 		unsigned alg = ossl_caps[i].alg;
 		for (unsigned k = 0; k < 4 && !auth_alg(alg); k++) {
-			unsigned kl = key_lens[k] +
-				      (alg == CRD_ALG_AES_GCM_RFC4106 ? 4 : 0);
+			unsigned salt =
+				crd_alg_flags(alg) & CRD_AF_SALT ? 4 : 0;
+			unsigned kl = key_lens[k] + salt;
 			if (!range_has(ossl_caps[i].key, ossl_caps[i].n_key,
 				       kl))
 				continue;
 			int idx = ossl_key_idx(alg, kl);
+			char name[32];
 			if (w->cipher[alg][idx])
 				continue;
-			w->cipher[alg][idx] = EVP_CIPHER_fetch(
-				NULL, ossl_cipher_name(alg, kl), NULL);
+			/* The EVP cipher is the algorithm table's (an authenc
+			 * row's names its cipher half); a salted key (RFC
+			 * 4106) ends in the 4-byte salt. */
+			if (crd_alg_ossl_name(alg, kl - salt, name,
+					      sizeof(name)))
+				goto err;
+			w->cipher[alg][idx] =
+				EVP_CIPHER_fetch(NULL, name, NULL);
 			if (!w->cipher[alg][idx])
 				goto err;
 		}
@@ -187,6 +167,50 @@ static void *ossl_worker_init(const struct engine *e)
 err:
 	ossl_worker_fini(w);
 	return NULL;
+}
+
+/*
+ * AES key wrap (RFC 3394) through EVP's AES-n-WRAP. The RFC's output is
+ * A || R[1..n]: the op's tag is A (the integrity value) and its data
+ * R[1..n], so wrap and unwrap have the AEAD shape (len in, len out, an
+ * 8-byte tag). An unwrap that fails its check zeroes the output.
+ * Returns CRD_ST_*.
+ */
+static int ossl_kw(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		   struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	int n = 0;
+
+	if (op->len < 16 || op->len > OSSL_KW_MAX || op->len % 8 ||
+	    op->tag_len != 8)
+		return CRD_ST_BAD_PARAM;
+	EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+	if (!EVP_CipherInit_ex2(ctx, c, key, NULL, enc, NULL))
+		return CRD_ST_ENGINE;
+	if (enc) {
+		if (EVP_CipherUpdate(ctx, w->kw, &n, op->src, (int)op->len) <=
+			    0 ||
+		    n != (int)op->len + 8)
+			return CRD_ST_ENGINE;
+		memcpy(op->tag, w->kw, 8);
+		memcpy(op->dst, w->kw + 8, op->len);
+		OPENSSL_cleanse(w->kw, op->len + 8);
+		return CRD_ST_OK;
+	}
+	/* src may be dst (in place): unwrap from a copy */
+	memcpy(w->kw, op->tag, 8);
+	memcpy(w->kw + 8, op->src, op->len);
+	int ok = EVP_CipherUpdate(ctx, op->dst, &n, w->kw, (int)op->len + 8) >
+			 0 &&
+		 n == (int)op->len;
+	OPENSSL_cleanse(w->kw, op->len + 8);
+	if (!ok) {
+		OPENSSL_cleanse(op->dst, op->len);
+		return CRD_ST_AUTH_FAILED;
+	}
+	return CRD_ST_OK;
 }
 
 /* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */
@@ -320,6 +344,11 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		}
 		EVP_CIPHER *c =
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
+		if (s->alg == CRD_ALG_AES_KW) {
+			op->status = ossl_kw(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
 		if (s->alg == CRD_ALG_AES_CCM) {
 			op->status = ossl_ccm(w->ctx, c, k->raw, op);
 			keyed_sess = NULL;

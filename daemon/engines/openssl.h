@@ -22,8 +22,12 @@ struct ossl_key {
 };
 
 /* Per-worker state (the engine's wctx). */
+/* AES key wrap: keys, not bulk data (the bound of daemon/keywrap.h). */
+enum { OSSL_KW_MAX = 4096 };
+
 struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
+	uint8_t kw[OSSL_KW_MAX + 8];	     /* a wrap's tag || ciphertext */
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
 	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
 	struct ossl_hmac *hmac; /* authenc; owned */

@@ -1,140 +1,206 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one list of algorithms and op statuses. Everything else derives from
- * it: the ring ABI's enum crd_alg and enum crd_status (ring_abi.h),
+ * it: the ring ABI's enum crd_alg and enum crd_status and the facts
+ * ring_abi.h's crd_alg_*() helpers give (bit lengths, SHA index,
+ * auth-only, keystream, streams, the halves of authenc, usage class),
  * libcryptoclient's enum cc_alg and enum cc_status (cryptoclient.h, with
  * _Static_asserts that the two agree), the name table behind
- * cc_alg_name()/cc_alg_from_name() that the daemon, cryptoctl and the
- * benchmark all use, cc_strerror()'s texts, and the control protocol's
- * Algorithm enum, which tests/unit/test_proto_algs checks against this list.
- * Adding an algorithm is one row here (and one per engine that runs it).
+ * cc_alg_name()/cc_alg_from_name() and crd_alg_ossl_name() that the
+ * daemon, cryptoctl, the provider and the benchmark all use,
+ * cc_strerror()'s texts, and the control protocol's Algorithm enum, which
+ * tests/unit/test_proto_algs checks against this list (and
+ * tests/unit/test_alg_table the facts). Adding an algorithm is one row
+ * here (and one per engine that runs it).
  *
  * CRD_ALGORITHMS(X): X(ID, number, name, kernel crypto API name or NULL,
- *                      default tag bytes, kind)
+ *                      default tag bytes, kind, flags, sha, cipher, use,
+ *                      OpenSSL name)
  * kind (enum crd_alg_kind, CRD_KIND_<kind>): AEAD (a cipher and a tag),
- * CIPHER (no tag), AUTHENC (a cipher and a MAC with its own auth_key),
- * MAC (keyed, authentication only: a tag over the data, nothing written;
- * encrypt generates, decrypt verifies), HASH (as MAC with no key), NONE.
- * Use ID only with ## or # (the ID NULL would expand otherwise).
- * The numbers are wire values: never reuse or renumber one.
+ *   CIPHER (no tag), AUTHENC (a cipher and a MAC with its own auth_key),
+ *   MAC (keyed, authentication only: a tag over the data, nothing
+ *   written; encrypt generates, decrypt verifies), HASH (as MAC with no
+ *   key), NONE.
+ * flags (enum crd_alg_flag, CRD_AF_*, or 0): BITS (an op's length counts
+ *   bits), KEYSTREAM (the cipher XORs a keystream made from the key and a
+ *   client IV: encrypt and decrypt are one operation, keyreq.c, and a
+ *   decrypt-only AEAD key must not stream, streams.c), STREAM (some
+ *   engine runs it as a stream of pieces), TWO_KEYS (the key is two AES
+ *   keys of equal size: XTS), IV (it takes an IV), SALT (the key is an
+ *   AES key and a 4-byte salt: RFC 4106).
+ * sha (CRD_SHA_<sha>): the SHA an HMAC, digest or authenc row runs: 1,
+ *   224, 256, 384, 512, or NO.
+ * cipher (CRD_ALG_<cipher>): an authenc row's cipher half (its MAC half
+ *   is HMAC with its sha), or NO.
+ * use (CRD_USE_<use>): the usage class of a named key of the algorithm:
+ *   CIPHER (encrypt, decrypt), MAC (mac-generate, mac-verify), or NO (no
+ *   named key: no key, or two).
+ * OpenSSL name: the EVP cipher (or digest) that does the work, '*'
+ *   standing for the bits of one AES key ("AES-*-GCM" at 16 bytes:
+ *   "AES-128-GCM"); NULL where OpenSSL has none.
+ * Use ID, cipher and sha only with ## or # (the ID NULL would expand
+ * otherwise). The numbers are wire values: never reuse or renumber one.
  */
 #ifndef CRYPTOD_ALGS_H
 #define CRYPTOD_ALGS_H
 
-#define CRD_ALGORITHMS(X)                                                       \
-	/* AEAD; key 16/24/32; IV 12 (1..128 where the engine's row says so: \
-	 * others are GHASHed into J0); tag 4, 8, 12..16 */  \
-	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16, AEAD)                          \
-	/* copies src to dst; no key, no tag: the service's own overhead */     \
-	X(NULL, 2, "null", "ecb(cipher_null)", 0, NONE)                         \
-	/* authentication only: a GCM tag over src, nothing written; IVs as \
-	 * AES_GCM's */   \
-	X(AES_GMAC, 3, "aes-gmac", NULL, 16, MAC)                               \
-	/* key 16/24/32; IV 16; length % 16 == 0 */                             \
-	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0, CIPHER)                         \
-	/* key 16/24/32; IV 16 (the full counter block) */                      \
-	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0, CIPHER)                         \
-	/* key 16/24/32; no IV; length % 16 == 0 */                             \
-	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0, CIPHER)                         \
-	/* key 32/64 (two unequal halves); IV 16 = tweak; length >= 16 */       \
-	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0, CIPHER)                         \
-	/* IPsec ESP style, as the kernel's authenc(hmac(H),cbc(aes)):        \
-	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt;      \
-	 * auth_key is the HMAC key; ICV 12 (SHA-1) or 16 (SHA-256) */ \
-	X(AES_CBC_HMAC_SHA1, 8, "aes-cbc-hmac-sha1",                            \
-	  "authenc(hmac(sha1),cbc(aes))", 12, AUTHENC)                          \
-	X(AES_CBC_HMAC_SHA256, 9, "aes-cbc-hmac-sha256",                        \
-	  "authenc(hmac(sha256),cbc(aes))", 16, AUTHENC)                        \
-	/* authenc with a null digest: CBC, no tag */                           \
-	X(AES_CBC_NULL, 10, "aes-cbc-null", "authenc(digest_null,cbc(aes))",    \
-	  0, CIPHER)                                                            \
-	/* IEEE 1619 LRW; key 32/40/48; IV 16; kernel engine only */            \
-	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0, CIPHER)                        \
-	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce  \
-	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number); tag     \
-	 * 8, 12 or 16 */ \
-	X(AES_GCM_RFC4106, 12, "aes-gcm-rfc4106", "rfc4106(gcm(aes))", 16,      \
-	  AEAD)                                                                 \
-	/* NIST SP 800-38C / RFC 3610; key 16/24/32; nonce (the IV) 7..13;  \
-	 * tag 4..16 even; AAD up to CRD_AAD_MAX */   \
-	X(AES_CCM, 13, "aes-ccm", NULL, 16, AEAD)                               \
-	/* RFC 8439; key 32; nonce 12; tag 16 (no truncated tags) */            \
-	X(CHACHA20_POLY1305, 14, "chacha20-poly1305", NULL, 16, AEAD)           \
-	/* RFC 8439 ChaCha20; key 32; IV 16 = 32-bit little-endian block      \
-	 * counter || 12-byte nonce (OpenSSL's layout) */ \
-	X(CHACHA20, 15, "chacha20", NULL, 0, CIPHER)                            \
-	/* HMAC (RFC 2104); key any length up to CTL_KEY_MAX (longer than a   \
-	 * block: hashed first); tag = the digest, or truncated to >= 4 */ \
-	X(HMAC_SHA1, 16, "hmac-sha1", NULL, 20, MAC)                            \
-	X(HMAC_SHA224, 17, "hmac-sha224", NULL, 28, MAC)                        \
-	X(HMAC_SHA256, 18, "hmac-sha256", NULL, 32, MAC)                        \
-	X(HMAC_SHA384, 19, "hmac-sha384", NULL, 48, MAC)                        \
-	X(HMAC_SHA512, 20, "hmac-sha512", NULL, 64, MAC)                        \
-	/* FIPS 180-4 digests: no key; tag = the digest, or truncated */        \
-	X(SHA1, 21, "sha1", NULL, 20, HASH)                                     \
-	X(SHA224, 22, "sha224", NULL, 28, HASH)                                 \
-	X(SHA256, 23, "sha256", NULL, 32, HASH)                                 \
-	X(SHA384, 24, "sha384", NULL, 48, HASH)                                 \
-	X(SHA512, 25, "sha512", NULL, 64, HASH)                                 \
-	/* NIST SP 800-38B; key 16/24/32; tag 4..16 */                          \
-	X(AES_CMAC, 26, "aes-cmac", NULL, 16, MAC)                              \
-	/* RFC 3566; key 16; tag 12 (the -96), or 4..16 */                      \
-	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC)                      \
-	/* more ESP authenc: ICV 24 (SHA-384) and 32 (SHA-512), CTR with    \
-	 * HMAC-SHA1 (ICV 12) and HMAC-SHA256 (ICV 16); IV 16 as aes-ctr */   \
-	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384",                       \
-	  "authenc(hmac(sha384),cbc(aes))", 24, AUTHENC)                        \
-	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512",                       \
-	  "authenc(hmac(sha512),cbc(aes))", 32, AUTHENC)                        \
-	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1",                           \
-	  "authenc(hmac(sha1),ctr(aes))", 12, AUTHENC)                          \
-	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256",                       \
-	  "authenc(hmac(sha256),ctr(aes))", 16, AUTHENC)                        \
-	/* 3GPP (docs/algorithms.md): an op's length counts BITS (the buffers \
-	 * hold ceil(len / 8) bytes; crd_alg_bit_len()); key 16.             \
-	 * UEA2: IV 16 = COUNT (4, big-endian) || BEARER << 3 | DIRECTION << \
-	 * 2, 0, 0, 0 || the same 8 bytes again; 1..2^27 bits */ \
-	X(SNOW3G_UEA2, 32, "snow3g-uea2", NULL, 0, CIPHER)                      \
-	/* UIA2: IV 16 = COUNT || FRESH || COUNT ^ DIRECTION << 31 ||        \
-	 * FRESH ^ DIRECTION << 15 (32-bit big-endian words); tag 4 */  \
-	X(SNOW3G_UIA2, 33, "snow3g-uia2", NULL, 4, MAC)                         \
-	/* EEA3: IV 16 laid out as UEA2's; 1..65504 bits */                     \
-	X(ZUC_EEA3, 34, "zuc-eea3", NULL, 0, CIPHER)                            \
-	/* EIA3: IV 16 = COUNT || BEARER << 3, 0, 0, 0 || COUNT ^ DIRECTION \
-	 * << 31 || BEARER << 3, 0, DIRECTION << 7, 0; tag 4; 1..65504 bits */   \
-	X(ZUC_EIA3, 35, "zuc-eia3", NULL, 4, MAC)                               \
-	/* KASUMI f8 (TS 35.201): IV 8 = COUNT || BEARER << 3 | DIRECTION <<  \
-	 * 2, 0, 0, 0; 1..20000 bits */ \
-	X(KASUMI_F8, 36, "kasumi-f8", NULL, 0, CIPHER)                          \
-	/* KASUMI f9: IV 8 = COUNT || FRESH; the data is MESSAGE ||         \
-	 * DIRECTION (its last bit is DIRECTION, as in f9's input string);  \
-	 * tag 4; 2..20001 bits */   \
-	X(KASUMI_F9, 37, "kasumi-f9", NULL, 4, MAC)
+/* The flags column. */
+enum crd_alg_flag {
+	CRD_AF_BITS = 1,
+	CRD_AF_KEYSTREAM = 2,
+	CRD_AF_STREAM = 4,
+	CRD_AF_TWO_KEYS = 8,
+	CRD_AF_IV = 16,
+	CRD_AF_SALT = 32,
+};
+#define CRD_AF_KS_STREAM (CRD_AF_KEYSTREAM | CRD_AF_STREAM)
+#define CRD_AF_3GPP_KS (CRD_AF_BITS | CRD_AF_KEYSTREAM)
 
-/*
- * CRD_KEYSTREAM_ALGS(X): X(ID) for each row above whose cipher XORs the
- * data with a keystream made from the key and the IV the client chooses:
- * the counter modes, ChaCha20, the 3GPP ciphers, and the AEADs and
- * authenc rows built on them. Encrypting and decrypting are one
- * operation there, so a key's usage rules cannot tell them apart
- * (daemon/keyreq.c), and a decrypt-only AEAD key must not run a stream,
- * whose pieces release plaintext before the tag is checked
- * (daemon/streams.c). A column of the table above in all but form (kept
- * beside it so the table's rows stay as they are); ask
- * crd_alg_keystream().
- */
-#define CRD_KEYSTREAM_ALGS(X)                                                  \
-	X(AES_GCM)                                                             \
-	X(AES_CTR)                                                             \
-	X(AES_CTR_HMAC_SHA1)                                                   \
-	X(AES_CTR_HMAC_SHA256)                                                 \
-	X(AES_GCM_RFC4106)                                                     \
-	X(AES_CCM)                                                             \
-	X(CHACHA20_POLY1305)                                                   \
-	X(CHACHA20)                                                            \
-	X(SNOW3G_UEA2)                                                         \
-	X(ZUC_EEA3)                                                            \
-	X(KASUMI_F8)
+/* clang-format off */
+#define CRD_ALGORITHMS(X)                                                      \
+	/* AEAD; key 16/24/32; IV 12 (1..128 where the engine's row says so:   \
+	 * others are GHASHed into J0); tag 4, 8, 12..16 */                    \
+	X(AES_GCM, 1, "aes-gcm", "gcm(aes)", 16, AEAD,                         \
+	  CRD_AF_KS_STREAM | CRD_AF_IV,                                        \
+	  NO, NO, CIPHER, "AES-*-GCM")                                         \
+	/* copies src to dst; no key, no tag: the service's own overhead */    \
+	X(NULL, 2, "null", "ecb(cipher_null)", 0, NONE, CRD_AF_STREAM,         \
+	  NO, NO, NO, NULL)                                                    \
+	/* authentication only: a GCM tag over src, nothing written; IVs as    \
+	 * AES_GCM's */                                                        \
+	X(AES_GMAC, 3, "aes-gmac", NULL, 16, MAC, CRD_AF_IV,                   \
+	  NO, NO, MAC, "AES-*-GCM")                                            \
+	/* key 16/24/32; IV 16; length % 16 == 0 */                            \
+	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0, CIPHER,                        \
+	  CRD_AF_STREAM | CRD_AF_IV,                                           \
+	  NO, NO, CIPHER, "AES-*-CBC")                                         \
+	/* key 16/24/32; IV 16 (the full counter block) */                     \
+	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0, CIPHER,                        \
+	  CRD_AF_KS_STREAM | CRD_AF_IV,                                        \
+	  NO, NO, CIPHER, "AES-*-CTR")                                         \
+	/* key 16/24/32; no IV; length % 16 == 0 */                            \
+	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0, CIPHER, CRD_AF_STREAM,         \
+	  NO, NO, CIPHER, "AES-*-ECB")                                         \
+	/* key 32/64 (two unequal halves); IV 16 = tweak; length >= 16 */      \
+	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0, CIPHER,                        \
+	  CRD_AF_STREAM | CRD_AF_TWO_KEYS | CRD_AF_IV, NO, NO, CIPHER,         \
+	  "AES-*-XTS")                                                         \
+	/* IPsec ESP style, as the kernel's authenc(hmac(H),cbc(aes)):         \
+	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt;       \
+	 * auth_key is the HMAC key; ICV 12 (SHA-1) or 16 (SHA-256) */         \
+	X(AES_CBC_HMAC_SHA1, 8, "aes-cbc-hmac-sha1",                           \
+	  "authenc(hmac(sha1),cbc(aes))", 12, AUTHENC, CRD_AF_IV,              \
+	  1, AES_CBC, NO, "AES-*-CBC")                                         \
+	X(AES_CBC_HMAC_SHA256, 9, "aes-cbc-hmac-sha256",                       \
+	  "authenc(hmac(sha256),cbc(aes))", 16, AUTHENC, CRD_AF_IV,            \
+	  256, AES_CBC, NO, "AES-*-CBC")                                       \
+	/* authenc with a null digest: CBC, no tag */                          \
+	X(AES_CBC_NULL, 10, "aes-cbc-null", "authenc(digest_null,cbc(aes))",   \
+	  0, CIPHER, CRD_AF_IV, NO, NO, CIPHER, "AES-*-CBC")                   \
+	/* IEEE 1619 LRW; key 32/40/48; IV 16; kernel engine only */           \
+	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0, CIPHER, CRD_AF_IV,            \
+	  NO, NO, CIPHER, NULL)                                                \
+	/* RFC 4106 ESP GCM: key = AES key || 4-byte salt, IV 8 bytes (nonce   \
+	 * = salt || IV), AAD 8 or 12 bytes (SPI || sequence number); tag      \
+	 * 8, 12 or 16 */                                                      \
+	X(AES_GCM_RFC4106, 12, "aes-gcm-rfc4106", "rfc4106(gcm(aes))", 16,     \
+	  AEAD, CRD_AF_KEYSTREAM | CRD_AF_IV | CRD_AF_SALT, NO, NO, CIPHER,    \
+	  "AES-*-GCM")                                                         \
+	/* NIST SP 800-38C / RFC 3610; key 16/24/32; nonce (the IV) 7..13;     \
+	 * tag 4..16 even; AAD up to CRD_AAD_MAX */                            \
+	X(AES_CCM, 13, "aes-ccm", NULL, 16, AEAD,                              \
+	  CRD_AF_KS_STREAM | CRD_AF_IV,                                        \
+	  NO, NO, CIPHER, "AES-*-CCM")                                         \
+	/* RFC 8439; key 32; nonce 12; tag 16 (no truncated tags) */           \
+	X(CHACHA20_POLY1305, 14, "chacha20-poly1305", NULL, 16, AEAD,          \
+	  CRD_AF_KS_STREAM | CRD_AF_IV, NO, NO, CIPHER, "ChaCha20-Poly1305")   \
+	/* RFC 8439 ChaCha20; key 32; IV 16 = 32-bit little-endian block       \
+	 * counter || 12-byte nonce (OpenSSL's layout) */                      \
+	X(CHACHA20, 15, "chacha20", NULL, 0, CIPHER,                           \
+	  CRD_AF_KEYSTREAM | CRD_AF_IV,                                        \
+	  NO, NO, CIPHER, "ChaCha20")                                          \
+	/* HMAC (RFC 2104); key any length up to CTL_KEY_MAX (longer than a    \
+	 * block: hashed first); tag = the digest, or truncated to >= 4 */     \
+	X(HMAC_SHA1, 16, "hmac-sha1", NULL, 20, MAC, CRD_AF_STREAM,            \
+	  1, NO, MAC, "SHA1")                                                  \
+	X(HMAC_SHA224, 17, "hmac-sha224", NULL, 28, MAC, CRD_AF_STREAM,        \
+	  224, NO, MAC, "SHA224")                                              \
+	X(HMAC_SHA256, 18, "hmac-sha256", NULL, 32, MAC, CRD_AF_STREAM,        \
+	  256, NO, MAC, "SHA256")                                              \
+	X(HMAC_SHA384, 19, "hmac-sha384", NULL, 48, MAC, CRD_AF_STREAM,        \
+	  384, NO, MAC, "SHA384")                                              \
+	X(HMAC_SHA512, 20, "hmac-sha512", NULL, 64, MAC, CRD_AF_STREAM,        \
+	  512, NO, MAC, "SHA512")                                              \
+	/* FIPS 180-4 digests: no key; tag = the digest, or truncated */       \
+	X(SHA1, 21, "sha1", NULL, 20, HASH, CRD_AF_STREAM,                     \
+	  1, NO, NO, "SHA1")                                                   \
+	X(SHA224, 22, "sha224", NULL, 28, HASH, CRD_AF_STREAM,                 \
+	  224, NO, NO, "SHA224")                                               \
+	X(SHA256, 23, "sha256", NULL, 32, HASH, CRD_AF_STREAM,                 \
+	  256, NO, NO, "SHA256")                                               \
+	X(SHA384, 24, "sha384", NULL, 48, HASH, CRD_AF_STREAM,                 \
+	  384, NO, NO, "SHA384")                                               \
+	X(SHA512, 25, "sha512", NULL, 64, HASH, CRD_AF_STREAM,                 \
+	  512, NO, NO, "SHA512")                                               \
+	/* NIST SP 800-38B; key 16/24/32; tag 4..16 */                         \
+	X(AES_CMAC, 26, "aes-cmac", NULL, 16, MAC, CRD_AF_STREAM,              \
+	  NO, NO, MAC, "AES-*-CBC")                                            \
+	/* RFC 3566; key 16; tag 12 (the -96), or 4..16 */                     \
+	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC, 0,                  \
+	  NO, NO, MAC, "AES-*-CBC")                                            \
+	/* more ESP authenc: ICV 24 (SHA-384) and 32 (SHA-512), CTR with       \
+	 * HMAC-SHA1 (ICV 12) and HMAC-SHA256 (ICV 16); IV 16 as aes-ctr */    \
+	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384",                      \
+	  "authenc(hmac(sha384),cbc(aes))", 24, AUTHENC, CRD_AF_IV,            \
+	  384, AES_CBC, NO, "AES-*-CBC")                                       \
+	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512",                      \
+	  "authenc(hmac(sha512),cbc(aes))", 32, AUTHENC, CRD_AF_IV,            \
+	  512, AES_CBC, NO, "AES-*-CBC")                                       \
+	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1",                          \
+	  "authenc(hmac(sha1),ctr(aes))", 12, AUTHENC,                         \
+	  CRD_AF_KEYSTREAM | CRD_AF_IV,                                        \
+	  1, AES_CTR, NO, "AES-*-CTR")                                         \
+	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256",                      \
+	  "authenc(hmac(sha256),ctr(aes))", 16, AUTHENC,                       \
+	  CRD_AF_KEYSTREAM | CRD_AF_IV,                                        \
+	  256, AES_CTR, NO, "AES-*-CTR")                                       \
+	/* 3GPP (docs/algorithms.md): an op's length counts BITS (the buffers  \
+	 * hold ceil(len / 8) bytes; crd_alg_bit_len()); key 16.               \
+	 * UEA2: IV 16 = COUNT (4, big-endian) || BEARER << 3 | DIRECTION <<   \
+	 * 2, 0, 0, 0 || the same 8 bytes again; 1..2^27 bits */               \
+	X(SNOW3G_UEA2, 32, "snow3g-uea2", NULL, 0, CIPHER,                     \
+	  CRD_AF_3GPP_KS | CRD_AF_IV,                                          \
+	  NO, NO, CIPHER, NULL)                                                \
+	/* UIA2: IV 16 = COUNT || FRESH || COUNT ^ DIRECTION << 31 ||          \
+	 * FRESH ^ DIRECTION << 15 (32-bit big-endian words); tag 4 */         \
+	X(SNOW3G_UIA2, 33, "snow3g-uia2", NULL, 4, MAC,                        \
+	  CRD_AF_BITS | CRD_AF_IV,                                             \
+	  NO, NO, MAC, NULL)                                                   \
+	/* EEA3: IV 16 laid out as UEA2's; 1..65504 bits */                    \
+	X(ZUC_EEA3, 34, "zuc-eea3", NULL, 0, CIPHER,                           \
+	  CRD_AF_3GPP_KS | CRD_AF_IV,                                          \
+	  NO, NO, CIPHER, NULL)                                                \
+	/* EIA3: IV 16 = COUNT || BEARER << 3, 0, 0, 0 || COUNT ^ DIRECTION    \
+	 * << 31 || BEARER << 3, 0, DIRECTION << 7, 0; tag 4; 1..65504 bits */ \
+	X(ZUC_EIA3, 35, "zuc-eia3", NULL, 4, MAC, CRD_AF_BITS | CRD_AF_IV,     \
+	  NO, NO, MAC, NULL)                                                   \
+	/* KASUMI f8 (TS 35.201): IV 8 = COUNT || BEARER << 3 | DIRECTION <<   \
+	 * 2, 0, 0, 0; 1..20000 bits */                                        \
+	X(KASUMI_F8, 36, "kasumi-f8", NULL, 0, CIPHER,                         \
+	  CRD_AF_3GPP_KS | CRD_AF_IV,                                          \
+	  NO, NO, CIPHER, NULL)                                                \
+	/* KASUMI f9: IV 8 = COUNT || FRESH; the data is MESSAGE ||            \
+	 * DIRECTION (its last bit is DIRECTION, as in f9's input string);     \
+	 * tag 4; 2..20001 bits */                                             \
+	X(KASUMI_F9, 37, "kasumi-f9", NULL, 4, MAC, CRD_AF_BITS | CRD_AF_IV,   \
+	  NO, NO, MAC, NULL)                                                   \
+	/* AES key wrap, RFC 3394: key 16/24/32 (the KEK); no IV (the RFC's    \
+	 * default A6A6A6A6A6A6A6A6); data a multiple of 8, 16..4096 bytes;    \
+	 * tag 8 = the wrap's first semiblock: encrypt (wrap) gives tag ||     \
+	 * ciphertext, the RFC's output; decrypt (unwrap) checks it */         \
+	X(AES_KW, 38, "aes-kw", NULL, 8, AEAD, 0,                              \
+	  NO, NO, CIPHER, "AES-*-WRAP")
+/* clang-format on */
 
 /*
  * CRD_STATUSES(X): X(ID, value, message). A completion's status is 0

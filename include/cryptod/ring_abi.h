@@ -64,9 +64,11 @@ enum crd_op {
 	CRD_OP_DECRYPT = 2,
 };
 
-/* Algorithms: the list is include/cryptod/algs.h. */
+/* Algorithms: the list is include/cryptod/algs.h. CRD_ALG_NO (0) is no
+ * algorithm: the cipher column of a row that has no cipher half. */
 enum crd_alg {
-#define CRD_X(id, num, name, kname, tag, kind) CRD_ALG_##id = num,
+	CRD_ALG_NO = 0,
+#define CRD_X(id, num, ...) CRD_ALG_##id = num,
 	CRD_ALGORITHMS(CRD_X)
 #undef CRD_X
 		CRD_ALG_MAX_,
@@ -82,60 +84,122 @@ enum crd_alg_kind {
 	CRD_KIND_HASH,
 };
 
-static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
-{
-	switch (alg) {
-#define CRD_X(id, num, name, kname, tag, kind)                                 \
-	case num:                                                              \
-		return CRD_KIND_##kind;
-		CRD_ALGORITHMS(CRD_X)
-#undef CRD_X
-	}
-	return CRD_KIND_NONE;
-}
-
-/* A keystream cipher under a client-chosen IV (CRD_KEYSTREAM_ALGS)? */
-static inline int crd_alg_keystream(unsigned alg)
-{
-	switch (alg) {
-#define CRD_X(id)                                                              \
-	case CRD_ALG_##id:                                                     \
-		return 1;
-		CRD_KEYSTREAM_ALGS(CRD_X)
-#undef CRD_X
-	}
-	return 0;
-}
-
 /*
- * The SHA of an algorithm that has one: 0 SHA-1, 1 SHA-224, 2 SHA-256,
- * 3 SHA-384, 4 SHA-512 (the order of the HMAC and SHA rows), for HMAC-n,
- * SHA-n and the authenc rows' HMAC; -1 for every other algorithm. Each
- * layer maps the index to its own names (OpenSSL's, ipsec-mb's).
+ * The SHA of an algorithm that has one (the sha column): 0 SHA-1,
+ * 1 SHA-224, 2 SHA-256, 3 SHA-384, 4 SHA-512 (the order of the HMAC and
+ * SHA rows); CRD_SHA_NO (-1) for every other algorithm. Each layer maps
+ * the index to its own names (OpenSSL's, ipsec-mb's).
  */
-enum { CRD_SHA_N = 5 };
+enum crd_sha {
+	CRD_SHA_NO = -1,
+	CRD_SHA_1,
+	CRD_SHA_224,
+	CRD_SHA_256,
+	CRD_SHA_384,
+	CRD_SHA_512,
+	CRD_SHA_N
+};
 _Static_assert(CRD_ALG_HMAC_SHA512 - CRD_ALG_HMAC_SHA1 == CRD_SHA_N - 1 &&
 		       CRD_ALG_SHA512 - CRD_ALG_SHA1 == CRD_SHA_N - 1,
 	       "the HMAC and SHA rows run SHA-1 .. SHA-512");
+
+/* The usage class of a named key (the use column): which of a key
+ * file's usage bits apply (daemon/keyreq.c). */
+enum crd_use {
+	CRD_USE_NO,	/* no named key: no key, or two */
+	CRD_USE_CIPHER, /* encrypt, decrypt */
+	CRD_USE_MAC,	/* mac-generate, mac-verify */
+};
+
+/* One column of algs.h's row for alg, as a switch the compiler turns
+ * into a table (the data path asks some per op). */
+#define CRD_ALG_COLUMN_(alg, col, none)                                        \
+	switch (alg) {                                                         \
+		CRD_ALGORITHMS(col)                                            \
+	}                                                                      \
+	return none
+
+#define CRD_COL_KIND_(id, num, name, kname, tag, kind, ...)                    \
+	case num:                                                              \
+		return CRD_KIND_##kind;
+static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_KIND_, CRD_KIND_NONE);
+}
+
+#define CRD_COL_FLAGS_(id, num, name, kname, tag, kind, flags, ...)            \
+	case num:                                                              \
+		return (flags);
+/* The flags column (enum crd_alg_flag); 0 for an unknown number. */
+static inline unsigned crd_alg_flags(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_FLAGS_, 0);
+}
+
+#define CRD_COL_SHA_(id, num, name, kname, tag, kind, flags, sha, ...)         \
+	case num:                                                              \
+		return CRD_SHA_##sha;
+/* The sha column: 0..CRD_SHA_N - 1, or -1 (CRD_SHA_NO). */
 static inline int crd_alg_sha_idx(unsigned alg)
 {
-	switch (alg) {
-	case CRD_ALG_AES_CBC_HMAC_SHA1:
-	case CRD_ALG_AES_CTR_HMAC_SHA1:
-		return 0;
-	case CRD_ALG_AES_CBC_HMAC_SHA256:
-	case CRD_ALG_AES_CTR_HMAC_SHA256:
-		return 2;
-	case CRD_ALG_AES_CBC_HMAC_SHA384:
-		return 3;
-	case CRD_ALG_AES_CBC_HMAC_SHA512:
-		return 4;
-	}
-	if (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512)
-		return (int)(alg - CRD_ALG_HMAC_SHA1);
-	if (alg >= CRD_ALG_SHA1 && alg <= CRD_ALG_SHA512)
-		return (int)(alg - CRD_ALG_SHA1);
-	return -1;
+	CRD_ALG_COLUMN_(alg, CRD_COL_SHA_, CRD_SHA_NO);
+}
+
+#define CRD_COL_CIPHER_(id, num, name, kname, tag, kind, flags, sha, cipher,   \
+			...)                                                   \
+	case num:                                                              \
+		return CRD_ALG_##cipher;
+/* An authenc row's cipher half (CRD_ALG_AES_CBC, CRD_ALG_AES_CTR); 0 for
+ * every other algorithm. */
+static inline unsigned crd_alg_cipher_half(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_CIPHER_, CRD_ALG_NO);
+}
+
+/* An authenc row's MAC half (CRD_ALG_HMAC_SHA<sha>); 0 for every other
+ * algorithm. */
+static inline unsigned crd_alg_mac_half(unsigned alg)
+{
+	int sha = crd_alg_sha_idx(alg);
+
+	return crd_alg_cipher_half(alg) && sha >= 0
+		       ? (unsigned)(CRD_ALG_HMAC_SHA1 + sha)
+		       : CRD_ALG_NO;
+}
+
+#define CRD_COL_USE_(id, num, name, kname, tag, kind, flags, sha, cipher, use, \
+		     ...)                                                      \
+	case num:                                                              \
+		return CRD_USE_##use;
+/* The use column: a named key's usage class. */
+static inline enum crd_use crd_alg_use(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_USE_, CRD_USE_NO);
+}
+
+#define CRD_COL_OSSL_(id, num, name, kname, tag, kind, flags, sha, cipher,     \
+		      use, ossl)                                               \
+	case num:                                                              \
+		return ossl;
+/* The OpenSSL name column: the EVP cipher or digest that does the work,
+ * '*' standing for one AES key's bits ("AES-*-GCM"), or NULL;
+ * crd_alg_ossl_name() (proto/names.h) spells it for a key size. */
+static inline const char *crd_alg_ossl_stem(unsigned alg)
+{
+	CRD_ALG_COLUMN_(alg, CRD_COL_OSSL_, NULL);
+}
+
+/* A keystream cipher under a client-chosen IV (CRD_AF_KEYSTREAM)? */
+static inline int crd_alg_keystream(unsigned alg)
+{
+	return !!(crd_alg_flags(alg) & CRD_AF_KEYSTREAM);
+}
+
+/* Does some engine run alg as a stream (CRD_AF_STREAM)? Which engine
+ * does is its own row's business (engine.h, stream_alg). */
+static inline int crd_alg_streams(unsigned alg)
+{
+	return !!(crd_alg_flags(alg) & CRD_AF_STREAM);
 }
 
 /* Authentication only (MAC, HASH): a tag over the source, no destination;
@@ -147,19 +211,11 @@ static inline int crd_alg_auth_only(unsigned alg)
 }
 
 /* The 3GPP algorithms, as DPDK's cryptodev takes them: an op's length
- * (crd_sqe.len) counts bits, and its buffers hold crd_len_bytes() bytes. */
+ * (crd_sqe.len) counts bits, and its buffers hold crd_len_bytes() bytes
+ * (CRD_AF_BITS). */
 static inline int crd_alg_bit_len(unsigned alg)
 {
-	switch (alg) {
-	case CRD_ALG_SNOW3G_UEA2:
-	case CRD_ALG_SNOW3G_UIA2:
-	case CRD_ALG_ZUC_EEA3:
-	case CRD_ALG_ZUC_EIA3:
-	case CRD_ALG_KASUMI_F8:
-	case CRD_ALG_KASUMI_F9:
-		return 1;
-	}
-	return 0;
+	return !!(crd_alg_flags(alg) & CRD_AF_BITS);
 }
 
 /* The bytes an op of len (bits or bytes, as alg counts) covers. */

@@ -90,9 +90,9 @@ python3 - "$tmp/engines.json" "$(dirname "$0")/../../include/cryptod/algs.h" \
 	>"$tmp/engines.txt" <<'EOF'
 import json, re, sys
 rows = json.load(open(sys.argv[1]))["algorithms"]
-# The rows of algs.h: X(ID, number, "name", kname, tag, KIND)
+# The rows of algs.h: X(ID, number, "name", kname, tag, KIND, ...)
 algs = {int(n): (name, kind.lower()) for n, name, kind in re.findall(
-    r'X\(\w+,\s*(\d+),\s*"([^"]+)",\s*(?:NULL|"[^"]*"),\s*\d+,\s*(\w+)\)',
+    r'X\(\w+,\s*(\d+),\s*"([^"]+)",\s*(?:NULL|"[^"]*"),\s*\d+,\s*(\w+),',
     open(sys.argv[2]).read().replace("\\\n", " "))}
 assert len(algs) >= 37, algs
 # Every row of algs.h has an engine (LRW's is unavailable here).

@@ -19,7 +19,7 @@ static void test_proto_algorithms_match_abi(void **state)
 {
 	const ProtobufCEnumDescriptor *d = &cryptod__algorithm__descriptor;
 	unsigned n = 0;
-#define X(id, num, name, kname, tag, kind)                                     \
+#define X(id, num, ...)                                                        \
 	do {                                                                   \
 		const ProtobufCEnumValue *v =                                  \
 			protobuf_c_enum_descriptor_get_value_by_name(          \
