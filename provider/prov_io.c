@@ -54,7 +54,6 @@ enum {
 	PIO_OP_MAX = 2 << 20, /* longer one-shot ops take cc_crypt() */
 	PIO_PIECE = 1 << 20,  /* stream pieces */
 	PIO_DEPTH = 4,	      /* pieces of one call in flight */
-	PIO_SPLIT_MIN = 4096, /* smallest piece of a split update */
 	PIO_SPIN_NS = 20000,  /* spin before sleeping, outside a job */
 };
 
@@ -454,30 +453,10 @@ static void piece_release(struct pio_q *pq, struct pio_piece *pc)
 	res_take(pq, pc->slot);
 }
 
-/*
- * The size of a call's pieces. A one-shot op is one piece. A stream
- * update outside an ASYNC_JOB is cut in PIO_DEPTH pieces (of at least
- * PIO_SPLIT_MIN): the daemon encrypts one while this thread copies the
- * next in or the last out, where one piece would make the copies and the
- * crypto take turns. An ASYNC_JOB's update stays whole: the other jobs'
- * ops overlap it, and every piece has a cost of its own.
- */
-static size_t pq_piece(const struct pio_req *r)
-{
-	if (!r->stream)
-		return r->len;
-	if (r->len < 2 * PIO_SPLIT_MIN || ASYNC_get_current_job())
-		return PIO_PIECE;
-	size_t p = crd_align_up((r->len + PIO_DEPTH - 1) / PIO_DEPTH, 64);
-	return p < PIO_SPLIT_MIN ? PIO_SPLIT_MIN
-	       : p > PIO_PIECE	 ? PIO_PIECE
-				 : p;
-}
-
 static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 {
 	*done = 0;
-	const size_t piece = pq_piece(r);
+	const size_t piece = r->stream ? PIO_PIECE : r->len;
 	struct pio_piece fl[PIO_DEPTH];
 	unsigned head = 0, n_in = 0;
 	/* An IV the descriptor cannot hold goes in the arena, as the AAD. */
