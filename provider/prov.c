@@ -169,7 +169,6 @@ static atomic_uint prov_forks;
 static void on_fork_child(void)
 {
 	atomic_fetch_add(&prov_forks, 1);
-	prov_forked();
 }
 
 static void fork_atfork(void)

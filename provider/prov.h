@@ -158,14 +158,11 @@ int prov_fallback(struct prov *p, int err);
  * the op path (prov_small, at the start of every message) at most once a
  * second, and at teardown. Connects if need be; raises no error. */
 void prov_report(struct prov *p, int final);
-/* Every live instance, for prov_forked(): add at load, remove at
- * teardown. */
+/* Every live instance, for the atfork child handler that prov_usage_add
+ * registers (every instance's locks made anew, its counters from zero:
+ * the parent reports its own): add at load, remove at teardown. */
 void prov_usage_add(struct prov *p);
 void prov_usage_remove(struct prov *p);
-/* The atfork child handler's part: every instance's locks made anew
- * (their holders may have been other threads of the parent) and its
- * counters started from zero (the parent reports its own). */
-void prov_forked(void);
 
 /* ---- prov_conn.c: the connection and sessions ---- */
 

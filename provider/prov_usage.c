@@ -87,26 +87,8 @@ static void report_locked(struct prov *p)
 static pthread_mutex_t provs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct prov *provs;
 
-void prov_usage_add(struct prov *p)
-{
-	pthread_mutex_lock(&provs_lock);
-	p->next_prov = provs;
-	provs = p;
-	pthread_mutex_unlock(&provs_lock);
-}
-
-void prov_usage_remove(struct prov *p)
-{
-	pthread_mutex_lock(&provs_lock);
-	for (struct prov **pp = &provs; *pp; pp = &(*pp)->next_prov)
-		if (*pp == p) {
-			*pp = p->next_prov;
-			break;
-		}
-	pthread_mutex_unlock(&provs_lock);
-}
-
-void prov_forked(void)
+/* The atfork child handler, registered at the first load. */
+static void prov_forked(void)
 {
 	/* The child is single-threaded here: whoever held these locks in
 	 * the parent is not in it, so they are made anew, unheld. */
@@ -125,6 +107,32 @@ void prov_forked(void)
 		p->rep_conn = NULL;
 		atomic_store(&p->rep_next_ms, 0);
 	}
+}
+
+static void forked_atfork(void)
+{
+	(void)pthread_atfork(NULL, NULL, prov_forked);
+}
+
+void prov_usage_add(struct prov *p)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, forked_atfork);
+	pthread_mutex_lock(&provs_lock);
+	p->next_prov = provs;
+	provs = p;
+	pthread_mutex_unlock(&provs_lock);
+}
+
+void prov_usage_remove(struct prov *p)
+{
+	pthread_mutex_lock(&provs_lock);
+	for (struct prov **pp = &provs; *pp; pp = &(*pp)->next_prov)
+		if (*pp == p) {
+			*pp = p->next_prov;
+			break;
+		}
+	pthread_mutex_unlock(&provs_lock);
 }
 
 void prov_report(struct prov *p, int final)
