@@ -246,12 +246,8 @@ int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 {
 	const struct pc_info *ci = c->ci;
 	*outl = 0;
-	if (!c->key_set || (ci->ivlen && !c->iv_set)) {
-		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+	if (!pc_keyed(c))
 		return -EINVAL;
-	}
-	if (c->tls_version)
-		return pct_update(c, out, outl, outsize, in, inl);
 	if (ci->kind == PC_XTS && (inl < BLK || inl > XTS_UNIT_MAX)) {
 		PROV_ERR(c->p, PROV_R_BAD_PARAM,
 			 "XTS: a data unit of %zu bytes (16 .. 16 MiB)", inl);

@@ -197,7 +197,10 @@ static int pc_update(void *vctx, unsigned char *out, size_t *outl,
 	*outl = 0;
 	if (c->started && c->sw)
 		return sw_update(c, out, outl, in, inl);
-	int r = c->ci->ops->update(c, out, outl, outsize, in, inl);
+	/* A CBC context with tls-version set takes whole records. */
+	int r = c->tls_version
+			? pct_update(c, out, outl, outsize, in, inl)
+			: c->ci->ops->update(c, out, outl, outsize, in, inl);
 	if (r == PC_SW) /* the message just went in-process */
 		return sw_update(c, out, outl, in, inl);
 	return r == 0;

@@ -120,6 +120,9 @@ int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len);
 int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len);
 void pc_end(struct pc_ctx *c);
 int pc_op_err(struct pc_ctx *c, int err, const char *what);
+/* 1 when the context has its key and (if the cipher takes one) its IV;
+ * else 0 with an error raised. */
+int pc_keyed(struct pc_ctx *c);
 
 /* prov_block.c: the cc_crypt()-based modes */
 int pcb_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
@@ -129,8 +132,9 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize);
 int pcb_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len);
 
 /* prov_tls.c: CBC with tls-version set. The parameter functions return
- * OpenSSL's 1 / 0 and ignore what is not theirs; pct_update returns as
- * pcb_update. */
+ * OpenSSL's 1 / 0 and ignore what is not theirs; pct_update, a record
+ * (prov_cipher.c calls it instead of the mode's update while tls-version
+ * is set), returns as pcb_update. */
 int pct_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[]);
 int pct_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[]);
 int pct_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,

@@ -28,6 +28,14 @@ const char *pc_name(const struct pc_info *ci, char *buf, size_t len)
 	return buf;
 }
 
+int pc_keyed(struct pc_ctx *c)
+{
+	if (c->key_set && (!c->ci->ivlen || c->iv_set))
+		return 1;
+	PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+	return 0;
+}
+
 int pc_op_err(struct pc_ctx *c, int err, const char *what)
 {
 	char name[32];

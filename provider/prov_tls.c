@@ -210,6 +210,8 @@ int pct_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl)
 {
 	*outl = 0;
+	if (!pc_keyed(c))
+		return -EINVAL;
 	if (!in || in != out || !c->pad || inl > INT_MAX) {
 		PROV_ERR(
 			c->p, PROV_R_BAD_PARAM,
