@@ -199,18 +199,22 @@ static int ossl_kw(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 		OPENSSL_cleanse(w->kw, op->len + 8);
 		return CRD_ST_OK;
 	}
-	/* src may be dst (in place): unwrap from a copy */
+	/* src may be dst (in place): unwrap from a copy, into private
+	 * memory. dst is the client's shared arena: an unwrap that fails
+	 * its check must never be readable there, not even for the moment
+	 * before it would be wiped (raw AES decryptions under the KEK). */
 	memcpy(w->kw, op->tag, 8);
 	memcpy(w->kw + 8, op->src, op->len);
-	int ok = EVP_CipherUpdate(ctx, op->dst, &n, w->kw, (int)op->len + 8) >
+	int ok = EVP_CipherUpdate(ctx, w->kw_out, &n, w->kw, (int)op->len + 8) >
 			 0 &&
 		 n == (int)op->len;
 	OPENSSL_cleanse(w->kw, op->len + 8);
-	if (!ok) {
-		OPENSSL_cleanse(op->dst, op->len);
-		return CRD_ST_AUTH_FAILED;
-	}
-	return CRD_ST_OK;
+	if (ok)
+		memcpy(op->dst, w->kw_out, op->len);
+	else
+		memset(op->dst, 0, op->len);
+	OPENSSL_cleanse(w->kw_out, op->len);
+	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
 }
 
 /* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */

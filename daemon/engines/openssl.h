@@ -27,7 +27,8 @@ enum { OSSL_KW_MAX = 4096 };
 
 struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
-	uint8_t kw[OSSL_KW_MAX + 8];	     /* a wrap's tag || ciphertext */
+	uint8_t kw[OSSL_KW_MAX + 8]; /* a wrap's tag || ciphertext */
+	uint8_t kw_out[OSSL_KW_MAX]; /* an unwrap's output, until it checks */
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */
 	struct ossl_auth *auth; /* MACs and digests (openssl_auth.c) */
 	struct ossl_hmac *hmac; /* authenc; owned */

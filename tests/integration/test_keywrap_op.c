@@ -12,13 +12,20 @@
  *   unwrapped here and ours unwrapped there;
  * - refusals: lengths of 8, 20 and 4104 bytes, a 4-byte tag, an IV; and
  *   a tampered wrap (tag or data) or a wrong KEK completes
- *   CC_ERR_AUTH_FAILED with the output zeroed.
+ *   CC_ERR_AUTH_FAILED with the output zeroed;
+ * - a failing unwrap's output is never visible in the shared arena, not
+ *   even while it runs: a thread watches the zeroed destination while
+ *   UNVERIFIED_ROUNDS tampered 4096-byte unwraps run through the queue
+ *   (raw AES decryptions under the KEK would show there otherwise, as
+ *   they did when the engine unwrapped straight into it).
  *
  * Exit: 0 passed, 1 failed.
  */
 #include "fixture.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +253,84 @@ static void run_negative(struct cc_conn *conn, const char *eng)
 	      "[%s] a 20-byte KEK: want refused", eng);
 }
 
+enum { UNVERIFIED_ROUNDS = 300, UNVERIFIED_LEN = 4096 };
+
+struct watch {
+	const volatile uint8_t *dst;
+	atomic_int stop, seen;
+};
+
+static void *watch_dst(void *arg)
+{
+	struct watch *wt = arg;
+	while (!atomic_load(&wt->stop))
+		for (size_t i = 0; i < UNVERIFIED_LEN; i += 8)
+			if (wt->dst[i]) {
+				atomic_store(&wt->seen, 1);
+				return NULL;
+			}
+	return NULL;
+}
+
+static void run_unverified(struct cc_conn *conn, struct cc_queue *q,
+			   const char *eng)
+{
+	uint8_t kek[16] = { 7 }, data[UNVERIFIED_LEN];
+	int err;
+	uint32_t sid = session(conn, eng, kek, 16, 8, &err);
+
+	CHECK(sid, "[%s] session: %s", eng, cc_strerror(err));
+	if (!sid)
+		return;
+	uint8_t *src = cc_buf_alloc(q, UNVERIFIED_LEN);
+	uint8_t *dst = cc_buf_alloc(q, UNVERIFIED_LEN);
+	uint8_t *tag = cc_buf_alloc(q, 64);
+	CHECK(src && dst && tag, "[%s] arena", eng);
+	if (!src || !dst || !tag)
+		goto out;
+	memset(data, 0x5c, sizeof(data));
+	err = fx_crypt(conn, sid, CC_ENCRYPT, NULL, 0, NULL, 0, data, src,
+		       UNVERIFIED_LEN, tag);
+	CHECK(!err, "[%s] wrap: %s", eng, cc_strerror(err));
+	tag[0] ^= 1; /* fails only at the end of the unwrap */
+	memset(dst, 0, UNVERIFIED_LEN);
+	struct watch wt = { .dst = dst };
+	pthread_t th;
+	if (pthread_create(&th, NULL, watch_dst, &wt)) {
+		CHECK(0, "[%s] pthread_create", eng);
+		goto out;
+	}
+	int bad = 0;
+	for (int r = 0; r < UNVERIFIED_ROUNDS && !bad; r++) {
+		struct cc_op op = { .user_data = (uint64_t)r,
+				    .session = sid,
+				    .dir = CC_DECRYPT,
+				    .src = src,
+				    .dst = dst,
+				    .len = UNVERIFIED_LEN,
+				    .tag = tag };
+		struct cc_completion c;
+		err = fx_run_burst(q, &op, 1, &c, 30000);
+		if (err || c.status != CC_ERR_AUTH_FAILED) {
+			CHECK(0, "[%s] tampered unwrap %d: %s, status %s", eng,
+			      r, cc_strerror(err), cc_strerror(c.status));
+			bad = 1;
+		}
+	}
+	atomic_store(&wt.stop, 1);
+	pthread_join(th, NULL);
+	CHECK(!atomic_load(&wt.seen) && all_zero(dst, UNVERIFIED_LEN),
+	      "[%s] a failing unwrap's output showed in the arena", eng);
+out:
+	if (tag)
+		cc_buf_free(q, tag);
+	if (dst)
+		cc_buf_free(q, dst);
+	if (src)
+		cc_buf_free(q, src);
+	cc_session_destroy(conn, sid);
+}
+
 int main(void)
 {
 	struct fx_daemon_params dp = { .workers = 1 };
@@ -267,6 +352,7 @@ int main(void)
 		run_rfc(conn, engines[e]);
 		run_openssl(conn, engines[e]);
 		run_negative(conn, engines[e]);
+		run_unverified(conn, q, engines[e]);
 		printf("aes-kw [%s]: %s\n", engines[e],
 		       fails == before ? "passed" : "FAILED");
 	}
