@@ -374,7 +374,7 @@ void queue_publish(struct cc_queue *q)
 	crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
 
 	/* Need-wakeup handshake, our half: tail stored, then read the
-	 * worker's flag (daemon/worker.c worker_park does the mirror). */
+	 * worker's flag (daemon/data/worker.c worker_park does the mirror). */
 	if (crd_load_seq_cst(&q->hdr->daemon.kflags) & CRD_F_NEED_WAKEUP)
 		eventfd_write(q->sq_efd, 1);
 }

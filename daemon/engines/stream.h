@@ -3,7 +3,7 @@
  * Stream pieces in the engines: the contract of engine->stream, and the
  * files that keep it.
  *
- * The daemon (daemon/streams.c) runs the pieces of one stream one at a
+ * The daemon (daemon/data/streams.c) runs the pieces of one stream one at a
  * time, in submission order, on whichever worker posts the queue, and
  * calls engine->stream(wctx, op, state) for each with:
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the configuration file parser (daemon/config.c). Any
+ * libFuzzer target: the configuration file parser (daemon/config/config.c). Any
  * bytes must either parse or fail with a "name:line: " message, and a
  * parsed configuration must hold only values inside the documented bounds
  * and print back (config_value_str) to something that parses again to the

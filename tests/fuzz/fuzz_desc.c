@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: descriptor validation (daemon/desc.c) on bytes from a
+ * libFuzzer target: descriptor validation (daemon/data/desc.c) on bytes from a
  * client. Input: a 64-byte submission entry, then arena contents (segment
  * lists and IVs longer than 16 bytes live there). Sessions: AES-GCM
  * (aesni, IVs of 1..128 bytes), AES-XTS (openssl), authenc and null,

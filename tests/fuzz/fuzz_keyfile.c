@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: named-key files (daemon/keyfile.c). The first byte
+ * libFuzzer target: named-key files (daemon/keys/keyfile.c). The first byte
  * picks the parser: even, the record parser on the rest as an opened
  * record; odd, the whole file as "k.key" under a fixed KEK (header,
  * lengths, tag). A record that parses must hold only what kf_write would

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * UsageReport and the programs view (daemon/programs.c): a client's own
+ * UsageReport and the programs view (daemon/control/programs.c): a client's own
  * account of its messages is kept per connection, may only grow, is
  * bounded, and touches nobody else's numbers; programs keep their totals
  * after their connections close, in a bounded table whose overflow is

@@ -3,7 +3,7 @@
  * What test_stream_cipher.c and test_stream_mac.c share: a seeded PRNG
  * (STREAM_SEED overrides the fixed seed; the seed is printed), random
  * cuts of a message into pieces, and a driver that runs the pieces
- * through an engine's stream hook as daemon/stream.c does (the state
+ * through an engine's stream hook as daemon/data/streams.c does (the state
  * zeroed before FIRST, wiped after LAST or an error).
  */
 #ifndef CRYPTOD_TEST_STREAM_UTIL_H

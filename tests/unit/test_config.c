@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The configuration parser (daemon/config.c): every key, the defaults,
+ * The configuration parser (daemon/config/config.c): every key, the defaults,
  * precedence (file, then command line), the allow-list decision, and
  * many ways a file can be wrong, each of which must be an error that
  * names the file and line.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Descriptor validation (daemon/desc.c): desc_resolve() on private copies
+ * Descriptor validation (daemon/data/desc.c): desc_resolve() on private copies
  * of submission entries against real sessions (AES-GCM on the aesni
  * engine, and the null engine), plus the range helpers it is built on.
  * Every rejection is checked alone: each case is a valid descriptor with

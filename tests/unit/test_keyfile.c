@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Named-key files (daemon/keyfile.c): a round trip of every field; the
+ * Named-key files (daemon/keys/keyfile.c): a round trip of every field; the
  * file holds no key byte in the clear and is mode 0600; a file cut at
  * every length and every single bit flipped is refused with a reason and
  * leaves nothing loaded; a wrong KEK, a renamed file, bad records and a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Key store (daemon/keystore.c): fixed 64-byte aligned slots in one
+ * Key store (daemon/keys/keystore.c): fixed 64-byte aligned slots in one
  * locked, undumpable mapping; zeroed on alloc, wiped on free; a full store
  * refuses. The mapping stays in place until ks_fini(), so freed slots can
  * be inspected.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES key wrap (daemon/keywrap.c): the RFC 3394 section 4 and RFC 5649
+ * AES key wrap (daemon/keys/keywrap.c): the RFC 3394 section 4 and RFC 5649
  * section 6 vectors, both directions; random keys and lengths against
  * OpenSSL's id-aes*-wrap and id-aes*-wrap-pad; every corrupted wrap, a
  * wrong KEK and bad lengths refused, the output wiped on refusal.

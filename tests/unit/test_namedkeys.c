@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The named-key registry (daemon/namedkeys.c): create and import, the
+ * The named-key registry (daemon/keys/namedkeys.c): create and import, the
  * ACL and usage rules, rotation (old versions by number, the oldest
  * retired), export by RFC 5649 wrap and import of the wrap, delete with a
  * session still holding the key, persistence through nk_fini/nk_init, and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ring ABI (include/cryptod/ring_abi.h): the index arithmetic both sides
- * share, and the region the daemon builds for a queue (daemon/queue.c):
+ * share, and the region the daemon builds for a queue (daemon/data/queue.c):
  * geometry, sealing, and a producer/consumer run over a real region seen
  * through two mappings, as the client and the daemon see it.
  */
@@ -587,7 +587,7 @@ static int daemon_serve(struct sim *s, uint32_t max)
 	uint32_t cq_head = crd_load_acquire(&q->hdr->kcq_head.k);
 	uint32_t start, left;
 
-	/* The daemon's own claim/post logic (daemon/order.c). */
+	/* The daemon's own claim/post logic (daemon/data/order.c). */
 	int got = order_claim(&q->ord, tail, cq_head, q->sq_entries,
 			      q->cq_entries, max, &start, &left);
 	if (got < 0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stream pieces of AES-GCM, ChaCha20-Poly1305 and AES-CCM on the aesni
- * engine (daemon/engines/aesni_stream_aead.c), against OpenSSL's EVP
+ * engine (daemon/engines/aesni/aesni_stream_aead.c), against OpenSSL's EVP
  * one-shot results: random keys, IVs, AAD and messages (0 bytes to
  * 64 MiB), cut at random boundaries (empty, 1-byte, odd and up to 1 MiB
  * pieces), in place and out of place, both directions; every GCM IV and

@@ -99,7 +99,7 @@ struct config_key_policy {
 	unsigned min_bits; /* shortest cipher key accepted (XTS: half) */
 	int sessionless;   /* session-less ops allowed */
 	int require_mlock; /* refuse to start if keys cannot be locked */
-	/* Named keys (daemon/namedkeys.h): where their files live ("" =
+	/* Named keys (daemon/keys/namedkeys.h): where their files live ("" =
 	 * $STATE_DIRECTORY/keys, else CONFIG_KEY_DIR_DEFAULT), and the
 	 * key-encryption key: an absolute path of a root-only file or
 	 * "credential:NAME" ($CREDENTIALS_DIRECTORY/NAME); "" = named keys

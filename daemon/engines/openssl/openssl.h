@@ -22,7 +22,7 @@ struct ossl_key {
 };
 
 /* Per-worker state (the engine's wctx). */
-/* AES key wrap: keys, not bulk data (the bound of daemon/keywrap.h). */
+/* AES key wrap: keys, not bulk data (the bound of daemon/keys/keywrap.h). */
 enum { OSSL_KW_MAX = 4096 };
 
 struct ossl_worker {
