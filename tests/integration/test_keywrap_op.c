@@ -197,7 +197,8 @@ static int all_zero(const uint8_t *p, size_t n)
 
 static void run_negative(struct cc_conn *conn, const char *eng)
 {
-	uint8_t kek[16] = { 1 }, other[16] = { 2 }, data[4104] = { 3 };
+	/* 32 bytes: the 20-byte KEK below is read from it too */
+	uint8_t kek[32] = { 1 }, other[16] = { 2 }, data[4104] = { 3 };
 	uint8_t ct[4104], pt[4104], tag[8], iv[16] = { 0 };
 	int err;
 	uint32_t sid = session(conn, eng, kek, 16, 8, &err);
