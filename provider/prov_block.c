@@ -301,10 +301,8 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	if (c->ci->kind == PC_CTR || c->ci->kind == PC_XTS ||
 	    c->ci->kind == PC_CHACHA20)
 		return 0;
-	if (!c->key_set || (c->ci->ivlen && !c->iv_set)) {
-		PROV_ERR(c->p, PROV_R_STATE, "no key or IV set");
+	if (!pc_keyed(c))
 		return -EINVAL;
-	}
 	if (c->tls_version) { /* records are whole updates */
 		PROV_ERR(c->p, PROV_R_STATE, "final in TLS record mode");
 		return -EINVAL;
