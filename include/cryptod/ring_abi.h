@@ -104,7 +104,7 @@ _Static_assert(CRD_ALG_HMAC_SHA512 - CRD_ALG_HMAC_SHA1 == CRD_SHA_N - 1 &&
 	       "the HMAC and SHA rows run SHA-1 .. SHA-512");
 
 /* The usage class of a named key (the use column): which of a key
- * file's usage bits apply (daemon/keys/keyreq.c). */
+ * file's usage bits apply (daemon/control/keyreq.c). */
 enum crd_use {
 	CRD_USE_NO,	/* no named key: no key, or two */
 	CRD_USE_CIPHER, /* encrypt, decrypt */
