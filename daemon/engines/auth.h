@@ -63,48 +63,45 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 
 /* ---- Capability rows ---- */
 
-/* HMAC: any key of 0..CRD_MAC_KEY_MAX bytes; the digest, or truncated. */
-#define CAP_HMAC(a, dlen)                                                      \
+/* HMAC: any key of 0..CRD_MAC_KEY_MAX bytes; the digest (the table's tag),
+ * or truncated. id: the table's ID. */
+#define CAP_HMAC(id)                                                           \
 	{                                                                      \
-		.alg = (a), .n_key = 1, .key = { { 0, CRD_MAC_KEY_MAX, 1 } },  \
-		NO_IV, .n_tag = 1, .tag = { { 4, (dlen), 1 } },                \
-		.default_tag = (dlen), .aad = RANGE1(0), .min_len = 0,         \
-		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+		.alg = CRD_ALG_##id, .n_key = 1,                               \
+		.key = { { 0, CRD_MAC_KEY_MAX, 1 } }, NO_IV, .n_tag = 1,       \
+		.tag = { { 4, CRD_TAG_##id, 1 } }, .aad = RANGE1(0),           \
+		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1            \
 	}
 /* A digest: no key. */
-#define CAP_SHA(a, dlen)                                                       \
+#define CAP_SHA(id)                                                            \
 	{                                                                      \
-		.alg = (a), .n_key = 1, .key = { RANGE1(0) }, NO_IV,           \
-		.n_tag = 1, .tag = { { 4, (dlen), 1 } },                       \
-		.default_tag = (dlen), .aad = RANGE1(0), .min_len = 0,         \
-		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+		.alg = CRD_ALG_##id, .n_key = 1, .key = { RANGE1(0) }, NO_IV,  \
+		.n_tag = 1, .tag = { { 4, CRD_TAG_##id, 1 } },                 \
+		.aad = RANGE1(0), .min_len = 0, .max_len = CRD_OP_MAX_LEN,     \
+		.block = 1                                                     \
 	}
 /* AES-CMAC (keys lo..hi in steps of inc) and AES-XCBC-MAC-96. */
 #define CAP_CMAC(lo, hi, inc)                                                  \
 	{                                                                      \
 		.alg = CRD_ALG_AES_CMAC, .n_key = 1,                           \
 		.key = { { (lo), (hi), (inc) } }, NO_IV, .n_tag = 1,           \
-		.tag = { { 4, 16, 1 } }, .default_tag = 16, .aad = RANGE1(0),  \
-		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1            \
+		.tag = { { 4, 16, 1 } }, .aad = RANGE1(0), .min_len = 0,       \
+		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
 	}
 /* XCBC: ipsec-mb 1.3 writes 12-byte MACs only, so aesni has tag_hi 12. */
 #define CAP_XCBC(tag_hi)                                                       \
 	{                                                                      \
 		.alg = CRD_ALG_AES_XCBC_MAC, .n_key = 1,                       \
 		.key = { RANGE1(16) }, NO_IV, .n_tag = 1,                      \
-		.tag = { { 4, (tag_hi), 1 } }, .default_tag = 12,              \
-		.aad = RANGE1(0), .min_len = 0, .max_len = CRD_OP_MAX_LEN,     \
-		.block = 1                                                     \
+		.tag = { { 4, (tag_hi), 1 } }, .aad = RANGE1(0), .min_len = 0, \
+		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
 	}
 #define CAP_HMACS                                                              \
-	CAP_HMAC(CRD_ALG_HMAC_SHA1, 20), CAP_HMAC(CRD_ALG_HMAC_SHA224, 28),    \
-		CAP_HMAC(CRD_ALG_HMAC_SHA256, 32),                             \
-		CAP_HMAC(CRD_ALG_HMAC_SHA384, 48),                             \
-		CAP_HMAC(CRD_ALG_HMAC_SHA512, 64)
+	CAP_HMAC(HMAC_SHA1), CAP_HMAC(HMAC_SHA224), CAP_HMAC(HMAC_SHA256),     \
+		CAP_HMAC(HMAC_SHA384), CAP_HMAC(HMAC_SHA512)
 #define CAP_SHAS                                                               \
-	CAP_SHA(CRD_ALG_SHA1, 20), CAP_SHA(CRD_ALG_SHA224, 28),                \
-		CAP_SHA(CRD_ALG_SHA256, 32), CAP_SHA(CRD_ALG_SHA384, 48),      \
-		CAP_SHA(CRD_ALG_SHA512, 64)
+	CAP_SHA(SHA1), CAP_SHA(SHA224), CAP_SHA(SHA256), CAP_SHA(SHA384),      \
+		CAP_SHA(SHA512)
 
 /* ---- aesni (aesni_auth.c); mgr is the caller's IMB_MGR ---- */
 

@@ -65,7 +65,6 @@ enum { CAP_RANGES = 4 };
 struct alg_cap {
 	uint8_t alg; /* enum crd_alg */
 	uint8_t n_key, n_auth_key, n_iv, n_tag;
-	uint8_t default_tag;
 	struct range key[CAP_RANGES];
 	struct range auth_key[CAP_RANGES];
 	struct range iv[CAP_RANGES];
@@ -235,33 +234,32 @@ void engine_clear_vector_regs(void);
 		.max_len = CRD_OP_MAX_LEN, .block = 16                         \
 	}
 /* authenc (IPsec ESP style): AES keys, an HMAC key of 1..64 bytes, the
- * 16-byte IV (CBC's, or CTR's whole counter block), one ICV length, any
- * AAD; blk_ 16 for CBC, 1 for CTR. */
-#define CAP_AES_AUTHENC(a, tag_, blk_)                                         \
+ * 16-byte IV (CBC's, or CTR's whole counter block), the table's ICV
+ * length, any AAD; blk_ 16 for CBC, 1 for CTR. id: the table's ID. */
+#define CAP_AES_AUTHENC(id, blk_)                                              \
 	{                                                                      \
-		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
+		.alg = CRD_ALG_##id, KEYS_AES, .n_auth_key = 1,                \
 		.auth_key = { { 1, CRD_AUTH_KEY_MAX, 1 } }, CAP_IVS(16, 16),   \
-		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
+		.n_tag = 1, .tag = { RANGE1(CRD_TAG_##id) },                   \
 		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
 		.max_len = CRD_OP_MAX_LEN, .block = (blk_)                     \
 	}
 /* Every authenc row, as the aesni and openssl engines offer them: CBC
  * with HMAC-SHA1/256/384/512 (ICV 12/16/24/32), CTR with HMAC-SHA1/256. */
 #define CAP_AES_AUTHENC_ROWS                                                   \
-	CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),                    \
-		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),          \
-		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),          \
-		CAP_AES_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),          \
-		CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),             \
-		CAP_AES_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1)
+	CAP_AES_AUTHENC(AES_CBC_HMAC_SHA1, 16),                                \
+		CAP_AES_AUTHENC(AES_CBC_HMAC_SHA256, 16),                      \
+		CAP_AES_AUTHENC(AES_CBC_HMAC_SHA384, 16),                      \
+		CAP_AES_AUTHENC(AES_CBC_HMAC_SHA512, 16),                      \
+		CAP_AES_AUTHENC(AES_CTR_HMAC_SHA1, 1),                         \
+		CAP_AES_AUTHENC(AES_CTR_HMAC_SHA256, 1)
 /* RFC 4106: AES key || salt, 8-byte IV, AAD = SPI || 32/64-bit seq. */
 #define CAP_AES_GCM_RFC4106(max_)                                              \
 	{                                                                      \
 		.alg = CRD_ALG_AES_GCM_RFC4106, .n_key = 1,                    \
 		.key = { { 20, 36, 8 } }, CAP_IVS(8, 8), .n_tag = 1,           \
-		.tag = { { 8, 16, 4 } }, .default_tag = 16,                    \
-		.aad = { 8, 12, 4 }, .min_len = 0, .max_len = (max_),          \
-		.block = 1                                                     \
+		.tag = { { 8, 16, 4 } }, .aad = { 8, 12, 4 }, .min_len = 0,    \
+		.max_len = (max_), .block = 1                                  \
 	}
 /* AES-CCM (SP 800-38C): nonce 7..13, tags 4..16 even; keys, AAD and
  * length as the engine takes them (aesni's are narrower: aesni_aead.c). */
@@ -269,21 +267,17 @@ void engine_clear_vector_regs(void);
 	{                                                                      \
 		.alg = CRD_ALG_AES_CCM, .n_key = 1,                            \
 		.key = { { 16, 32, (key_inc) } }, CAP_IVS(7, 13), .n_tag = 1,  \
-		.tag = { { 4, 16, 2 } }, .default_tag = 16,                    \
-		.aad = { 0, (aad_max), 1 }, .min_len = 0, .max_len = (max_),   \
-		.block = 1                                                     \
+		.tag = { { 4, 16, 2 } }, .aad = { 0, (aad_max), 1 },           \
+		.min_len = 0, .max_len = (max_), .block = 1                    \
 	}
 /* RFC 8439 ChaCha20-Poly1305: key 32, nonce 12, the full 16-byte tag. */
 #define CAP_CHACHA20_POLY1305                                                  \
 	{                                                                      \
 		.alg = CRD_ALG_CHACHA20_POLY1305, .n_key = 1,                  \
 		.key = { RANGE1(32) }, CAP_IVS(12, 12), .n_tag = 1,            \
-		.tag = { RANGE1(16) }, .default_tag = 16,                      \
-		.aad = { 0, CRD_AAD_MAX, 1 }, .min_len = 0,                    \
-		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+		.tag = { RANGE1(16) }, .aad = { 0, CRD_AAD_MAX, 1 },           \
+		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1            \
 	}
-#define GCM_TAGS                                                               \
-	.n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } },            \
-	.default_tag = 16
+#define GCM_TAGS .n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } }
 
 #endif

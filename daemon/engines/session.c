@@ -7,6 +7,8 @@
 
 #include <cryptod/ring_abi.h>
 
+#include "names.h"
+
 /* Relaxed: a reload racing with a session-less op may apply either way. */
 static unsigned policy_min_bits;
 static int policy_sessionless = 1;
@@ -33,7 +35,9 @@ static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 	unsigned min = crd_load_relaxed_n(&policy_min_bits);
 	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH || !min)
 		return 1;
-	size_t bits = alg == CRD_ALG_AES_XTS ? key_len * 4 : key_len * 8;
+	/* two keys (XTS): the policy holds one half to min */
+	size_t bits =
+		key_len * 8 / (crd_alg_flags(alg) & CRD_AF_TWO_KEYS ? 2 : 1);
 	if (crd_alg_kind(alg) == CRD_KIND_AUTHENC && auth_key_len * 8 < min)
 		return 0;
 	return bits >= min;
@@ -43,7 +47,7 @@ static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 static int session_fits(const struct alg_cap *cap,
 			const struct session_params *p)
 {
-	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
+	unsigned tag = p->tag_len ? p->tag_len : crd_alg_tag_len(p->alg);
 	return range_has(cap->key, cap->n_key, p->key_len) &&
 	       range_has(cap->tag, cap->n_tag, tag) &&
 	       (cap->n_auth_key ? range_has(cap->auth_key, cap->n_auth_key,
@@ -78,7 +82,7 @@ int session_setup(struct session *s, const struct session_params *p,
 		}
 	}
 
-	unsigned tag = p->tag_len ? p->tag_len : cap->default_tag;
+	unsigned tag = p->tag_len ? p->tag_len : crd_alg_tag_len(p->alg);
 	if (p->key_len > CRD_MAC_KEY_MAX ||
 	    p->auth_key_len > CRD_AUTH_KEY_MAX ||
 	    !range_has(cap->key, cap->n_key, p->key_len) ||

@@ -127,6 +127,12 @@ static inline enum crd_alg_kind crd_alg_kind(unsigned alg)
 	CRD_ALG_COLUMN_(alg, CRD_COL_KIND_, CRD_KIND_NONE);
 }
 
+#define CRD_COL_TAG_(id, num, name, kname, tag, ...) CRD_TAG_##id = (tag),
+/* The tag column as constants, for static initializers (the engines'
+ * capability rows): CRD_TAG_AES_CBC_HMAC_SHA1 is 12. crd_alg_tag_len()
+ * (proto/names.h) asks by number. */
+enum crd_alg_tag { CRD_ALGORITHMS(CRD_COL_TAG_) };
+
 #define CRD_COL_FLAGS_(id, num, name, kname, tag, kind, flags, ...)            \
 	case num:                                                              \
 		return (flags);

@@ -19,21 +19,20 @@ struct session;
  * bounds are the specifications' and ipsec-mb's: SNOW 3G any length (here
  * up to CRD_OP_MAX_LEN bytes), ZUC 65504 bits, KASUMI 20000 bits; KASUMI
  * f9's data is a message of 1..20000 bits and DIRECTION, one bit more. */
-#define CAP_WIRELESS(a, iv_, tag_, min_, max_)                                 \
+#define CAP_WIRELESS(id, iv_, min_, max_)                                      \
 	{                                                                      \
-		.alg = (a), .n_key = 1, .key = { RANGE1(16) },                 \
-		CAP_IVS(iv_, iv_), .n_tag = 1, .tag = { RANGE1(tag_) },        \
-		.default_tag = (tag_), .aad = RANGE1(0), .min_len = (min_),    \
-		.max_len = (max_), .block = 1                                  \
+		.alg = CRD_ALG_##id, .n_key = 1, .key = { RANGE1(16) },        \
+		CAP_IVS(iv_, iv_), .n_tag = 1,                                 \
+		.tag = { RANGE1(CRD_TAG_##id) }, .aad = RANGE1(0),             \
+		.min_len = (min_), .max_len = (max_), .block = 1               \
 	}
 #define AESNI_WIRELESS_CAPS                                                    \
-	CAP_WIRELESS(CRD_ALG_SNOW3G_UEA2, 16, 0, 1, CRD_OP_MAX_LEN * 8),       \
-		CAP_WIRELESS(CRD_ALG_SNOW3G_UIA2, 16, 4, 1,                    \
-			     CRD_OP_MAX_LEN * 8),                              \
-		CAP_WIRELESS(CRD_ALG_ZUC_EEA3, 16, 0, 1, 65504),               \
-		CAP_WIRELESS(CRD_ALG_ZUC_EIA3, 16, 4, 1, 65504),               \
-		CAP_WIRELESS(CRD_ALG_KASUMI_F8, 8, 0, 1, 20000),               \
-		CAP_WIRELESS(CRD_ALG_KASUMI_F9, 8, 4, 2, 20001)
+	CAP_WIRELESS(SNOW3G_UEA2, 16, 1, CRD_OP_MAX_LEN * 8),                  \
+		CAP_WIRELESS(SNOW3G_UIA2, 16, 1, CRD_OP_MAX_LEN * 8),          \
+		CAP_WIRELESS(ZUC_EEA3, 16, 1, 65504),                          \
+		CAP_WIRELESS(ZUC_EIA3, 16, 1, 65504),                          \
+		CAP_WIRELESS(KASUMI_F8, 8, 1, 20000),                          \
+		CAP_WIRELESS(KASUMI_F9, 8, 2, 20001)
 
 /* Expand key into s->key for s->alg (a crd_alg_bit_len algorithm).
  * 0 or -EINVAL. */

@@ -70,11 +70,11 @@ const struct kern_alg kern_algs[CRD_ALG_MAX_] = {
 		.alg = (a), KEYS_AES, CAP_IVS(12, 12), GCM_TAGS,               \
 		.aad = { 0, (aad_max), (aad_max) ? 1 : 0 }, KCAP_TAIL(0, 1)    \
 	}
-#define KCAP_AUTHENC(a, tag_, blk_)                                            \
+#define KCAP_AUTHENC(id, blk_)                                                 \
 	{                                                                      \
-		.alg = (a), KEYS_AES, .n_auth_key = 1,                         \
+		.alg = CRD_ALG_##id, KEYS_AES, .n_auth_key = 1,                \
 		.auth_key = { { 1, 64, 1 } }, .n_iv = 1, .iv = { RANGE1(16) }, \
-		.n_tag = 1, .tag = { RANGE1(tag_) }, .default_tag = (tag_),    \
+		.n_tag = 1, .tag = { RANGE1(CRD_TAG_##id) },                   \
 		.aad = { 0, CRD_AAD_MAX, 1 }, KCAP_TAIL(0, blk_)               \
 	}
 
@@ -99,12 +99,12 @@ static const struct alg_cap kern_caps[] = {
 	  NO_TAG,
 	  .aad = RANGE1(0),
 	  KCAP_TAIL(16, 16) },
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA384, 24, 16),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA512, 32, 16),
-	KCAP_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA1, 12, 1),
-	KCAP_AUTHENC(CRD_ALG_AES_CTR_HMAC_SHA256, 16, 1),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA1, 16),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA256, 16),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA384, 16),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA512, 16),
+	KCAP_AUTHENC(AES_CTR_HMAC_SHA1, 1),
+	KCAP_AUTHENC(AES_CTR_HMAC_SHA256, 1),
 	{ .alg = CRD_ALG_AES_CBC_NULL,
 	  KEYS_AES,
 	  CAP_IVS(16, 16),
@@ -118,8 +118,8 @@ static const struct alg_cap kern_caps[] = {
 static const struct alg_cap kern_pcrypt_caps[] = {
 	KCAP_GCM(CRD_ALG_AES_GCM, CRD_AAD_MAX),
 	KCAP_GCM(CRD_ALG_AES_GMAC, 0),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA1, 12, 16),
-	KCAP_AUTHENC(CRD_ALG_AES_CBC_HMAC_SHA256, 16, 16),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA1, 16),
+	KCAP_AUTHENC(AES_CBC_HMAC_SHA256, 16),
 	CAP_AES_GCM_RFC4106(KERN_MAX_LEN),
 };
 
