@@ -59,16 +59,12 @@ int bench_daemon_open(struct bench_daemon *d, const struct bench_cfg *cfg)
 		bench_err("connect %s: %s\n", cfg->socket, cc_strerror(rc));
 		goto err;
 	}
-	/* A daemon without the capability API still serves GCM and null:
-	 * bench_daemon_engine() then assumes its defaults. */
+	/* Which engine serves each algorithm, and at which sizes, is the
+	 * daemon's to say: the bench keeps no list of its own. */
 	rc = cc_capabilities_get(d->conn, &d->caps, &d->n_caps);
 	if (rc < 0) {
-		bench_note(cfg,
-			   "%s: capabilities: %s (assuming the "
-			   "default engines)\n",
-			   bench_prog, cc_strerror(rc));
-		d->caps = NULL;
-		d->n_caps = 0;
+		bench_err("capabilities: %s\n", cc_strerror(rc));
+		goto err;
 	}
 
 	qp.sq_entries = d->ring;
@@ -98,29 +94,21 @@ err:
 	return rc;
 }
 
-/* Without the capability table: what the daemon picks by default. */
-static const char *default_engine(const struct bench_alg *a)
+static bool ranges_have(const struct cc_range *rs, unsigned n, unsigned v)
 {
-	switch (a->alg) {
-	case CC_ALG_NULL:
-		return "null";
-	case CC_ALG_AES_XTS:
-		return "openssl";
-	default:
-		return "aesni";
+	for (unsigned i = 0; i < n; i++) {
+		const struct cc_range *r = &rs[i];
+		if (v >= r->min && v <= r->max &&
+		    (v == r->min ||
+		     (r->increment && (v - r->min) % r->increment == 0)))
+			return true;
 	}
+	return false;
 }
 
 static bool caps_key_ok(const struct cc_alg_caps *c, unsigned key_len)
 {
-	for (unsigned i = 0; i < c->n_key_sizes; i++) {
-		const struct cc_range *r = &c->key_sizes[i];
-		if (key_len >= r->min && key_len <= r->max &&
-		    (key_len == r->min ||
-		     (r->increment && (key_len - r->min) % r->increment == 0)))
-			return true;
-	}
-	return false;
+	return ranges_have(c->key_sizes, c->n_key_sizes, key_len);
 }
 
 int bench_daemon_engine(const struct bench_daemon *d,
@@ -133,11 +121,6 @@ int bench_daemon_engine(const struct bench_daemon *d,
 
 	snprintf(why, why_len, "no engine of the daemon serves %s",
 		 cc_alg_name(a->alg) ? cc_alg_name(a->alg) : a->name);
-	if (!d->caps) {
-		snprintf(engine, engine_len, "%s",
-			 cfg->engine ? cfg->engine : default_engine(a));
-		return 0;
-	}
 	for (i = 0; i < d->n_caps; i++) {
 		c = &d->caps[i];
 		if (c->alg != a->alg)
@@ -170,6 +153,20 @@ int bench_daemon_engine(const struct bench_daemon *d,
 	if (!hit->available) {
 		snprintf(why, why_len, "%s on %s unavailable: %s",
 			 hit->alg_name, hit->engine, hit->reason);
+		return -ENOTSUP;
+	}
+	/* The row's IV and authentication key are the bench's choice (a
+	 * TLS-sized nonce, a digest-sized HMAC key); the daemon says whether
+	 * this engine takes them. */
+	if (!ranges_have(hit->iv_sizes, hit->n_iv_sizes, a->iv_len) ||
+	    (a->auth_key_len &&
+	     !ranges_have(hit->auth_key_sizes, hit->n_auth_key_sizes,
+			  a->auth_key_len))) {
+		snprintf(why, why_len,
+			 "%s on %s takes no %u-byte IV with a %u-byte "
+			 "authentication key",
+			 hit->alg_name, hit->engine, a->iv_len,
+			 a->auth_key_len);
 		return -ENOTSUP;
 	}
 	snprintf(engine, engine_len, "%s", hit->engine);
