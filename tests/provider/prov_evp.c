@@ -21,8 +21,6 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
-#include "fixture.h"
-
 OSSL_LIB_CTX *lib; /* cryptod alone */
 const char *PQ = "provider=cryptod";
 int sanitized;
@@ -79,22 +77,6 @@ size_t rnd_cut(uint64_t *s, size_t left)
 }
 
 atomic_int failures;
-
-/* Does the thread's error stack carry a reason naming cryptod? */
-int err_names_cryptod(void)
-{
-	unsigned long e;
-	const char *data;
-	int flags, found = 0;
-	while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags))) {
-		const char *r = ERR_reason_error_string(e);
-		if ((r && strstr(r, "cryptod")) ||
-		    ((flags & ERR_TXT_STRING) && data &&
-		     strstr(data, "cryptod")))
-			found = 1;
-	}
-	return found;
-}
 
 const struct cdef ciphers[N_CIPHERS] = {
 	{ "AES-128-GCM", K_GCM, 16, 12 }, { "AES-192-GCM", K_GCM, 24, 12 },
@@ -393,7 +375,7 @@ void cipher_case(uint64_t *s, const struct cdef *cd, EVP_CIPHER *ref,
 			FAIL("%s: forged-tag decrypt update", cd->name);
 		else if (EVP_CipherFinal_ex(x, out + n, &n))
 			FAIL("%s: a forged tag was accepted", cd->name);
-		else if (!err_names_cryptod() && want_cryptod_reason)
+		else if (!pfx_err_names_cryptod() && want_cryptod_reason)
 			FAIL("%s: the bad tag's error does not name cryptod",
 			     cd->name);
 		EVP_CIPHER_CTX_free(x);
@@ -585,7 +567,7 @@ void ccm_case(uint64_t *s, const char *name, EVP_CIPHER *ref, EVP_CIPHER *cry,
 	if (ccm_run(cry, 0, key, iv, ivlen, tag, taglen, aad, aad_len, ct, out,
 		    len, 0))
 		FAIL("%s: a forged tag was accepted", name);
-	else if (!err_names_cryptod() && want_cryptod_reason)
+	else if (!pfx_err_names_cryptod() && want_cryptod_reason)
 		FAIL("%s: the bad tag's error does not name cryptod", name);
 out:
 	free(pt);
@@ -741,81 +723,30 @@ out:
 }
 _Static_assert(sizeof(digests) / sizeof(digests[0]) == N_DIGESTS, "digests");
 
-/* A library context configured from an openssl.cnf section, as an
- * operator would: socket, fallback and min_size. */
-OSSL_LIB_CTX *conf_libctx(const char *dir, const char *body)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/prov.cnf", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return NULL;
-	fprintf(f,
-		"openssl_conf = init\n[init]\nproviders = provs\n"
-		"[provs]\ncryptod = cryptod_sect\n[cryptod_sect]\n"
-		"module = %s/cryptod.so\nactivate = 1\n%s",
-		CRYPTOD_PROVIDER_DIR, body);
-	fclose(f);
-	OSSL_LIB_CTX *l = OSSL_LIB_CTX_new();
-	if (!OSSL_LIB_CTX_load_config(l, path)) {
-		ERR_print_errors_fp(stderr);
-		OSSL_LIB_CTX_free(l);
-		return NULL;
-	}
-	return l;
-}
-
 /* The provider's counters in l: daemon, fallbacks, in-process. */
 void counters(OSSL_LIB_CTX *l, uint64_t *nd, uint64_t *nf, uint64_t *ni)
 {
-	OSSL_PROVIDER *p = OSSL_PROVIDER_load(l, "cryptod");
-	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", nd),
-			    OSSL_PARAM_uint64("cryptod-fallbacks", nf),
-			    OSSL_PARAM_uint64("cryptod-inprocess", ni),
-			    OSSL_PARAM_END };
-	*nd = *nf = *ni = 0;
-	if (!p || !OSSL_PROVIDER_get_params(p, ps))
+	if (pfx_counters(l, nd, nf, ni))
 		FAIL("counters");
-	OSSL_PROVIDER_unload(p);
 }
 
 uint64_t pe_begin(void)
 {
-	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
-		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
-		exit(FX_EXIT_SKIP);
-	}
+	pfx_need_daemon();
 #ifdef CRYPTOD_TEST_SANITIZED
 	sanitized = 1;
 #endif
-	uint64_t seed = getenv("TEST_SEED")
-				? strtoull(getenv("TEST_SEED"), NULL, 0)
-				: (uint64_t)time(NULL);
-	fprintf(stderr, "TEST_SEED=%llu\n", (unsigned long long)seed);
-	return seed;
+	return pfx_seed();
 }
 
 int pe_daemon(struct fx_daemon *d, OSSL_PROVIDER **prov)
 {
-	if (fx_daemon_start(d, NULL))
-		return -1;
-	setenv("CRYPTOD_SOCKET", d->sock, 1);
-	lib = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER_set_default_search_path(lib, CRYPTOD_PROVIDER_DIR);
-	*prov = OSSL_PROVIDER_load(lib, "cryptod");
-	if (!*prov) {
-		ERR_print_errors_fp(stderr);
-		fx_daemon_stop(d);
-		return -1;
-	}
-	return 0;
+	return pfx_start(d, &lib, prov);
 }
 
 int pe_end(struct fx_daemon *d, OSSL_PROVIDER *prov, uint64_t seed)
 {
-	OSSL_PROVIDER_unload(prov);
-	OSSL_LIB_CTX_free(lib);
-	int st = fx_daemon_stop(d);
+	int st = pfx_stop(d, lib, prov);
 	if (failures || st) {
 		fprintf(stderr, "FAIL: %d failures (TEST_SEED=%llu)\n",
 			(int)failures, (unsigned long long)seed);

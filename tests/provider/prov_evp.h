@@ -22,7 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-#include "fixture.h"
+#include "prov_fixture.h"
 
 #define THREADS 4
 #define MIB (1u << 20)
@@ -66,7 +66,6 @@ size_t rnd_below(uint64_t *s, size_t n);
 void rnd_fill(uint64_t *s, uint8_t *p, size_t n);
 size_t rnd_len(uint64_t *s);
 size_t rnd_cut(uint64_t *s, size_t left);
-int err_names_cryptod(void);
 int ref_crypt(struct ccase *k, int enc, const uint8_t *key, const uint8_t *iv,
 	      const uint8_t *in, uint8_t *out, uint8_t *tag);
 long cry_run(uint64_t *s, EVP_CIPHER_CTX **px, const struct ccase *k,
@@ -89,9 +88,7 @@ void ccm_case(uint64_t *s, const char *name, EVP_CIPHER *ref, EVP_CIPHER *cry,
 void tls_case(uint64_t *s, const char *name, int gcm);
 void digest_case(uint64_t *s, const char *name);
 void mac_case(uint64_t *s, int cmac, const char *sub);
-OSSL_LIB_CTX *conf_libctx(const char *dir, const char *body);
-
-/* The provider's counters in l: daemon, fallbacks, in-process. */
+/* pfx_counters(), a failure to read them counted as one. */
 void counters(OSSL_LIB_CTX *l, uint64_t *nd, uint64_t *nf, uint64_t *ni);
 
 /* The start of a program: skip (77) without a daemon binary, note a

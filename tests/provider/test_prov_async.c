@@ -41,7 +41,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-#include "../integration/fixture.h"
+#include "prov_fixture.h"
 
 enum { JOBS = 16, ROUNDS = 12, MAX_LEN = 48 << 10, DIGEST_LEN = 100 << 10 };
 
@@ -288,15 +288,6 @@ static void fork_case(uint64_t seed)
 		fprintf(stderr, "fork: child and parent both served\n");
 }
 
-static int err_names_cryptod(void)
-{
-	char buf[256] = "";
-	unsigned long e = ERR_peek_last_error();
-	ERR_error_string_n(e, buf, sizeof(buf));
-	ERR_clear_error();
-	return strstr(buf, "cryptod") != NULL;
-}
-
 /* One update in a job while the daemon is stopped: the job pauses. The
  * context's session was made before (a control call, which does not
  * pause), and a GCM context's stream began. */
@@ -513,7 +504,7 @@ static void restart_case(struct fx_daemon *d, const char *name, int survives)
 	} else if (ret) {
 		fail("restart %s: the stream's op in flight did not fail",
 		     name);
-	} else if (!err_names_cryptod()) {
+	} else if (!pfx_err_names_cryptod()) {
 		fail("restart %s: the in-flight op's error does not name "
 		     "cryptod",
 		     name);
@@ -712,35 +703,19 @@ static void dup_case(uint64_t seed)
 
 int main(void)
 {
-	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
-		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
-		return FX_EXIT_SKIP;
-	}
-	uint64_t seed = getenv("TEST_SEED")
-				? strtoull(getenv("TEST_SEED"), NULL, 0)
-				: (uint64_t)time(NULL);
-	fprintf(stderr, "TEST_SEED=%llu\n", (unsigned long long)seed);
+	pfx_need_daemon();
+	uint64_t seed = pfx_seed();
 	struct fx_daemon d;
-	if (fx_daemon_start(&d, NULL))
+	OSSL_PROVIDER *prov;
+	if (pfx_start(&d, &lib, &prov))
 		return FX_EXIT_FAIL;
-	setenv("CRYPTOD_SOCKET", d.sock, 1);
-	lib = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER_set_default_search_path(lib, CRYPTOD_PROVIDER_DIR);
-	OSSL_PROVIDER *prov = OSSL_PROVIDER_load(lib, "cryptod");
-	if (!prov) {
-		ERR_print_errors_fp(stderr);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 	async_case(seed | 1);
 	fork_case(seed | 1);
 	dup_case(seed | 1);
 	wakeup_case(&d);
 	restart_case(&d, "AES-128-CBC", 1);
 	restart_case(&d, "AES-128-GCM", 0);
-	OSSL_PROVIDER_unload(prov);
-	OSSL_LIB_CTX_free(lib);
-	int st = fx_daemon_stop(&d);
+	int st = pfx_stop(&d, lib, prov);
 	if (failures || st) {
 		fprintf(stderr, "FAIL: %d failures (TEST_SEED=%llu)\n",
 			failures, (unsigned long long)seed);

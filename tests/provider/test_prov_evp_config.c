@@ -36,7 +36,7 @@ static void unreachable_case(void)
 		FAIL("unreachable: init");
 	else if (EVP_EncryptUpdate(x, buf, &n, buf, sizeof(buf)))
 		FAIL("unreachable: an update succeeded without a daemon");
-	else if (!err_names_cryptod())
+	else if (!pfx_err_names_cryptod())
 		FAIL("unreachable: the error does not name cryptod");
 	EVP_CIPHER_CTX_free(x);
 	EVP_CIPHER_free(c);
@@ -102,7 +102,7 @@ static void refused_cases(OSSL_LIB_CTX *l, int fallback)
 		 EVP_MAC_final(x, b, &nb, sizeof(b));
 	if (fallback && (!ok || na != nb || memcmp(a, b, na)))
 		FAIL("HMAC with an 8-byte key on fallback");
-	if (!fallback && (ok || !err_names_cryptod()))
+	if (!fallback && (ok || !pfx_err_names_cryptod()))
 		FAIL("HMAC with an 8-byte key: %s", ok ? "accepted" : "reason");
 	EVP_MAC_CTX_free(r);
 	EVP_MAC_CTX_free(x);
@@ -147,8 +147,8 @@ static void config_cases(uint64_t *s, const struct fx_daemon *d)
 	uint64_t nd, nf, ni;
 	char body[512];
 	OSSL_LIB_CTX *l =
-		conf_libctx(d->dir, "socket = /nonexistent/cryptod.sock\n"
-				    "fallback = default-provider\n");
+		pfx_conf_libctx(d->dir, "socket = /nonexistent/cryptod.sock\n"
+					"fallback = default-provider\n");
 	if (!l) {
 		FAIL("fallback config");
 		return;
@@ -165,7 +165,7 @@ static void config_cases(uint64_t *s, const struct fx_daemon *d)
 	OSSL_LIB_CTX_free(l);
 
 	snprintf(body, sizeof(body), "socket = %s\nmin_size = 5000\n", d->sock);
-	if (!(l = conf_libctx(d->dir, body))) {
+	if (!(l = pfx_conf_libctx(d->dir, body))) {
 		FAIL("min_size config");
 		return;
 	}
@@ -187,7 +187,7 @@ static void config_cases(uint64_t *s, const struct fx_daemon *d)
 	 * in-process, counted. */
 	snprintf(body, sizeof(body),
 		 "socket = %s\nfallback = default-provider\n", d->sock);
-	if (!(l = conf_libctx(d->dir, body))) {
+	if (!(l = pfx_conf_libctx(d->dir, body))) {
 		FAIL("fallback config");
 		return;
 	}

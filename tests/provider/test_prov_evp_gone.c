@@ -57,7 +57,7 @@ static void gone_case(struct fx_daemon *d)
 	char body[512];
 	snprintf(body, sizeof(body),
 		 "socket = %s\nfallback = default-provider\n", d->sock);
-	OSSL_LIB_CTX *l = conf_libctx(d->dir, body);
+	OSSL_LIB_CTX *l = pfx_conf_libctx(d->dir, body);
 	EVP_CIPHER *c[NA] = { NULL };
 	EVP_CIPHER_CTX *x[NA] = { NULL };
 	uint64_t nd0, nf0, ni, nd1, nf1, nd2, nf2;

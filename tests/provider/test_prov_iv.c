@@ -25,7 +25,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-#include "fixture.h"
+#include "prov_fixture.h"
 
 static OSSL_LIB_CTX *lib;
 static int failures;
@@ -205,30 +205,15 @@ static void messages(void)
 
 int main(void)
 {
-	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
-		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
-		return FX_EXIT_SKIP;
-	}
+	pfx_need_daemon();
 	struct fx_daemon d;
-	if (fx_daemon_start(&d, NULL))
+	OSSL_PROVIDER *prov;
+	if (pfx_start(&d, &lib, &prov))
 		return FX_EXIT_FAIL;
-	setenv("CRYPTOD_SOCKET", d.sock, 1);
-	unsetenv("CRYPTOD_PROVIDER_FALLBACK");
-	unsetenv("CRYPTOD_PROVIDER_MIN_SIZE");
-	lib = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER_set_default_search_path(lib, CRYPTOD_PROVIDER_DIR);
-	OSSL_PROVIDER *prov = OSSL_PROVIDER_load(lib, "cryptod");
-	if (!prov) {
-		ERR_print_errors_fp(stderr);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 	lengths("AES-128-GCM", 130);
 	lengths("ChaCha20-Poly1305", 17);
 	messages();
-	OSSL_PROVIDER_unload(prov);
-	OSSL_LIB_CTX_free(lib);
-	if (fx_daemon_stop(&d))
+	if (pfx_stop(&d, lib, prov))
 		failures++;
 	fprintf(stderr, "%s\n", failures ? "FAIL" : "PASS");
 	return failures ? FX_EXIT_FAIL : FX_EXIT_PASS;

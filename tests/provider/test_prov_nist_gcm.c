@@ -19,28 +19,13 @@
 #include <openssl/provider.h>
 
 #include "cavp_gcm.h"
-#include "fixture.h"
+#include "prov_fixture.h"
 
 #define VEC_DIR                                                                \
 	"/usr/lib/python3/dist-packages/cryptography_vectors/ciphers/AES/GCM"
 
 static OSSL_LIB_CTX *lib;
 static unsigned n_ok, n_bad, n_long;
-
-static int names_cryptod(void)
-{
-	unsigned long e;
-	const char *data;
-	int flags, found = 0;
-	while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags))) {
-		const char *r = ERR_reason_error_string(e);
-		if ((r && strstr(r, "cryptod")) ||
-		    ((flags & ERR_TXT_STRING) && data &&
-		     strstr(data, "cryptod")))
-			found = 1;
-	}
-	return found;
-}
 
 /* 1 right, 0 wrong. */
 static int run(EVP_CIPHER *c, const struct gcm_vec *v, int enc)
@@ -68,7 +53,7 @@ static int run(EVP_CIPHER *c, const struct gcm_vec *v, int enc)
 		n = 0;
 	ok = ok && EVP_CipherFinal_ex(x, out + n, &m);
 	if (!enc && v->fail) {
-		r = !ok && names_cryptod();
+		r = !ok && pfx_err_names_cryptod();
 		goto out;
 	}
 	if (!ok)
@@ -128,20 +113,12 @@ int main(void)
 		fprintf(stderr, "SKIP: no CAVP GCM vectors in %s\n", VEC_DIR);
 		return FX_EXIT_SKIP;
 	}
-	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
-		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
-		return FX_EXIT_SKIP;
-	}
+	pfx_need_daemon();
 	struct fx_daemon d;
-	if (fx_daemon_start(&d, NULL))
+	OSSL_PROVIDER *prov;
+	if (pfx_start(&d, &lib, &prov))
 		return FX_EXIT_FAIL;
-	setenv("CRYPTOD_SOCKET", d.sock, 1);
-	unsetenv("CRYPTOD_PROVIDER_FALLBACK");
-	unsetenv("CRYPTOD_PROVIDER_MIN_SIZE");
-	lib = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER_set_default_search_path(lib, CRYPTOD_PROVIDER_DIR);
-	OSSL_PROVIDER *prov = OSSL_PROVIDER_load(lib, "cryptod");
-	int err = prov ? 0 : -1;
+	int err = 0;
 	static const struct {
 		const char *file;
 		int dec;
@@ -155,9 +132,7 @@ int main(void)
 	};
 	for (unsigned i = 0; !err && i < sizeof(files) / sizeof(files[0]); i++)
 		err = run_file(files[i].file, files[i].dec) < 0;
-	OSSL_PROVIDER_unload(prov);
-	OSSL_LIB_CTX_free(lib);
-	int st = fx_daemon_stop(&d);
+	int st = pfx_stop(&d, lib, prov);
 	fprintf(stderr,
 		"%u vectors right (%u with IVs over 16 bytes), %u wrong\n",
 		n_ok, n_long, n_bad);

@@ -43,7 +43,7 @@
 #include <openssl/prov_ssl.h>
 #include <openssl/provider.h>
 
-#include "fixture.h"
+#include "prov_fixture.h"
 
 #define BLK 16
 #define REC_MAX (16384 + 2048)
@@ -411,18 +411,6 @@ static void refusals(const struct suite *su, EVP_CIPHER *cc, EVP_CIPHER *rc)
 	}
 }
 
-/* Does the thread's error stack carry a reason naming cryptod? Clears it. */
-static int err_names_cryptod(void)
-{
-	unsigned long e;
-	int found = 0;
-	while ((e = ERR_get_error())) {
-		const char *r = ERR_reason_error_string(e);
-		found |= r && strstr(r, "cryptod");
-	}
-	return found;
-}
-
 /* TLS parameters on ciphers and versions cryptod does not do them for:
  * refused at once, naming cryptod. */
 static void unsupported(void)
@@ -447,7 +435,7 @@ static void unsupported(void)
 			 EVP_CipherInit_ex2(x, c, key, bad[i].ver ? iv : NULL,
 					    1, NULL) &&
 			 EVP_CIPHER_CTX_set_params(x, tp);
-		if (ok || !err_names_cryptod())
+		if (ok || !pfx_err_names_cryptod())
 			FAIL("tls-version 0x%x on %s: %s", bad[i].ver,
 			     bad[i].cipher, ok ? "accepted" : "reason");
 		EVP_CIPHER_CTX_free(x);
@@ -459,26 +447,12 @@ static void unsupported(void)
  * run in-process on the default provider, the same bytes, counted. */
 static void fallback_case(const char *dir)
 {
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/tls.cnf", dir);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		FAIL("%s", path);
-		return;
-	}
-	fprintf(f,
-		"openssl_conf = init\n[init]\nproviders = provs\n"
-		"[provs]\ncryptod = cryptod_sect\n[cryptod_sect]\n"
-		"module = %s/cryptod.so\nactivate = 1\n"
-		"socket = /nonexistent/cryptod.sock\n"
-		"fallback = default-provider\n",
-		CRYPTOD_PROVIDER_DIR);
-	fclose(f);
-	OSSL_LIB_CTX *l = OSSL_LIB_CTX_new();
+	OSSL_LIB_CTX *l =
+		pfx_conf_libctx(dir, "socket = /nonexistent/cryptod.sock\n"
+				     "fallback = default-provider\n");
 	EVP_CIPHER *cc = NULL,
 		   *rc = EVP_CIPHER_fetch(NULL, "AES-128-CBC", NULL);
-	if (!l || !OSSL_LIB_CTX_load_config(l, path) ||
-	    !(cc = EVP_CIPHER_fetch(l, "AES-128-CBC", NULL))) {
+	if (!l || !(cc = EVP_CIPHER_fetch(l, "AES-128-CBC", NULL))) {
 		FAIL("fallback config");
 		goto out;
 	}
@@ -487,14 +461,9 @@ static void fallback_case(const char *dir)
 	open_case(&su, cc, rc, 7, GOOD);
 	open_case(&su, cc, rc, 7, BAD_BYTE);
 	uint64_t nd = 0, nf = 0;
-	OSSL_PROVIDER *p = OSSL_PROVIDER_load(l, "cryptod");
-	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", &nd),
-			    OSSL_PARAM_uint64("cryptod-fallbacks", &nf),
-			    OSSL_PARAM_END };
-	if (!p || !OSSL_PROVIDER_get_params(p, ps) || nd || nf < 4)
+	if (pfx_counters(l, &nd, &nf, NULL) || nd || nf < 4)
 		FAIL("fallback: %llu on the daemon, %llu fallbacks",
 		     (unsigned long long)nd, (unsigned long long)nf);
-	OSSL_PROVIDER_unload(p);
 out:
 	EVP_CIPHER_free(cc);
 	EVP_CIPHER_free(rc);
@@ -503,28 +472,14 @@ out:
 
 int main(void)
 {
-	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {
-		fprintf(stderr, "SKIP: no daemon at %s\n", CRYPTOD_BIN);
-		return FX_EXIT_SKIP;
-	}
-	uint64_t seed = getenv("TEST_SEED")
-				? strtoull(getenv("TEST_SEED"), NULL, 0)
-				: (uint64_t)time(NULL);
-	fprintf(stderr, "TEST_SEED=%llu\n", (unsigned long long)seed);
+	pfx_need_daemon();
+	uint64_t seed = pfx_seed();
 	seed_state = seed * 2 + 1;
 
 	struct fx_daemon d;
-	if (fx_daemon_start(&d, NULL))
+	OSSL_PROVIDER *prov;
+	if (pfx_start(&d, &lib, &prov))
 		return FX_EXIT_FAIL;
-	setenv("CRYPTOD_SOCKET", d.sock, 1);
-	lib = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER_set_default_search_path(lib, CRYPTOD_PROVIDER_DIR);
-	OSSL_PROVIDER *prov = OSSL_PROVIDER_load(lib, "cryptod");
-	if (!prov) {
-		ERR_print_errors_fp(stderr);
-		fx_daemon_stop(&d);
-		return FX_EXIT_FAIL;
-	}
 
 	static const unsigned vers[] = { TLS1_VERSION, TLS1_1_VERSION,
 					 TLS1_2_VERSION, DTLS1_2_VERSION };
@@ -566,17 +521,12 @@ int main(void)
 	fallback_case(d.dir);
 
 	uint64_t nd = 0, nf = 0;
-	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", &nd),
-			    OSSL_PARAM_uint64("cryptod-fallbacks", &nf),
-			    OSSL_PARAM_END };
-	if (!OSSL_PROVIDER_get_params(prov, ps) || nd < cases / 2 || nf != 0)
+	if (pfx_counters(lib, &nd, &nf, NULL) || nd < cases / 2 || nf != 0)
 		FAIL("counters: %llu on the daemon, %llu fallbacks",
 		     (unsigned long long)nd, (unsigned long long)nf);
 	fprintf(stderr, "%u record cases, %llu messages on the daemon\n", cases,
 		(unsigned long long)nd);
-	OSSL_PROVIDER_unload(prov);
-	OSSL_LIB_CTX_free(lib);
-	int st = fx_daemon_stop(&d);
+	int st = pfx_stop(&d, lib, prov);
 	if (failures || st) {
 		fprintf(stderr, "FAIL: %d failures (TEST_SEED=%llu)\n",
 			failures, (unsigned long long)seed);

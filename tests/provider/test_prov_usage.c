@@ -23,7 +23,7 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-#include "fixture.h"
+#include "prov_fixture.h"
 
 static int failures;
 #define FAIL(...)                                                              \
@@ -68,25 +68,13 @@ static void message(OSSL_LIB_CTX *l, size_t len, const char *what)
 	EVP_CIPHER_free(cc);
 }
 
-static void counters(OSSL_LIB_CTX *l, uint64_t v[3])
-{
-	OSSL_PROVIDER *p = OSSL_PROVIDER_load(l, "cryptod");
-	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", &v[0]),
-			    OSSL_PARAM_uint64("cryptod-fallbacks", &v[1]),
-			    OSSL_PARAM_uint64("cryptod-inprocess", &v[2]),
-			    OSSL_PARAM_END };
-	v[0] = v[1] = v[2] = 0;
-	if (!p || !OSSL_PROVIDER_get_params(p, ps))
-		FAIL("counters");
-	OSSL_PROVIDER_unload(p);
-}
-
 static void want_counters(OSSL_LIB_CTX *l, uint64_t d, uint64_t f, uint64_t i,
 			  const char *when)
 {
 	uint64_t v[3];
-	counters(l, v);
-	if (v[0] != d || v[1] != f || v[2] != i)
+	if (pfx_counters(l, &v[0], &v[1], &v[2]))
+		FAIL("%s: the provider's counters", when);
+	else if (v[0] != d || v[1] != f || v[2] != i)
 		FAIL("%s: provider counts %llu/%llu/%llu, want %llu/%llu/%llu",
 		     when, (unsigned long long)v[0], (unsigned long long)v[1],
 		     (unsigned long long)v[2], (unsigned long long)d,
@@ -142,27 +130,15 @@ static void want_daemon(const char *sock, int open, uint64_t d, uint64_t f,
 		     (unsigned long long)f, (unsigned long long)i);
 }
 
+/* The provider as an operator configures it: this daemon's socket,
+ * fallback, and messages under 64 bytes in-process. */
 static OSSL_LIB_CTX *conf_libctx(const char *dir, const char *sock)
 {
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/usage.cnf", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return NULL;
-	fprintf(f,
-		"openssl_conf = init\n[init]\nproviders = provs\n"
-		"[provs]\ncryptod = cryptod_sect\n[cryptod_sect]\n"
-		"module = %s/cryptod.so\nactivate = 1\nsocket = %s\n"
-		"fallback = default-provider\nmin_size = 64\n",
-		CRYPTOD_PROVIDER_DIR, sock);
-	fclose(f);
-	OSSL_LIB_CTX *l = OSSL_LIB_CTX_new();
-	if (l && !OSSL_LIB_CTX_load_config(l, path)) {
-		ERR_print_errors_fp(stderr);
-		OSSL_LIB_CTX_free(l);
-		return NULL;
-	}
-	return l;
+	char body[sizeof(((struct fx_daemon *)0)->sock) + 64];
+	snprintf(body, sizeof(body),
+		 "socket = %s\nfallback = default-provider\nmin_size = 64\n",
+		 sock);
+	return pfx_conf_libctx(dir, body);
 }
 
 int main(void)

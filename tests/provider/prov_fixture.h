@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every provider test program does at its start and end, written
+ * once (prov_fixture.c): skip without a daemon, the run's seed, a daemon
+ * with cryptod.so loaded into a library context of its own or one read
+ * from a configuration file as an operator writes it, the provider's
+ * counters, and whether an error names cryptod. Over the integration
+ * fixture (tests/integration/fixture.h).
+ */
+#ifndef CRYPTOD_TEST_PROV_FIXTURE_H
+#define CRYPTOD_TEST_PROV_FIXTURE_H
+
+#include <stdint.h>
+
+#include <openssl/provider.h>
+
+#include "fixture.h"
+
+/* Exit FX_EXIT_SKIP, saying why, when the daemon binary is absent. */
+void pfx_need_daemon(void);
+
+/* $TEST_SEED, else the time; printed so that a failure can be replayed. */
+uint64_t pfx_seed(void);
+
+/*
+ * Start a daemon (fx_daemon_start, no parameters), point CRYPTOD_SOCKET
+ * at it (and unset the fallback and min_size variables: every message
+ * goes to the daemon), and load cryptod.so into a new library context: *lib and *prov
+ * are the caller's. On failure nothing is left running: -1.
+ */
+int pfx_start(struct fx_daemon *d, OSSL_LIB_CTX **lib, OSSL_PROVIDER **prov);
+
+/* pfx_start() undone; returns what fx_daemon_stop() returned. */
+int pfx_stop(struct fx_daemon *d, OSSL_LIB_CTX *lib, OSSL_PROVIDER *prov);
+
+/*
+ * A library context configured as an operator would: dir/prov.cnf loads
+ * and activates cryptod.so, with body (the section's further lines:
+ * socket, fallback, min_size...) appended. NULL on failure, said.
+ */
+OSSL_LIB_CTX *pfx_conf_libctx(const char *dir, const char *body);
+
+/* The provider's counters in l: messages on the daemon, fallbacks, and
+ * in-process (any pointer may be NULL). 0, or -1 when unreadable. */
+int pfx_counters(OSSL_LIB_CTX *l, uint64_t *daemon, uint64_t *fallbacks,
+		 uint64_t *inprocess);
+
+/* Empties the thread's error stack; 1 if a reason or data on it named
+ * cryptod. */
+int pfx_err_names_cryptod(void);
+
+#endif
