@@ -223,7 +223,10 @@ int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
  * first update keeps its ciphertext until it is known to be whole
  * (prov_aead.c). 0 with k->buf set, a CC_ERR status or -errno with
  * nothing kept; -ENOMEM when the op does not fit the arena (take a
- * stream). The kept buffer holds the queue's reference.
+ * stream). The kept buffer holds the queue's reference. in NULL: len
+ * zero bytes, so that a keystream cipher leaves its keystream there
+ * (prov_block.c fetches CTR and ChaCha20 keystream ahead so); out may be
+ * NULL.
  */
 struct pio_kept {
 	struct pio_q *pq; /* a reference */
@@ -237,6 +240,24 @@ int pio_crypt_keep(struct prov *p, struct prov_conn *conn, uint32_t session,
 		   struct pio_kept *k);
 /* Give the buffer back (wiped first if it holds plaintext). */
 void pio_kept_release(struct pio_kept *k, int wipe);
+/*
+ * Keystream ahead of need (prov_block.c): len zero bytes encrypted under
+ * iv, submitted now (pio_ks_submit: 0, or -errno when the queue has no
+ * room or connection; nothing waits) and taken later (pio_ks_wait: 0 with
+ * k holding the keystream, as pio_crypt_keep leaves it, or a CC_ERR
+ * status / -errno with nothing kept). Every ticket submitted is waited
+ * for: the daemon writes into its buffer until then.
+ */
+struct pio_ticket {
+	struct pio_q *pq; /* a reference */
+	uint8_t *buf;
+	size_t len;
+	int slot;
+};
+int pio_ks_submit(struct prov *p, struct prov_conn *conn, uint32_t session,
+		  const void *iv, unsigned iv_len, size_t len,
+		  struct pio_ticket *t);
+int pio_ks_wait(struct pio_ticket *t, struct pio_kept *k);
 /* A copy of src's buffer on the same queue (EVP dupctx). 0 or -errno. */
 int pio_kept_dup(const struct pio_kept *src, struct pio_kept *dst);
 

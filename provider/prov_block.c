@@ -29,6 +29,11 @@ enum {
 	 * zero-copy (prov_io.c). */
 	BLK_CHUNK = 2 << 20,
 	XTS_UNIT_MAX = 1u << 24, /* 2^20 blocks, as OpenSSL */
+	/* CTR and ChaCha20 keystream fetched ahead: the first fetch, and
+	 * the most at once (each fetch doubles, so a long message of small
+	 * updates costs one round trip per KS_MAX bytes). */
+	KS_MIN = 64 << 10,
+	KS_MAX = 512 << 10,
 };
 
 /* counter += n, as a 128-bit big-endian number (OpenSSL's CTR). */
@@ -68,6 +73,15 @@ static void cc20_add(uint8_t *iv, uint64_t blocks)
 static uint64_t cc20_room(const uint8_t *iv)
 {
 	return ((1ull << 32) - le32(iv)) * CC20_BLK;
+}
+
+/* CTR, ChaCha20: iv moved on by the blocks of len bytes (whole ones). */
+static void ctr_advance(const struct pc_ctx *c, uint8_t *iv, size_t len)
+{
+	if (c->ci->kind == PC_CTR)
+		ctr_add(iv, len / BLK);
+	else if (c->ci->kind == PC_CHACHA20)
+		cc20_add(iv, len / CC20_BLK);
 }
 
 /* The message goes in-process before its first op: swctx from the key
@@ -132,10 +146,8 @@ static int blk_op(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 	c->blk_ran = 1;
 	if (ci->kind == PC_CBC)
 		memcpy(c->iv, c->enc ? out + len - BLK : next, BLK);
-	else if (ci->kind == PC_CTR)
-		ctr_add(c->iv, len / BLK);
-	else if (ci->kind == PC_CHACHA20)
-		cc20_add(c->iv, len / CC20_BLK);
+	else
+		ctr_advance(c, c->iv, len);
 	return 0;
 }
 
@@ -161,16 +173,158 @@ int pcb_crypt(struct pc_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 	return blk_crypt(c, in, out, len);
 }
 
+/*
+ * CTR and ChaCha20 keystream fetched ahead. A message of many small
+ * updates (openssl enc's 8 KiB, an SSH-style connection's packets) would
+ * cost a round trip each; from its second update on, the daemon instead
+ * encrypts zeros ahead of the counter (pio_crypt_keep with no input: the
+ * output is the keystream, left in the thread's arena) and updates XOR
+ * from it, with no round trip until it is used up. The keystream is no
+ * secret from this process, which could encrypt zeros itself, but it
+ * unlocks the message: it is wiped when released, like a key.
+ */
+static void ks_xor(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+		memcpy(&a, in + i, 8);
+		memcpy(&b, ks + i, 8);
+		a ^= b;
+		memcpy(out + i, &a, 8);
+	}
+	for (; i < n; i++)
+		out[i] = in[i] ^ ks[i];
+}
+
+/* The keystream in ks_buf is used up, or the message ends: wiped and
+ * given back. Where the message is (iv, num) stays; the rest of a
+ * started block's keystream moves to ks, as without a fetch. */
+static void ks_release(struct pc_ctx *c, unsigned bs)
+{
+	if (!c->ks_buf.buf)
+		return;
+	if (c->num)
+		memcpy(c->ks, c->ks_buf.buf + c->ks_pos - c->num, bs);
+	pio_kept_release(&c->ks_buf, 1);
+	c->ks_pos = 0;
+}
+
+/* Everything fetched goes, the fetch under way once it is done (the
+ * daemon writes into its buffer until then). */
+static void ks_drop(struct pc_ctx *c, unsigned bs)
+{
+	ks_release(c, bs);
+	if (c->ks_next.pq) {
+		struct pio_kept k;
+		if (pio_ks_wait(&c->ks_next, &k) == 0)
+			pio_kept_release(&k, 1);
+	}
+}
+
+/* Submit the next fetch, of ks_ahead bytes from where ks_buf ends, so
+ * that it runs while this update XORs. Nothing when one is under way, or
+ * the queue has no room (the next update fetches then). */
+static void ks_prefetch(struct pc_ctx *c, unsigned bs)
+{
+	if (c->ks_next.pq || !c->ks_buf.buf || !c->ks_ahead)
+		return;
+	memcpy(c->ks_next_iv, c->ks_iv, BLK);
+	ctr_advance(c, c->ks_next_iv, c->ks_buf.len);
+	size_t want = c->ks_ahead;
+	if (c->ci->kind == PC_CHACHA20 && want > cc20_room(c->ks_next_iv))
+		want = (size_t)cc20_room(c->ks_next_iv);
+	want = want / bs * bs;
+	if (!want ||
+	    pio_ks_submit(c->p, c->sess.conn, c->sess.id, c->ks_next_iv,
+			  (unsigned)c->ci->ivlen, want, &c->ks_next))
+		return;
+	if (c->ks_ahead < KS_MAX)
+		c->ks_ahead *= 2;
+}
+
+/* Keystream into ks_buf, from iv on: the fetch under way, or a new one
+ * of ks_ahead bytes waited for. 0, or -errno with nothing raised (the
+ * caller goes on without). */
+static int ks_fill(struct pc_ctx *c, unsigned bs)
+{
+	const struct pc_info *ci = c->ci;
+	if (!c->ks_next.pq) {
+		ERR_set_mark();
+		int err = prov_sess_open(c->p, &c->sess, ci->alg, c->key,
+					 c->keylen, 0);
+		if (!err) {
+			size_t want = c->ks_ahead;
+			if (ci->kind == PC_CHACHA20 && want > cc20_room(c->iv))
+				want = (size_t)cc20_room(c->iv);
+			want = want / bs * bs;
+			memcpy(c->ks_next_iv, c->iv, BLK);
+			err = want ? pio_ks_submit(c->p, c->sess.conn,
+						   c->sess.id, c->iv,
+						   (unsigned)ci->ivlen, want,
+						   &c->ks_next)
+				   : -ERANGE;
+		}
+		ERR_pop_to_mark(); /* the op path says what went wrong */
+		if (err)
+			return err;
+	}
+	int err = pio_ks_wait(&c->ks_next, &c->ks_buf);
+	if (err)
+		return err < 0 ? err : -EIO;
+	c->blk_ran = 1;
+	memcpy(c->ks_iv, c->ks_next_iv, BLK);
+	c->ks_pos = 0;
+	return 0;
+}
+
+/* Up to n bytes through the fetched keystream; iv and num follow. */
+static size_t ks_use(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
+		     size_t n, unsigned bs)
+{
+	size_t left = c->ks_buf.len - c->ks_pos;
+	if (n > left)
+		n = left;
+	ks_xor(out, in, c->ks_buf.buf + c->ks_pos, n);
+	c->ks_pos += n;
+	c->num = (unsigned)(c->ks_pos % bs);
+	memcpy(c->iv, c->ks_iv, BLK);
+	ctr_advance(c, c->iv, (c->ks_pos + bs - 1) / bs * bs);
+	if (c->ks_pos == c->ks_buf.len)
+		ks_release(c, bs); /* used up, at a block's end */
+	return n;
+}
+
 /* CTR and ChaCha20: stream ciphers over blocks of bs bytes. */
 static int ctr_update(struct pc_ctx *c, uint8_t *out, const uint8_t *in,
 		      size_t inl, unsigned bs)
 {
 	size_t i = 0;
-	/* The rest of the last block's keystream first. */
-	for (; c->num && i < inl; i++) {
-		out[i] = in[i] ^ c->ks[c->num];
-		c->num = (c->num + 1) % bs;
+	for (;;) {
+		if (c->ks_buf.buf) {
+			ks_prefetch(c, bs);
+			i += ks_use(c, out + i, in + i, inl - i, bs);
+		}
+		/* The rest of the last block's keystream first. */
+		for (; c->num && !c->ks_buf.buf && i < inl; i++) {
+			out[i] = in[i] ^ c->ks[c->num];
+			c->num = (c->num + 1) % bs;
+		}
+		if (i == inl)
+			return 0;
+		/* A fetch under way, or less than a fetch's worth left after
+		 * an update that went to the daemon directly: keystream, and
+		 * round again. */
+		if ((c->ks_next.pq ||
+		     (c->ks_ahead && inl - i < c->ks_ahead && !c->num)) &&
+		    !ks_fill(c, bs))
+			continue;
+		break;
 	}
+	/* This update's blocks to the daemon directly; the next update
+	 * fetches ahead. */
+	if (!c->ks_ahead)
+		c->ks_ahead = KS_MIN;
 	size_t full = (inl - i) / bs * bs;
 	int err = full ? blk_crypt(c, in + i, out + i, full) : 0;
 	if (err)
@@ -354,7 +508,31 @@ int pcb_final(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize)
 	return err;
 }
 
+static unsigned ks_block(const struct pc_ctx *c)
+{
+	return c->ci->kind == PC_CHACHA20 ? CC20_BLK : BLK;
+}
+
+/* The message ends (final, a new key or IV, free): its keystream goes. */
+static void pcb_reset(struct pc_ctx *c)
+{
+	ks_drop(c, ks_block(c));
+	c->ks_ahead = 0;
+}
+
+/* The copy gets where the message is, and the started block's keystream,
+ * not the fetched buffer: it fetches its own. */
+static int pcb_dup(struct pc_ctx *dst, const struct pc_ctx *src)
+{
+	if (src->ks_buf.buf && src->num)
+		memcpy(dst->ks, src->ks_buf.buf + src->ks_pos - src->num,
+		       ks_block(src));
+	return 0;
+}
+
 const struct pc_mode pc_mode_block = {
 	.update = pcb_update,
 	.final = pcb_final,
+	.reset = pcb_reset,
+	.dup = pcb_dup,
 };

@@ -71,6 +71,10 @@ static void *pc_dup(void *vctx)
 	c->st = NULL;
 	c->st_conn = NULL;
 	memset(&c->kept, 0, sizeof(c->kept)); /* pca_dup copies it */
+	/* src's keystream, fetched and under way; see pcb_dup */
+	memset(&c->ks_buf, 0, sizeof(c->ks_buf));
+	memset(&c->ks_next, 0, sizeof(c->ks_next));
+	c->ks_pos = 0;
 	if (src->swcipher && EVP_CIPHER_up_ref(src->swcipher))
 		c->swcipher = src->swcipher;
 	if (src->started && src->sw && src->tls_version && !src->enc &&

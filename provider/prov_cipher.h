@@ -76,6 +76,16 @@ struct pc_ctx {
 	unsigned num;	/* CTR, ChaCha20: bytes of ks used */
 	int blk_ran;	/* an op of this message reached the daemon */
 	uint8_t ks[64]; /* ... the keystream of the current block */
+	/* CTR, ChaCha20: keystream fetched ahead (prov_block.c): ks_buf
+	 * from the counter ks_iv on, ks_pos bytes of it used; ks_next, the
+	 * fetch under way, from ks_next_iv on. While they are held, iv and
+	 * num say where the message is, as without them. */
+	struct pio_kept ks_buf;
+	size_t ks_pos;
+	uint8_t ks_iv[16];
+	struct pio_ticket ks_next;
+	uint8_t ks_next_iv[16];
+	size_t ks_ahead; /* the next fetch's size; 0: none this message */
 
 	/* CBC TLS records (prov_tls.c): every update is one record. */
 	unsigned tls_version; /* 0 = not in TLS record mode */

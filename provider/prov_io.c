@@ -502,8 +502,10 @@ static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
 				err = pq_no_room(pq, &since);
 				continue;
 			}
-			if (plen)
+			if (plen && r->in)
 				memcpy(buf, r->in + sent, plen);
+			else if (plen)
+				memset(buf, 0, plen); /* keystream (pio.h) */
 			struct cc_op op = {
 				.session = r->session,
 				.dir = r->dir,
@@ -715,6 +717,78 @@ int pio_crypt_keep(struct prov *p, struct prov_conn *conn, uint32_t session,
 	}
 	k->pq = pq; /* its reference, until pio_kept_release */
 	k->len = len;
+	return err;
+}
+
+int pio_ks_submit(struct prov *p, struct prov_conn *conn, uint32_t session,
+		  const void *iv, unsigned iv_len, size_t len,
+		  struct pio_ticket *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!len || len > PIO_OP_MAX || iv_len > CC_IV_INLINE)
+		return -EINVAL;
+	struct pio_q *pq;
+	int err = pio_queue(p, conn, &pq);
+	if (err)
+		return err;
+	uint8_t *buf = NULL;
+	int s = -1;
+	pthread_mutex_lock(&pq->lock);
+	if (atomic_load(&pq->dead))
+		err = -EPIPE;
+	else if (!(buf = pq_alloc(pq, len)) || (s = slot_take(pq)) < 0)
+		err = -ENOMEM; /* no waiting here: the caller goes on without */
+	if (!err) {
+		memset(buf, 0, len);
+		struct cc_op op = {
+			.session = session,
+			.dir = CC_ENCRYPT,
+			.src = buf,
+			.len = (uint32_t)len,
+			.iv = iv,
+			.iv_len = iv_len,
+		};
+		int rc = pq_submit(pq, &op, s);
+		if (rc)
+			err = rc < 0 ? rc : -EBUSY;
+	}
+	if (err) {
+		if (s >= 0)
+			pq->res[s].busy = 0;
+		if (buf && !atomic_load(&pq->dead))
+			cc_buf_free(pq->q, buf);
+		pthread_mutex_unlock(&pq->lock);
+		pq_put(pq);
+		return err;
+	}
+	pthread_mutex_unlock(&pq->lock);
+	*t = (struct pio_ticket){ pq, buf, len, s };
+	return 0;
+}
+
+int pio_ks_wait(struct pio_ticket *t, struct pio_kept *k)
+{
+	struct pio_q *pq = t->pq;
+	memset(k, 0, sizeof(*k));
+	if (!pq)
+		return -EINVAL;
+	pthread_mutex_lock(&pq->lock);
+	int err = pq_wait(pq, t->slot);
+	if (!err) {
+		err = pq->res[t->slot].status;
+		if (err == CC_OK) {
+			*k = (struct pio_kept){ pq, t->buf, t->len };
+			res_take(pq, t->slot);
+		} else {
+			memset(t->buf, 0, t->len);
+			piece_release(pq, &(struct pio_piece){ t->buf, t->len,
+							       t->slot });
+		}
+	} /* else the queue is dead: its arena is abandoned with it */
+	pthread_mutex_unlock(&pq->lock);
+	if (!k->buf)
+		pq_put(pq);
+	memset(t, 0, sizeof(*t));
 	return err;
 }
 
