@@ -156,8 +156,10 @@ static void cli_access_hint(const char *path, int ret)
 {
 	/* Under systemd's socket activation cryptod.socket decides. */
 	static const char sets[] =
-		"socket_mode and socket_group in cryptod.conf(5) set them, "
-		"or SocketUser=, SocketGroup=, SocketMode= in cryptod.socket";
+		"socket_mode and socket_group in cryptod.conf(5) set its mode "
+		"and group, its owner is the user cryptod runs as; under "
+		"socket activation SocketUser=, SocketGroup=, SocketMode= in "
+		"cryptod.socket";
 	/* The system service's directory is systemd's RuntimeDirectory=. */
 	static const char sets_dir[] =
 		"'socket' in cryptod.conf(5) (or $CRYPTOD_SOCKET, --socket) "

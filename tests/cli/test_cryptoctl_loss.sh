@@ -128,7 +128,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	check "socket 0600 root:root: names owner, group, mode" \
 		grep -q "Permission denied - the socket is root:root mode 0600, for root only" "$err"
 	check "  ... and the settings that set them" \
-		grep -q "socket_mode and socket_group in cryptod.conf(5) set them, or SocketUser=, SocketGroup=, SocketMode= in cryptod.socket" "$err"
+		grep -q "socket_mode and socket_group in cryptod.conf(5) set its mode and group, its owner is the user cryptod runs as; under socket activation SocketUser=, SocketGroup=, SocketMode= in cryptod.socket" "$err"
 	check "  ... and no cryptod group that may not exist" sh -c "! grep -q usermod '$err'"
 	kill -TERM "$d2"
 	wait "$d2" 2>/dev/null
