@@ -14,18 +14,46 @@ set -u
 
 LOST='cryptod closed the connection: it stopped or restarted'
 
+# until_grep PATTERN FILE: wait up to 20 s for PATTERN in FILE (a busy
+# machine starts a program late; fixed sleeps would race it).
+until_grep()
+{
+	for _ in $(seq 200); do
+		grep -q -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# until_clients N: wait up to 20 s until the daemon has N connections
+# (this check's own among them).
+until_clients()
+{
+	for _ in $(seq 200); do
+		[ "$("$CTL" clients --json 2>/dev/null |
+			python3 -c 'import json,sys; print(len(json.load(sys.stdin)["clients"]))')" \
+			-ge "$1" ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# kill_daemon: SIGKILL, as a crash or an OOM kill would stop it.
+kill_daemon()
+{
+	kill -KILL "$dpid"
+	wait "$dpid" 2>/dev/null
+	dpid=
+}
+
 # ---------------------------------------------------------------------------
 section "stats --watch across a daemon restart"
 "$CTL" stats --watch 0.2 --count 12 >"$tmp/watch.out" 2>"$tmp/watch.err" &
 wpid=$!
-sleep 1
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-dpid=
-sleep 1.5
-check "watch: still running while the daemon is gone" kill -0 "$wpid"
+check "watch: snapshot 2 shown" until_grep '^--- snapshot 2$' "$tmp/watch.out"
+kill_daemon
 check "watch: says the daemon went and that it waits" \
-	grep -q "^cryptoctl: stats: $LOST; waiting for it to come back" "$tmp/watch.err"
+	until_grep "^cryptoctl: stats: $LOST; waiting for it to come back" "$tmp/watch.err"
+sleep 1
+check "watch: still running while the daemon is gone" kill -0 "$wpid"
 daemon_start
 wait "$wpid"
 wrc=$?
@@ -39,10 +67,9 @@ check "watch: the message once, no Broken pipe" \
 # --json: stdout stays one object a line; the news goes to stderr.
 "$CTL" stats --watch 0.2 --count 6 --json >"$tmp/watch.out" 2>"$tmp/watch.err" &
 wpid=$!
-sleep 0.5
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-sleep 0.5
+until_grep '"snapshot": 2' "$tmp/watch.out"
+kill_daemon
+until_grep "$LOST" "$tmp/watch.err"
 daemon_start
 wait "$wpid"
 wrc=$?
@@ -56,11 +83,9 @@ check "watch --json: the loss on stderr" grep -q "$LOST" "$tmp/watch.err"
 # Quitting while it waits: SIGTERM ends it at once.
 "$CTL" stats --watch 0.2 >/dev/null 2>"$tmp/watch.err" &
 wpid=$!
-sleep 0.5
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-dpid=
-sleep 0.5
+until_clients 2
+kill_daemon
+until_grep "$LOST" "$tmp/watch.err"
 kill -TERM "$wpid"
 for _ in $(seq 30); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
 check "watch: SIGTERM while it waits ends it" sh -c "! kill -0 $wpid 2>/dev/null"
@@ -72,32 +97,27 @@ section "a command the daemon dies under"
 # A stream from a pipe: 8 MiB, a pause in which the daemon dies, more.
 (
 	head -c 8M /dev/zero
-	sleep 2
+	sleep 3
 	head -c 8M /dev/zero
 ) | "$CTL" encrypt -k "$K16" -i "$IV12" >/dev/null 2>"$err" &
 epid=$!
-sleep 1
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-dpid=
+until_clients 2
+sleep 0.5 # its first megabytes through
+kill_daemon
 wait "$epid"
 erc=$?
 check "encrypt: exit 1 (got $erc)" test "$erc" -eq 1
 check "encrypt: says what happened" grep -q "^cryptoctl: encrypt: $LOST" "$err"
 check "encrypt: no Broken pipe" sh -c "! grep -q 'Broken pipe' '$err'"
 daemon_start
-# A daemon that goes away between commands: the next one says it cannot
-# connect (not this); one it dies under at its first call says LOST.
-digest_pid=
+# One connected, its stream open, waiting for its first input.
 (
-	sleep 1
+	sleep 3
 	head -c 1M /dev/zero
 ) | "$CTL" digest >/dev/null 2>"$tmp/dg.err" &
 digest_pid=$!
-sleep 0.5
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-dpid=
+until_clients 2
+kill_daemon
 wait "$digest_pid"
 drc=$?
 check "digest: exit 1 (got $drc)" test "$drc" -eq 1
