@@ -359,7 +359,7 @@ int bp_stream(int argc, char **argv)
 			memset(r.buf[i], (int)i, r.piece);
 	}
 	if (rc) {
-		cli_err("bench stream: %s", cc_strerror(rc));
+		cli_err("bench stream: %s", cli_strerror(rc));
 		goto out;
 	}
 	if (bs_verify(&r, key, klen)) {

@@ -8,8 +8,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -41,11 +44,21 @@ void cli_guard_std_fds(void)
 	}
 }
 
+int cli_line_open;
+
+void cli_end_line(void)
+{
+	if (cli_line_open)
+		fputc('\n', stderr);
+	cli_line_open = 0;
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
+	cli_end_line();
 	fputs("cryptoctl: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -94,6 +107,106 @@ int cli_connect_quiet(struct cli *cli, struct cc_conn **conn)
 	return cc_connect(cli->path, "cryptoctl", conn);
 }
 
+int cli_conn_lost(int err)
+{
+	return err == -EPIPE || err == -ECONNRESET || err == -ENOTCONN ||
+	       err == -ESHUTDOWN;
+}
+
+/*
+ * The one text for a daemon that went away under a command, whatever
+ * call saw it first (a write: EPIPE; a read: ECONNRESET): "Broken pipe"
+ * would leave the operator guessing whose pipe.
+ */
+const char *cli_strerror(int err)
+{
+	if (cli_conn_lost(err))
+		return "cryptod closed the connection: it stopped or restarted";
+	return cc_strerror(err);
+}
+
+/* "name" of uid, or its number when it has none. */
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	const struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		return pw->pw_name;
+	snprintf(buf, len, "%u", (unsigned)uid);
+	return buf;
+}
+
+static const char *group_name(gid_t gid, char *buf, size_t len)
+{
+	const struct group *gr = getgrgid(gid);
+
+	if (gr)
+		return gr->gr_name;
+	snprintf(buf, len, "%u", (unsigned)gid);
+	return buf;
+}
+
+/*
+ * Connecting was refused by the file system: say which file refused, whose
+ * it is and its mode, the group to join only when there is one that may
+ * connect, and what sets them. The socket itself when it can be looked
+ * at, else the first directory on the way we may not search.
+ */
+static void cli_access_hint(const char *path, int ret)
+{
+	/* Under systemd's socket activation cryptod.socket decides. */
+	static const char sets[] =
+		"socket_mode and socket_group in cryptod.conf(5) set its mode "
+		"and group, its owner is the user cryptod runs as; under "
+		"socket activation SocketUser=, SocketGroup=, SocketMode= in "
+		"cryptod.socket";
+	/* The system service's directory is systemd's RuntimeDirectory=. */
+	static const char sets_dir[] =
+		"'socket' in cryptod.conf(5) (or $CRYPTOD_SOCKET, --socket) "
+		"names a socket elsewhere";
+	const char *how;
+	char dir[CLI_PATH_MAX], ub[16], gb[16];
+	const char *what = "the socket";
+	const char *u, *g;
+	struct stat st;
+	char *slash;
+
+	strcpy(dir, path);
+	if (stat(path, &st) < 0) {
+		/* Which directory stops us: the first one we cannot search. */
+		for (slash = strchr(dir + 1, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			if (access(dir, X_OK) < 0)
+				break;
+			*slash = '/';
+		}
+		if (!slash || stat(dir, &st) < 0) {
+			cli_err("cannot connect to %s: %s", path,
+				cc_strerror(ret));
+			return;
+		}
+		what = dir;
+	}
+	how = S_ISDIR(st.st_mode) ? sets_dir : sets;
+	u = user_name(st.st_uid, ub, sizeof(ub));
+	g = group_name(st.st_gid, gb, sizeof(gb));
+	/* Joining the group helps when the group may use it and it is not
+	 * root's (nobody is told to join root's group). */
+	if (st.st_gid != 0 &&
+	    (st.st_mode & (S_ISDIR(st.st_mode) ? S_IXGRP : S_IWGRP)))
+		cli_err("cannot connect to %s: %s - %s is %s:%s mode %04o: "
+			"'sudo usermod -aG %s $USER', then log in again; %s",
+			path, cc_strerror(ret), what, u, g,
+			(unsigned)(st.st_mode & 07777), g, how);
+	else
+		cli_err("cannot connect to %s: %s - %s is %s:%s mode %04o, "
+			"for %s only; %s",
+			path, cc_strerror(ret), what, u, g,
+			(unsigned)(st.st_mode & 07777), st.st_uid ? u : "root",
+			how);
+}
+
 /*
  * Connect and say hello. On failure print why, naming the socket, and
  * return -errno; the caller exits with CLI_EXIT_FAIL.
@@ -112,20 +225,16 @@ int cli_connect(struct cli *cli, struct cc_conn **conn)
 	ret = cc_connect(cli->path, "cryptoctl", conn);
 	if (ret == -ENOENT || ret == -ECONNREFUSED) {
 		cli_err("cannot connect to %s: %s - is cryptod running?",
-			cli->path, cc_strerror(ret));
+			cli->path, cli_strerror(ret));
 		return ret;
 	}
 	if (ret == -EACCES || ret == -EPERM) {
-		/* The system service's socket is for the cryptod group. */
-		cli_err("cannot connect to %s: %s - the socket is for root and "
-			"the cryptod group: 'sudo usermod -aG cryptod $USER', "
-			"then log in again",
-			cli->path, cc_strerror(ret));
+		cli_access_hint(cli->path, ret);
 		return ret;
 	}
 	if (ret < 0) {
 		cli_err("cannot connect to %s: %s", cli->path,
-			cc_strerror(ret));
+			cli_strerror(ret));
 		return ret;
 	}
 	return 0;
@@ -144,6 +253,7 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "exact", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -169,6 +279,12 @@ int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,
 				return cli_usage_err(cmd, "unrecognized option "
 							  "'--wide'");
 			tbl_wide = 1;
+			break;
+		case 'X': /* byte counts as integers (clients, sessions) */
+			if (!json)
+				return cli_usage_err(cmd, "unrecognized option "
+							  "'--exact'");
+			tbl_exact = 1;
 			break;
 		default:
 			return -EINVAL;

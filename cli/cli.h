@@ -41,14 +41,17 @@ enum cli_limits {
 	CLI_IV_MAX = 128,	     /* GCM's longest, as CRD_IV_ARENA_MAX */
 	CLI_BLOCK = 16,		     /* AES block: CBC/ECB lengths, IVs */
 	CLI_TAG_MAX = 64,	     /* as CRD_TAG_MAX: a SHA-512 digest */
-	CLI_AAD_MAX = 65535,	     /* as CRD_AAD_MAX */
-	CLI_KEYFILE_MAX = 1024,	     /* bytes read from --key-file */
-	CLI_PATH_MAX = 108,	     /* sun_path */
-	TBL_COLS_MAX = 24,	     /* columns of a text table */
-	TBL_CELL = 72,		     /* a client name (64) plus room to spare */
-	TBL_NARROW = 20,	     /* text cells without --wide */
-	WATCH_MAX_S = 3600,	     /* --watch interval */
+	CLI_TAG_MIN = 4, /* a truncated digest's or MAC's least (--truncate) */
+	CLI_AAD_MAX = 65535,	/* as CRD_AAD_MAX */
+	CLI_KEYFILE_MAX = 1024, /* bytes read from --key-file */
+	CLI_PATH_MAX = 108,	/* sun_path */
+	TBL_COLS_MAX = 24,	/* columns of a text table */
+	TBL_CELL = 72,		/* a client name (64) plus room to spare */
+	TBL_NARROW = 20,	/* text cells without --wide */
+	WATCH_MAX_S = 3600,	/* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
+	WATCH_RETRY_MAX_MS = 1000, /* --watch: the longest wait between
+				    * tries to reach a daemon that went */
 };
 
 /* The benchmark, a program of its own beside cryptoctl ('cryptoctl bench'
@@ -68,6 +71,11 @@ extern unsigned cli_closed_fds;
 /* Before anything else: fill a closed 0, 1 or 2 with /dev/null, noting it
  * in cli_closed_fds. */
 void cli_guard_std_fds(void);
+/* 1: a line redrawn in place (--progress on a terminal) is on stderr,
+ * unended; cli_end_line() ends it before anything else goes there
+ * (cli_err does). */
+extern int cli_line_open;
+void cli_end_line(void);
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a bad argument on one line; returns -EINVAL. */
 int cli_usage_err(const char *cmd, const char *fmt, ...)
@@ -75,6 +83,11 @@ int cli_usage_err(const char *cmd, const char *fmt, ...)
 /* Commands take no operands: 0, or -EINVAL (reported). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 int cli_connect(struct cli *cli, struct cc_conn **conn);
+/* The daemon went away under a call (-EPIPE, -ECONNRESET, ...): 1. */
+int cli_conn_lost(int err);
+/* cc_strerror(), but one text that says so for a daemon that went away:
+ * every command reports errors from the daemon with it. */
+const char *cli_strerror(int err);
 /* Options --help, --socket (and --json when json is not NULL): 0 go on,
  * 1 help printed, -EINVAL (reported). */
 int cli_parse_simple(struct cli *cli, int argc, char **argv, const char *cmd,

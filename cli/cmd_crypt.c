@@ -163,6 +163,12 @@ static const char usage_tail_opts[] =
 	"      --sessionless    create no session: the keys travel with the\n"
 	"                       op, which expands them itself (no --engine);\n"
 	"                       one operation, at most 16 MiB\n"
+	"      --progress[=WHEN]\n"
+	"                       bytes done, rate and (input a file) share\n"
+	"                       and time left on stderr, twice a second,\n"
+	"                       and a last line; WHEN: auto (the default:\n"
+	"                       only when stderr is a terminal), always,\n"
+	"                       never\n"
 	"  -s, --socket PATH    daemon socket\n"
 	"  -h, --help           this text\n";
 
@@ -222,6 +228,7 @@ static const struct option crypt_opts[] = {
 	{ "out", required_argument, NULL, CRYPT_OPT_OUT },
 	{ "data-unit", required_argument, NULL, OPT_DATA_UNIT },
 	{ "release-unverified", no_argument, NULL, OPT_RELEASE },
+	{ "progress", optional_argument, NULL, CRYPT_OPT_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "socket", required_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },

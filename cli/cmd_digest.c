@@ -23,7 +23,9 @@ static const char usage_digest[] =
 	"Hash stdin (or --in FILE) in cryptod, streamed in constant memory,\n"
 	"and print the digest in lower-case hex and a newline: the first\n"
 	"field of sha256sum's line. --verify HEX prints nothing: the exit\n"
-	"status says whether the digest matches.\n"
+	"status says whether the digest matches. HEX is the whole digest\n"
+	"(sha256: 32 bytes, 64 hex digits), as sha256sum -c wants it,\n"
+	"unless --truncate N says it is the first N bytes.\n"
 	"\n"
 	"  -a, --alg ALG        sha1, sha224, sha256 (default), sha384 or\n"
 	"                       sha512\n"
@@ -31,10 +33,18 @@ static const char usage_digest[] =
 	"      --out FILE       write FILE instead of stdout (through a\n"
 	"                       temporary file beside it, mode 0600)\n"
 	"      --binary         write the digest's bytes, no hex, no newline\n"
-	"      --verify HEX     compare the digest with HEX, in cryptod; a\n"
-	"                       HEX of 4 bytes or more but shorter than the\n"
-	"                       digest is compared with its first bytes\n"
+	"      --verify HEX     compare the digest with HEX, in cryptod;\n"
+	"                       another length than the digest's (or\n"
+	"                       --truncate's) is a usage error\n"
+	"      --truncate N     the digest's first N bytes (4..its full\n"
+	"                       length): printed, or what --verify has\n"
 	"      --engine NAME    run on this engine (default: daemon's pick)\n"
+	"      --progress[=WHEN]\n"
+	"                       bytes done, rate and (input a file) share\n"
+	"                       and time left on stderr, twice a second,\n"
+	"                       and a last line; WHEN: auto (the default:\n"
+	"                       only when stderr is a terminal), always,\n"
+	"                       never\n"
 	"  -s, --socket PATH    daemon socket\n"
 	"  -h, --help           this text\n"
 	"\n"
@@ -64,15 +74,23 @@ static const char usage_mac[] =
 	"      --key-name NAME  a named key the daemon holds (cryptoctl\n"
 	"                       key), instead of -k; -a must be its\n"
 	"                       algorithm\n"
-	"      --tag-len N      truncate the MAC to its first N bytes\n"
-	"                       (4..its full length)\n"
+	"      --truncate N     the MAC's first N bytes (4..its full\n"
+	"                       length): printed, or what --verify has\n"
+	"      --tag-len N      the same as --truncate\n"
 	"      --in FILE        read FILE instead of stdin (-: stdin)\n"
 	"      --out FILE       write FILE instead of stdout (through a\n"
 	"                       temporary file beside it, mode 0600)\n"
 	"      --binary         write the MAC's bytes, no hex, no newline\n"
-	"      --verify HEX     compare the MAC with HEX, in cryptod; sets\n"
-	"                       --tag-len\n"
+	"      --verify HEX     compare the MAC with HEX, in cryptod: the\n"
+	"                       whole MAC unless --truncate N; another\n"
+	"                       length is a usage error\n"
 	"      --engine NAME    run on this engine (default: daemon's pick)\n"
+	"      --progress[=WHEN]\n"
+	"                       bytes done, rate and (input a file) share\n"
+	"                       and time left on stderr, twice a second,\n"
+	"                       and a last line; WHEN: auto (the default:\n"
+	"                       only when stderr is a terminal), always,\n"
+	"                       never\n"
 	"  -s, --socket PATH    daemon socket\n"
 	"  -h, --help           this text\n"
 	"\n"
@@ -84,6 +102,7 @@ static const char usage_mac[] =
 enum {
 	OPT_BINARY = CRYPT_OPT_OWN,
 	OPT_VERIFY,
+	OPT_TRUNCATE,
 };
 
 static const struct option auth_opts[] = {
@@ -96,6 +115,8 @@ static const struct option auth_opts[] = {
 	{ "out", required_argument, NULL, CRYPT_OPT_OUT },
 	{ "binary", no_argument, NULL, OPT_BINARY },
 	{ "verify", required_argument, NULL, OPT_VERIFY },
+	{ "truncate", required_argument, NULL, OPT_TRUNCATE },
+	{ "progress", optional_argument, NULL, CRYPT_OPT_PROGRESS },
 	{ "engine", required_argument, NULL, CRYPT_OPT_ENGINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "socket", required_argument, NULL, 's' },
@@ -124,6 +145,8 @@ static int auth_opt(struct crypt_args *a, int c, char *arg)
 		a->have_tag = !ret;
 		a->dir = CC_DECRYPT;
 		return ret;
+	case OPT_TRUNCATE: /* mac's --tag-len, under the name both take */
+		return crypt_opt_tag_len(a, "--truncate", arg);
 	case 'h':
 		fputs(mac ? usage_mac : usage_digest, stdout);
 		return 1;

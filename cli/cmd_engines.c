@@ -286,7 +286,7 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 	ret = cc_capabilities_get(conn, &caps, &n);
 	cc_disconnect(conn);
 	if (ret < 0) {
-		cli_err("engines: %s", cc_strerror(ret));
+		cli_err("engines: %s", cli_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
 

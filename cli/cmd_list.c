@@ -18,7 +18,7 @@
 #include "table.h"
 
 static const char usage_clients[] =
-	"Usage: cryptoctl clients [--json | --wide] [--socket PATH]\n"
+	"Usage: cryptoctl clients [--json | --wide] [--exact] [--socket PATH]\n"
 	"\n"
 	"List the daemon's client connections: client id, pid, uid, gid, how\n"
 	"long connected, open queues, sessions, ops completed and bytes over\n"
@@ -33,6 +33,8 @@ static const char usage_clients[] =
 	"      --wide         every column: GID, ARENA, OFFLOAD, FALLBACK,\n"
 	"                     IN-PROC too, and whole names (else cut to 20\n"
 	"                     characters, ending in ~)\n"
+	"      --exact        BYTES and ARENA as exact integers (else\n"
+	"                     1024-based units: 850, 3.5K, 16.6G)\n"
 	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, name,\n"
 	"                     connected_ms, queues, sessions, ops, bytes,\n"
 	"                     in_flight, arena_bytes, streams,\n"
@@ -42,7 +44,7 @@ static const char usage_clients[] =
 	"  -h, --help         this text\n";
 
 static const char usage_sessions[] =
-	"Usage: cryptoctl sessions [--json | --wide] [--socket PATH]\n"
+	"Usage: cryptoctl sessions [--json | --wide] [--exact] [--socket PATH]\n"
 	"\n"
 	"List the sessions clients hold: client id, session id (per client),\n"
 	"owner pid and uid, algorithm, key size in bits (XTS: both halves),\n"
@@ -52,6 +54,8 @@ static const char usage_sessions[] =
 	"cryptoctl holds none).\n"
 	"\n"
 	"      --wide         whole algorithm and engine names\n"
+	"      --exact        BYTES as exact integers (else 1024-based\n"
+	"                     units: 850, 3.5K, 16.6G)\n"
 	"  -j, --json         {\"sessions\": [{client_id, session_id, pid, uid,\n"
 	"                     alg, key_bits, engine, tag_len, ops, bytes,\n"
 	"                     errors, auth_failures}]}\n"
@@ -118,9 +122,9 @@ static int clients_table(const struct cc_client_info *v, unsigned n)
 		tbl_u64(&t, i, 5, c->queues);
 		tbl_u64(&t, i, 6, c->sessions);
 		tbl_u64(&t, i, 7, c->ops);
-		tbl_u64(&t, i, 8, c->bytes);
+		tbl_bytes(&t, i, 8, c->bytes);
 		tbl_u64(&t, i, 9, c->in_flight);
-		tbl_u64(&t, i, 10, c->arena_bytes);
+		tbl_bytes(&t, i, 10, c->arena_bytes);
 		if (c->usage_reported) {
 			tbl_u64(&t, i, 11, c->usage.offloaded);
 			tbl_u64(&t, i, 12, c->usage.fallbacks);
@@ -152,7 +156,7 @@ int cmd_clients(struct cli *cli, int argc, char **argv)
 	ret = cc_clients_get(conn, &v, &n);
 	cc_disconnect(conn);
 	if (ret < 0) {
-		cli_err("clients: %s", cc_strerror(ret));
+		cli_err("clients: %s", cli_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
 	if (json)
@@ -218,7 +222,7 @@ int sessions_table(const struct cc_session_info *v, unsigned n)
 		tbl_text(&t, i, 6, s->engine);
 		tbl_u64(&t, i, 7, s->tag_len);
 		tbl_u64(&t, i, 8, s->c.ops);
-		tbl_u64(&t, i, 9, s->c.bytes);
+		tbl_bytes(&t, i, 9, s->c.bytes);
 		tbl_u64(&t, i, 10, s->c.errors);
 		tbl_u64(&t, i, 11, s->c.auth_failures);
 	}
@@ -243,7 +247,7 @@ int cmd_sessions(struct cli *cli, int argc, char **argv)
 	ret = cc_sessions_get(conn, &v, &n);
 	cc_disconnect(conn);
 	if (ret < 0) {
-		cli_err("sessions: %s", cc_strerror(ret));
+		cli_err("sessions: %s", cli_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
 	if (json) {

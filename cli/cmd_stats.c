@@ -17,8 +17,8 @@
 #include "table.h"
 
 static const char usage_stats[] =
-	"Usage: cryptoctl stats [--json | --wide] [--watch [SECONDS]\n"
-	"                       [--count N]] [--socket PATH]\n"
+	"Usage: cryptoctl stats [--json | --wide] [--exact]\n"
+	"                       [--watch [SECONDS] [--count N]] [--socket PATH]\n"
 	"       cryptoctl stats --prometheus [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
@@ -75,7 +75,9 @@ static const char usage_stats[] =
 	"                     workers, queues, programs) and the service\n"
 	"                     time of the last interval; q or Ctrl-C quits.\n"
 	"                     When stdout is not a terminal, one snapshot per\n"
-	"                     interval, one after another\n"
+	"                     interval, one after another. When the daemon\n"
+	"                     goes away (stopped, restarted) it says so on\n"
+	"                     stderr and waits for it to come back\n"
 	"  -n, --count N      with --watch: stop after N refreshes\n"
 	"      --wide         every column (the tables keep within 100\n"
 	"                     columns without it: workers leave out PASSES,\n"
@@ -83,6 +85,9 @@ static const char usage_stats[] =
 	"                     SESSIONS, RETRIES, EMPTY-POLLS and WAKEUPS,\n"
 	"                     --watch's queues RETRY/s; names are\n"
 	"                     cut to 20 characters, ending in ~)\n"
+	"      --exact        BYTES as exact integers (else 1024-based\n"
+	"                     units as df -h: 850, 3.5K, 16.6G; --json\n"
+	"                     and --prometheus are always exact)\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
@@ -118,6 +123,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "exact", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
@@ -139,6 +145,9 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 			break;
 		case 'W':
 			tbl_wide = 1;
+			break;
+		case 'X':
+			tbl_exact = 1;
 			break;
 		case 'p':
 			mode = PROM;
@@ -202,14 +211,15 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	if (mode == WATCH) {
-		ret = stats_watch(conn, interval, (unsigned)count, json);
-		cc_disconnect(conn);
+		ret = stats_watch(cli, &conn, interval, (unsigned)count, json);
+		if (conn)
+			cc_disconnect(conn);
 		return ret;
 	}
 	ret = stats_snap_take(conn, &snap);
 	cc_disconnect(conn);
 	if (ret < 0) {
-		cli_err("stats: %s", cc_strerror(ret));
+		cli_err("stats: %s", cli_strerror(ret));
 		if (mode == PROM) {
 			stats_print_prom_down();
 			return CLI_EXIT_OK;

@@ -69,6 +69,15 @@ struct crypt_caps {
 	uint32_t min_len, max_len; /* bytes, or bits (crd_alg_bit_len) */
 };
 
+/* --progress (crypt_progress.c): bytes through, rate, ETA on stderr. */
+struct crypt_progress {
+	int on;	      /* --progress, and (auto) stderr a terminal */
+	int tty;      /* redraw in place, else a line per update */
+	int64_t size; /* the input's bytes, or -1: unknown (a pipe) */
+	uint64_t done;
+	uint64_t t0, last; /* CLOCK_MONOTONIC ns: start, last line */
+};
+
 struct crypt_args {
 	const char *cmd; /* "encrypt", "decrypt", "digest", "mac" */
 	enum crypt_cmd what;
@@ -96,6 +105,7 @@ struct crypt_args {
 	uint8_t iv[CLI_IV_MAX];
 	uint8_t tag[CLI_TAG_MAX]; /* decrypt: expected; encrypt: computed */
 	uint8_t aad[CLI_AAD_MAX];
+	struct crypt_progress prog;
 };
 
 /* A connection and, unless --sessionless, the session holding the keys. */
@@ -135,6 +145,7 @@ enum {
 	CRYPT_OPT_IN,
 	CRYPT_OPT_OUT,
 	CRYPT_OPT_ENGINE,
+	CRYPT_OPT_PROGRESS,
 	CRYPT_OPT_OWN,
 };
 /* One command's front end: init sets what the command is and its default
@@ -161,6 +172,8 @@ int crypt_parse_hex(struct crypt_args *a, const char *opt, const char *hex,
 int crypt_parse_key_arg(struct crypt_args *a, int auth, char *hex);
 int crypt_parse_key_file(struct crypt_args *a, int auth, const char *path);
 int crypt_parse_uint(const char *s, unsigned max, unsigned *out);
+/* --tag-len N, or digest's and mac's --truncate N (named opt). */
+int crypt_opt_tag_len(struct crypt_args *a, const char *opt, const char *arg);
 /* Start of a command: no core file, closed standard descriptors noted and
  * plugged with /dev/null (a socket must never become stdin). */
 void crypt_begin(struct crypt_args *a);
@@ -239,6 +252,14 @@ void crypt_too_large(const struct crypt_args *a, const char *why);
  * engine turns out not to stream it. The exit status. */
 int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		 struct crypt_src *in, struct crypt_sink *out);
+
+/* crypt_progress.c: --progress[=auto|always|never] (0 or -EINVAL,
+ * reported); then, when on, start with the input's size (-1: unknown),
+ * add the bytes each step consumed, end with the last line. */
+int crypt_progress_parse(struct crypt_args *a, const char *arg);
+void crypt_progress_start(struct crypt_args *a, int64_t size);
+void crypt_progress_add(struct crypt_args *a, uint64_t n);
+void crypt_progress_end(struct crypt_args *a, int ok);
 
 /* crypt_run.c: open input and output, create the session, run the
  * message as a stream or as one operation, report: the exit status. */

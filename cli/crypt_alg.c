@@ -282,6 +282,7 @@ static int check_iv(struct crypt_args *a)
 static int check_tag(struct crypt_args *a)
 {
 	const char *n = a->alg_name;
+	const char *what = a->what == CRYPT_CMD_DIGEST ? "digest" : "MAC";
 
 	if (a->r->tag == CRYPT_TAG_NONE) {
 		if (a->have_tag || a->tag_len_set || a->tag_out_set)
@@ -291,6 +292,30 @@ static int check_tag(struct crypt_args *a)
 	}
 	if (!a->tag_len_set)
 		a->tag_len = cc_alg_tag_len(a->r->alg);
+	/* digest, mac --verify: the whole value, as sha256sum -c and
+	 * openssl dgst compare, unless --truncate says how much of it. A
+	 * cut .sha256 file must not pass. */
+	if (a->have_tag && a->r->tag == CRYPT_TAG_MAC &&
+	    a->tag_given != a->tag_len) {
+		if (a->tag_len_set)
+			return cli_usage_err(a->cmd,
+					     "--verify has %u bytes but "
+					     "--truncate is %u",
+					     a->tag_given, a->tag_len);
+		if (a->tag_given < CLI_TAG_MIN || a->tag_given > a->tag_len)
+			return cli_usage_err(a->cmd,
+					     "--verify: %u bytes, but a %s %s "
+					     "has %u (%u hex digits)",
+					     a->tag_given, n, what, a->tag_len,
+					     2 * a->tag_len);
+		return cli_usage_err(a->cmd,
+				     "--verify: %u bytes, but a %s %s has %u "
+				     "(%u hex digits); for its first %u "
+				     "bytes add --truncate %u",
+				     a->tag_given, n, what, a->tag_len,
+				     2 * a->tag_len, a->tag_given,
+				     a->tag_given);
+	}
 	if (a->have_tag) {
 		if (a->tag_len_set && a->tag_given != a->tag_len)
 			return cli_usage_err(a->cmd,
@@ -300,11 +325,11 @@ static int check_tag(struct crypt_args *a)
 		a->tag_len = a->tag_given;
 	}
 	if (a->r->tag == CRYPT_TAG_MAC &&
-	    (a->tag_len < 4 || a->tag_len > a->r->tag_max))
-		return cli_usage_err(a->cmd, "%s: %s of 4..%u bytes, got %u", n,
-				     a->what == CRYPT_CMD_DIGEST ? "digests"
-								 : "MACs",
-				     a->r->tag_max, a->tag_len);
+	    (a->tag_len < CLI_TAG_MIN || a->tag_len > a->r->tag_max))
+		return cli_usage_err(
+			a->cmd, "%s: %s of %u..%u bytes, got %u", n,
+			a->what == CRYPT_CMD_DIGEST ? "digests" : "MACs",
+			CLI_TAG_MIN, a->r->tag_max, a->tag_len);
 	return 0; /* an AEAD's or authenc's: crypt_caps_check() */
 }
 

@@ -136,6 +136,16 @@ void crypt_begin(struct crypt_args *a)
 	a->stdout_closed = !!(cli_closed_fds & 2);
 }
 
+int crypt_opt_tag_len(struct crypt_args *a, const char *opt, const char *arg)
+{
+	if (crypt_parse_uint(arg, CLI_TAG_MAX, &a->tag_len))
+		return cli_usage_err(a->cmd,
+				     "%s: '%s' is not a number up to %d", opt,
+				     arg, CLI_TAG_MAX);
+	a->tag_len_set = 1;
+	return 0;
+}
+
 /* A shared option: 0, or -EINVAL (reported; getopt's own unknown or
  * incomplete options were reported by getopt). */
 static int crypt_opt_shared(struct crypt_args *a, struct cli *cli, int c,
@@ -152,13 +162,7 @@ static int crypt_opt_shared(struct crypt_args *a, struct cli *cli, int c,
 		a->key_name = arg;
 		return 0;
 	case CRYPT_OPT_TAG_LEN:
-		if (crypt_parse_uint(arg, CLI_TAG_MAX, &a->tag_len))
-			return cli_usage_err(a->cmd,
-					     "--tag-len: '%s' is not a number "
-					     "up to %d",
-					     arg, CLI_TAG_MAX);
-		a->tag_len_set = 1;
-		return 0;
+		return crypt_opt_tag_len(a, "--tag-len", arg);
 	case CRYPT_OPT_IN:
 		a->in_path = arg;
 		return 0;
@@ -168,6 +172,8 @@ static int crypt_opt_shared(struct crypt_args *a, struct cli *cli, int c,
 	case CRYPT_OPT_ENGINE:
 		a->engine = arg;
 		return 0;
+	case CRYPT_OPT_PROGRESS:
+		return crypt_progress_parse(a, arg);
 	case 's':
 		cli->socket = arg;
 		return 0;

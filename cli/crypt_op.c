@@ -50,7 +50,7 @@ int crypt_open(struct cli *cli, struct crypt_args *a, struct crypt_conn *c)
 
 	why = cc_conn_last_error(c->conn);
 	cli_err("%s: cannot create the session: %s%s%s", a->cmd,
-		cc_strerror(ret), *why ? ": " : "", why);
+		cli_strerror(ret), *why ? ": " : "", why);
 	cc_disconnect(c->conn);
 	c->conn = NULL;
 	return ret;
@@ -209,6 +209,7 @@ int crypt_put_tag(struct crypt_args *a, struct crypt_sink *out)
 	strcat(hex, "\n");
 	if (a->what != CRYPT_CMD_CRYPT)
 		return crypt_sink_write(a, out, hex, strlen(hex));
+	cli_end_line(); /* after a --progress line drawn in place */
 	ret = crypt_write_all(STDERR_FILENO, hex, strlen(hex));
 	if (ret < 0)
 		cli_err("%s: writing the tag to stderr: %s", a->cmd,
@@ -228,7 +229,7 @@ int crypt_status(struct crypt_args *a, int ret)
 		return CLI_EXIT_AUTH;
 	}
 	if (ret < 0) {
-		cli_err("%s: %s", a->cmd, cc_strerror(ret));
+		cli_err("%s: %s", a->cmd, cli_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;
@@ -298,6 +299,7 @@ int crypt_oneshot(struct crypt_conn *c, struct crypt_args *a,
 	status = crypt_status(a, crypt_do(c, a, p, len));
 	if (status != CLI_EXIT_OK)
 		goto out;
+	crypt_progress_add(a, len);
 
 	/* GMAC, MACs and digests authenticate the data without
 	 * transforming it: encrypt writes the tag alone, decrypt and

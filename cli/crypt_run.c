@@ -67,10 +67,12 @@ int crypt_run(struct cli *cli, struct crypt_args *a)
 			goto out;
 		}
 	}
+	crypt_progress_start(a, in.size >= hold ? in.size - hold : in.size);
 	if (why)
 		status = crypt_oneshot(&c, a, &in, &out, why, NULL, 0);
 	else
 		status = crypt_stream(&c, a, &in, &out);
+	crypt_progress_end(a, status == CLI_EXIT_OK);
 	if (status == CLI_EXIT_OK && has_output(a))
 		status = crypt_sink_commit(a, &out);
 out:

@@ -124,7 +124,7 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 	ret = cc_stream_open(c->conn, &p, &s);
 	if (ret < 0) {
 		cli_err("%s: cannot open a stream: %s", a->cmd,
-			cc_strerror(ret));
+			cli_strerror(ret));
 		return CLI_EXIT_FAIL;
 	}
 	if (buf_reserve(&ib, CLI_CHUNK + hold)) {
@@ -154,6 +154,7 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 				goto out;
 			}
 			total += n;
+			crypt_progress_add(a, n);
 			memmove(ib.p, ib.p + n, hold);
 			have = hold;
 			continue;
@@ -176,6 +177,8 @@ int crypt_stream(struct crypt_conn *c, struct crypt_args *a,
 		why = total ? NULL : stream_refused(a, ret);
 		if (why)
 			goto one_op;
+		if (!ret)
+			crypt_progress_add(a, n);
 		status = ret == 1 ? CLI_EXIT_FAIL : crypt_status(a, ret);
 		break;
 	}

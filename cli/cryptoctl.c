@@ -65,7 +65,8 @@ static const char usage_main[] =
 	"  -V, --version      print the version\n"
 	"\n"
 	"Commands that print data take --json (one object; stats --watch:\n"
-	"one a line); text fits 100 columns, --wide adds the rest.\n"
+	"one a line); text fits 100 columns, --wide adds the rest; byte\n"
+	"counts in tables are 1024-based (16.6G), --exact prints them whole.\n"
 	"\n"
 	"Exit status:\n"
 	"  0  success (also version and stats --prometheus with no daemon)\n"
@@ -174,7 +175,7 @@ static int cmd_ping(struct cli *cli, int argc, char **argv)
 			      stdout);
 			json_str(cli->path);
 			fputs(", \"error\": ", stdout);
-			json_str(cc_strerror(ret));
+			json_str(cli_strerror(ret));
 			fputs("}\n", stdout);
 		}
 		return CLI_EXIT_FAIL;
@@ -182,7 +183,7 @@ static int cmd_ping(struct cli *cli, int argc, char **argv)
 	hello_ms = now_ms() - t0;
 	ret = cc_capabilities_get(conn, &caps, &n);
 	if (ret < 0) {
-		cli_err("ping: capabilities: %s", cc_strerror(ret));
+		cli_err("ping: capabilities: %s", cli_strerror(ret));
 		cc_disconnect(conn);
 		return CLI_EXIT_FAIL;
 	}
@@ -228,7 +229,7 @@ static int cmd_version(struct cli *cli, int argc, char **argv)
 		print_version();
 		if (ret < 0)
 			printf("cryptod: no answer at %s (%s)\n", cli->path,
-			       cc_strerror(ret));
+			       cli_strerror(ret));
 		else
 			printf("cryptod %s at %s\n", cc_daemon_version(conn),
 			       cli->path);
@@ -244,7 +245,7 @@ static int cmd_version(struct cli *cli, int argc, char **argv)
 			json_str(cc_daemon_version(conn));
 		if (ret < 0) {
 			fputs(", \"error\": ", stdout);
-			json_str(cc_strerror(ret));
+			json_str(cli_strerror(ret));
 		}
 		fputs("}\n", stdout);
 	}

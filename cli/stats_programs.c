@@ -77,6 +77,7 @@ int programs_table(const struct cc_program_stats *v, unsigned n)
 			tbl_u64(&t, i, 1, p->uid);
 		for (unsigned c = 0; c < sizeof(k) / sizeof(k[0]); c++)
 			tbl_u64(&t, i, 2 + c, k[c]);
+		tbl_bytes(&t, i, 5, p->bytes);
 	}
 	fit_names(&t);
 	tbl_print(&t);

@@ -34,7 +34,10 @@ static void tbl_counters(struct tbl *t, unsigned row, unsigned col,
 	unsigned i;
 
 	for (i = 0; i < n && i < N_COUNTERS; i++)
-		tbl_u64(t, row, col + i, v[i]);
+		if (i == 1) /* bytes */
+			tbl_bytes(t, row, col + i, v[i]);
+		else
+			tbl_u64(t, row, col + i, v[i]);
 }
 
 static int print_engines(const struct cc_stats *st)

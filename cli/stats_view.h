@@ -7,6 +7,8 @@
 
 #include <cryptoclient.h>
 
+#include "cli.h"
+
 /* A point-in-time view of the daemon: cmd_stats.c, stats_prom.c,
  * stats_watch.c. */
 struct stats_snap {
@@ -43,10 +45,11 @@ void stats_print_prom_down(void);
 /* One JSON object, the fields docs/observability.md lists. */
 void stats_print_json(const struct stats_snap *s);
 /* Refresh every interval seconds, count times (0: until q or Ctrl-C);
- * json: one stats_print_json() object a line instead of the view.
- * Returns an exit status. */
-int stats_watch(struct cc_conn *conn, double interval, unsigned count,
-		int json);
+ * json: one stats_print_json() object a line instead of the view. A
+ * daemon that goes away is waited for: *conn may be replaced (or NULL at
+ * the end). Returns an exit status. */
+int stats_watch(struct cli *cli, struct cc_conn **conn, double interval,
+		unsigned count, int json);
 
 /* cmd_list.c: the session list, shared with stats */
 int sessions_table(const struct cc_session_info *v, unsigned n);

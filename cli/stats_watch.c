@@ -5,7 +5,8 @@
  * service-time percentiles of that interval alone (the difference of the
  * two histograms), and per program its rates of ops, bytes and the
  * messages it reports. On a terminal it redraws in place and quits on q or
- * Ctrl-C; otherwise it prints one snapshot after another.
+ * Ctrl-C; otherwise it prints one snapshot after another. When the daemon
+ * goes away it says so and waits for it to come back (watch_reconnect).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -341,7 +342,33 @@ static int watch_wait(int keys, int ms)
 	return watch_stop;
 }
 
-int stats_watch(struct cc_conn *conn, double interval, unsigned count, int json)
+/*
+ * The daemon went away (stopped, restarted, upgraded): say so once on
+ * stderr, then try to connect again, every 0.1 s at first and at most
+ * every second, until it answers or q, Ctrl-C or SIGTERM. 0: connected
+ * again (*conn is the new connection), 1: quit.
+ */
+static int watch_reconnect(struct cli *cli, struct cc_conn **conn, int keys)
+{
+	int ms = 100;
+
+	cc_disconnect(*conn);
+	*conn = NULL;
+	cli_err("stats: %s; waiting for it to come back (q or Ctrl-C quits)",
+		cli_strerror(-EPIPE));
+	for (;;) {
+		if (watch_wait(keys, ms))
+			return 1;
+		if (!cli_connect_quiet(cli, conn))
+			break;
+		ms = ms * 2 > WATCH_RETRY_MAX_MS ? WATCH_RETRY_MAX_MS : ms * 2;
+	}
+	cli_err("stats: connected to %s again", cli->path);
+	return 0;
+}
+
+int stats_watch(struct cli *cli, struct cc_conn **conn, double interval,
+		unsigned count, int json)
 {
 	struct stats_snap snap[2];
 	struct termios saved, raw;
@@ -366,10 +393,22 @@ int stats_watch(struct cc_conn *conn, double interval, unsigned count, int json)
 		fputs("\033[?25l\033[2J", stdout); /* hide the cursor, clear */
 
 	for (n = 1; !count || n <= count; n++) {
-		int err = stats_snap_take(conn, &snap[cur]);
+		int err = stats_snap_take(*conn, &snap[cur]);
 
+		if (cli_conn_lost(err)) {
+			fflush(stdout);
+			if (watch_reconnect(cli, conn, keys))
+				break;
+			/* A new daemon counts from zero: no rates against
+			 * the old one's last snapshot. */
+			if (have_prev)
+				stats_snap_free(&snap[!cur]);
+			have_prev = 0;
+			n--; /* the snapshot is still to be shown */
+			continue;
+		}
 		if (err < 0) {
-			cli_err("stats: %s", cc_strerror(err));
+			cli_err("stats: %s", cli_strerror(err));
 			ret = CLI_EXIT_FAIL;
 			break;
 		}

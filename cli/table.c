@@ -13,6 +13,23 @@
 #include "table.h"
 
 int tbl_wide;
+int tbl_exact;
+
+void fmt_bytes(char *buf, size_t len, uint64_t v)
+{
+	static const char units[] = "KMGTPE";
+	double d = (double)v;
+	unsigned u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return;
+	}
+	/* 1023.96K would print as "1024.0K": the next unit then. */
+	for (d /= 1024; d >= 1023.95 && u + 1 < sizeof(units) - 1; u++)
+		d /= 1024;
+	snprintf(buf, len, "%.1f%c", d, units[u]);
+}
 
 int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	     unsigned cols)
@@ -44,6 +61,14 @@ char *tbl_cell(struct tbl *t, unsigned row, unsigned col)
 void tbl_u64(struct tbl *t, unsigned row, unsigned col, uint64_t v)
 {
 	snprintf(tbl_cell(t, row, col), TBL_CELL, "%" PRIu64, v);
+}
+
+void tbl_bytes(struct tbl *t, unsigned row, unsigned col, uint64_t v)
+{
+	if (tbl_exact)
+		tbl_u64(t, row, col, v);
+	else
+		fmt_bytes(tbl_cell(t, row, col), TBL_CELL, v);
 }
 
 /*

@@ -18,12 +18,19 @@ struct tbl {
 /* --wide: every column and whole text cells. Without it a table stays
  * within 100 columns: '+' columns are left out, text cut to TBL_NARROW. */
 extern int tbl_wide;
+/* --exact: byte counts as integers in tables, not "16.6G". */
+extern int tbl_exact;
 /* A title starting with '<' makes a left-aligned column, with '+' (then
  * maybe '<') a column of --wide only. 0 or -ENOMEM. */
 int tbl_init(struct tbl *t, unsigned rows, const char *const *titles,
 	     unsigned cols);
 char *tbl_cell(struct tbl *t, unsigned row, unsigned col);
 void tbl_u64(struct tbl *t, unsigned row, unsigned col, uint64_t v);
+/* A byte count for people, 1024-based as df -h: "850", "16.6G" (K, M, G,
+ * T, P, E, one decimal); into buf (>= 16 bytes). */
+void fmt_bytes(char *buf, size_t len, uint64_t v);
+/* fmt_bytes() in a cell, or the exact integer with --exact. */
+void tbl_bytes(struct tbl *t, unsigned row, unsigned col, uint64_t v);
 /* Text from the daemon or a client: non-printable bytes become '?'. */
 void tbl_text(struct tbl *t, unsigned row, unsigned col, const char *s);
 void tbl_print(struct tbl *t);

@@ -66,13 +66,17 @@ unsigned config_reload(const struct config *cur, struct config *next)
 		config_value_str(next, k, now, sizeof(now));
 		if (!strcmp(was, now))
 			continue;
+		/* An empty value is an unset key (keys.kek, socket_group):
+		 * say so, not "still " and nothing. */
+		const char *w = was[0] ? was : "unset";
+		const char *n = now[0] ? now : "unset";
 		if (config_key_live(k)) {
-			log_info("reload: %s = %s (was %s)", name, now, was);
+			log_info("reload: %s = %s (was %s)", name, n, w);
 			changed++;
 			continue;
 		}
-		log_warn("reload: %s = %s needs a restart; still %s", name, now,
-			 was);
+		log_warn("reload: %s = %s needs a restart; still %s", name, n,
+			 w);
 		config_copy_key(next, cur, k);
 	}
 	config_set_active(next);

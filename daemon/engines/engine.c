@@ -47,8 +47,13 @@ int engine_probe_all(void)
 				 probe_state[i].why);
 			continue;
 		}
-		log_info("engine %s available (%s)", engines[i]->name,
-			 probe_state[i].why);
+		/* why: what the probe found (a CPU feature, a device), or
+		 * nothing to add (null, openssl). */
+		if (probe_state[i].why[0])
+			log_info("engine %s available (%s)", engines[i]->name,
+				 probe_state[i].why);
+		else
+			log_info("engine %s available", engines[i]->name);
 		n++;
 	}
 	return n;

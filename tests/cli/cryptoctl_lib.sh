@@ -108,18 +108,24 @@ DAEMON_ARGS=
 if declare -F daemon_setup >/dev/null; then
 	daemon_setup
 fi
-# shellcheck disable=SC2086 # DAEMON_ARGS is a list
-"$DAEMON" --socket "$sock" --workers 2 $DAEMON_ARGS >"$tmp/daemon.log" 2>&1 &
-dpid=$!
-for _ in $(seq 100); do
-	"$CTL" --socket "$sock" ping >/dev/null 2>&1 && break
-	if ! kill -0 "$dpid" 2>/dev/null; then
-		echo "cryptod exited during start-up:" >&2
-		cat "$tmp/daemon.log" >&2
-		exit 1
-	fi
-	sleep 0.1
-done
+# daemon_start: cryptod on $sock (pid in dpid), answering pings; a test
+# that stopped it starts it again with this.
+daemon_start()
+{
+	# shellcheck disable=SC2086 # DAEMON_ARGS is a list
+	"$DAEMON" --socket "$sock" --workers 2 $DAEMON_ARGS >>"$tmp/daemon.log" 2>&1 &
+	dpid=$!
+	for _ in $(seq 100); do
+		"$CTL" --socket "$sock" ping >/dev/null 2>&1 && break
+		if ! kill -0 "$dpid" 2>/dev/null; then
+			echo "cryptod exited during start-up:" >&2
+			cat "$tmp/daemon.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+daemon_start
 export CRYPTOD_SOCKET=$sock
 
 K16=000102030405060708090a0b0c0d0e0f

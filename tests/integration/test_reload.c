@@ -135,9 +135,18 @@ static void flags_and_reload(void **state)
 		   "limits.queues_per_client = 2\n"
 		   "limits.sessions_per_client = 8\n"
 		   "keys.min_bits = 256\n"
-		   "route.aes-gcm = openssl\n");
+		   "route.aes-gcm = openssl\n"
+		   "keys.kek = /nonexistent/kek.hex\n");
 	reload(&d, "reloaded ");
 	assert_int_equal(log_count("workers = 2 needs a restart; still 1"), 1);
+	/* An unset key in effect is named so, not left blank. */
+	assert_int_equal(log_count("keys.kek = /nonexistent/kek.hex needs a "
+				   "restart; still unset"),
+			 1);
+	assert_int_equal(log_count("needs a restart; still \n"), 0);
+	/* An engine with nothing to add: no empty parentheses. */
+	assert_int_equal(log_count("engine null available\n"), 1);
+	assert_int_equal(log_count("available ()"), 0);
 	assert_int_equal(
 		log_count("reload: limits.queues_per_client = 2 (was 1)"), 1);
 	assert_int_equal(cc_queue_open(c, &qp, &q[1]), 0);
