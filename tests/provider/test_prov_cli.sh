@@ -6,42 +6,16 @@
 #   test_prov_cli.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
-# Debian's openssl is not built with sanitizers, and a sanitized module
-# cannot load into it (the runtime must come first); test_prov_evp runs
-# the sanitized provider.
-[ -z "$sanitize" ] || { echo "SKIP: provider built with -fsanitize=$sanitize"; exit 77; }
-command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
-[ -x "$daemon" ] || { echo "SKIP: no daemon at $daemon"; exit 77; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-cli.XXXXXX") || exit 1
-dpid=
-cleanup() {
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
+prov_need openssl
+prov_tmp cli
 export CRYPTOD_SOCKET=$tmp/cryptod.sock
-"$daemon" --socket "$CRYPTOD_SOCKET" --no-config --log-level error \
-	>"$tmp/daemon.log" 2>&1 &
-dpid=$!
-for _ in $(seq 100); do
-	"$ctl" ping >/dev/null 2>&1 && break
-	sleep 0.1
-done
-"$ctl" ping >/dev/null 2>&1 || { cat "$tmp/daemon.log"; echo "FAIL: daemon"; exit 1; }
+prov_daemon_start "$CRYPTOD_SOCKET"
 
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Both providers loaded, cryptod's implementations asked for by property.
 P=(-provider-path "$provdir" -provider cryptod -provider default
 	-propquery provider=cryptod)
-
-daemon_bytes() {
-	"$ctl" stats --json | python3 -c '
-import json, sys
-print(sum(e["bytes"] for e in json.load(sys.stdin)["engines"]))'
-}
 
 sizes=(0 1 15 16 17 4095 8193 65537 1000003)
 for n in "${sizes[@]}"; do
@@ -105,8 +79,4 @@ python3 -c "import sys; a, b, c = map(float, sys.argv[1:]); \
 print('openssl enc aes-128-ctr 100 MiB: default %.0f MiB/s, cryptod %.0f MiB/s' % (100 / (b - a), 100 / (c - b)))" \
 	"$t0" "$t1" "$t2"
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end

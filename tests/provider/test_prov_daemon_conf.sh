@@ -9,16 +9,13 @@
 # Debian's openssl: the offload checks at the end are left out.
 set -uo pipefail
 daemon=$1 provdir=$(realpath "$2") ctl=$3 src=$4 sanitize=${5:-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-dconf.XXXXXX") || exit 1
-dpid=
-trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/prov_lib.sh"
+prov_tmp dconf
 export CRYPTOD_SOCKET=$tmp/s.sock
 OPENSSL_CONF=$src/provider/cryptod-provider-tls.cnf OPENSSL_MODULES=$provdir \
 	"$daemon" --no-config --socket "$tmp/s.sock" --log-level warn 2>"$tmp/d.log" &
 dpid=$!
 for _ in $(seq 100); do "$ctl" ping >/dev/null 2>&1 && break; sleep 0.05; done
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 grep -q "engine aesni unavailable" "$tmp/d.log" && bad "aesni unavailable: $(cat "$tmp/d.log")"
 "$ctl" engines --json >"$tmp/eng.json" 2>&1
 python3 - "$tmp/eng.json" <<'PY' || bad "aes-gcm is not on aesni: $(head -c 600 "$tmp/eng.json")"
@@ -37,9 +34,7 @@ timeout 20 "$ctl" encrypt -a aes-128-gcm -k $key -i 000102030405060708090a0b --i
 
 if [ -n "$sanitize" ]; then
 	echo "offload checks skipped: provider built with -fsanitize=$sanitize"
-	[ "$fails" -eq 0 ] && { echo PASS; exit 0; }
-	echo "FAIL: $fails"
-	exit 1
+	prov_end
 fi
 # The shipped configurations offload with nothing on the command line:
 # OPENSSL_CONF alone, and the daemon's byte counters move by the file.
@@ -71,8 +66,4 @@ OPENSSL_CONF=/dev/null openssl enc -aes-128-cbc -K $key -iv $iv -in "$tmp/m" \
 	-out "$tmp/b2"
 cmp -s "$tmp/c" "$tmp/b2" || bad "cryptod-provider-tls.cnf: enc output differs"
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end

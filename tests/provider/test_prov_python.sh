@@ -10,14 +10,11 @@
 #   test_prov_python.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$(realpath "$2") ctl=$3 src=$4 sanitize=${5:-}
-[ -z "$sanitize" ] || { echo "SKIP: provider built with -fsanitize=$sanitize"; exit 77; }
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
 py=/usr/bin/python3
 [ -x "$py" ] || { echo "SKIP: no $py"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-py.XXXXXX") || exit 1
-dpid=
-trap '[ -n "$dpid" ] && kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+prov_tmp py
 export CRYPTOD_SOCKET=$tmp/s.sock OPENSSL_MODULES=$provdir
 start() {
 	"$daemon" --no-config --socket "$tmp/s.sock" --log-level warn 2>>"$tmp/d.log" &
@@ -68,8 +65,4 @@ dpid=
 [ $rc = 0 ] || bad "python died (exit $rc) when the daemon went away under a digest: $(tail -2 "$tmp/gone.err")"
 [ "$out" = "ValueError True" ] || bad "the digest after the daemon went away: '$out' (want a ValueError naming cryptod)"
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end

@@ -6,13 +6,10 @@
 #   test_prov_routing.sh PROVIDER_DIR SRC_DIR [SANITIZE]
 set -uo pipefail
 provdir=$1 src=$2 sanitize=${3:-}
-[ -z "$sanitize" ] || { echo "SKIP: provider built with -fsanitize=$sanitize"; exit 77; }
-command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-routing.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
+prov_need openssl
+prov_tmp routing
 export OPENSSL_MODULES=$provdir
 unset CRYPTOD_PROVIDER_ALGORITHMS
 
@@ -70,8 +67,4 @@ for v in bogus "ciphers,bogus" "," "cipher"; do
 	grep -q "algorithms = $v: expected" <<<"$out" || bad "algorithms = '$v': no error naming the key: $out"
 done
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end

@@ -8,33 +8,14 @@
 #   test_prov_stats.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
-# A sanitized module cannot load into Debian's openssl (test_prov_cli.sh).
-[ -z "$sanitize" ] || { echo "SKIP: provider built with -fsanitize=$sanitize"; exit 77; }
-command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
-[ -x "$daemon" ] || { echo "SKIP: no daemon at $daemon"; exit 77; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-stats.XXXXXX") || exit 1
-dpid=
-cleanup() {
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
+prov_need openssl
+prov_tmp stats
 sock=$tmp/cryptod.sock
 # AES-128 keys are below this key policy: the daemon refuses them, and
 # fallback = default-provider runs them on the default provider.
-"$daemon" --socket "$sock" --no-config --log-level error \
-	--set keys.min_bits=256 >"$tmp/daemon.log" 2>&1 &
-dpid=$!
-for _ in $(seq 100); do
-	"$ctl" --socket "$sock" ping >/dev/null 2>&1 && break
-	sleep 0.1
-done
-"$ctl" --socket "$sock" ping >/dev/null 2>&1 || { cat "$tmp/daemon.log"; echo "FAIL: daemon"; exit 1; }
-
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+prov_daemon_start "$sock" --set keys.min_bits=256
 
 cnf() # FILE FALLBACK
 {
@@ -122,8 +103,4 @@ grep -Eq "^openssl/openssl +$(id -u) +0 +0 +$ops +[0-9.]+[KMGTPE]? +0 +1 +1 +1$"
 grep -Fqx "cryptod_program_fallbacks_total{program=\"openssl/openssl\",uid=\"$(id -u)\"} 1" "$tmp/prom" ||
 	bad "prometheus: no fallbacks sample for openssl/openssl"
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end

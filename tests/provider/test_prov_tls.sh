@@ -11,50 +11,27 @@
 #   test_prov_tls.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL SRC_DIR [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 src=$4 sanitize=${5:-}
-# Debian's openssl is not built with sanitizers, and a sanitized module
-# cannot load into it.
-[ -z "$sanitize" ] || { echo "SKIP: provider built with -fsanitize=$sanitize"; exit 77; }
-command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-[ -x "$daemon" ] || { echo "SKIP: no daemon at $daemon"; exit 77; }
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-prov-tls.XXXXXX") || exit 1
-dpid= spid=
-cleanup() {
-	[ -n "$spid" ] && kill "$spid" 2>/dev/null
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
+prov_need openssl python3
+spid=
+prov_cleanup() { [ -n "$spid" ] && kill "$spid" 2>/dev/null; }
+prov_tmp tls
 cd "$tmp" || exit 1
 
 # The daemon and the certificate without the provider: the daemon's own
 # OpenSSL must never be pointed at cryptod.so (it would call itself).
 unset OPENSSL_CONF OPENSSL_MODULES CRYPTOD_PROVIDER_ALGORITHMS
 export CRYPTOD_SOCKET=$tmp/cryptod.sock
-"$daemon" --socket "$CRYPTOD_SOCKET" --no-config --log-level error \
-	>"$tmp/daemon.log" 2>&1 &
-dpid=$!
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem \
 	-days 1 -subj /CN=localhost 2>/dev/null || { echo "FAIL: certificate"; exit 1; }
-for _ in $(seq 100); do
-	"$ctl" ping >/dev/null 2>&1 && break
-	sleep 0.1
-done
-"$ctl" ping >/dev/null 2>&1 || { cat "$tmp/daemon.log"; echo "FAIL: daemon"; exit 1; }
+prov_daemon_start "$CRYPTOD_SOCKET"
 
 size=$((100 << 20))
 head -c "$size" /dev/urandom >big.bin
 want=$(sha256sum big.bin | cut -d' ' -f1)
 head -c 1000 /dev/urandom >small.bin
 
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-daemon_bytes() {
-	"$ctl" stats --json | python3 -c '
-import json, sys
-print(sum(e["bytes"] for e in json.load(sys.stdin)["engines"]))'
-}
 # The body of an HTTP/1.0 response (s_server -WWW), its SHA-256.
 body_sha() {
 	python3 -c '
@@ -170,8 +147,4 @@ t1=$(date +%s.%N)
 python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); \
 print('%-50s %5.2f s  %4.0f MiB/s' % ('TLS 1.3 TLS_AES_128_GCM_SHA256, default provider', t, 100 / t))" "$t0" "$t1"
 
-if [ "$fails" -ne 0 ]; then
-	echo "FAIL: $fails"
-	exit 1
-fi
-echo "PASS"
+prov_end
