@@ -76,8 +76,6 @@ size_t rnd_cut(uint64_t *s, size_t left)
 	return n < left ? n : left;
 }
 
-atomic_int failures;
-
 const struct cdef ciphers[N_CIPHERS] = {
 	{ "AES-128-GCM", K_GCM, 16, 12 }, { "AES-192-GCM", K_GCM, 24, 12 },
 	{ "AES-256-GCM", K_GCM, 32, 12 }, { "ChaCha20-Poly1305", K_CP, 32, 12 },
@@ -747,11 +745,5 @@ int pe_daemon(struct fx_daemon *d, OSSL_PROVIDER **prov)
 int pe_end(struct fx_daemon *d, OSSL_PROVIDER *prov, uint64_t seed)
 {
 	int st = pfx_stop(d, lib, prov);
-	if (failures || st) {
-		fprintf(stderr, "FAIL: %d failures (TEST_SEED=%llu)\n",
-			(int)failures, (unsigned long long)seed);
-		return FX_EXIT_FAIL;
-	}
-	fprintf(stderr, "PASS\n");
-	return FX_EXIT_PASS;
+	return pfx_verdict(st, seed);
 }

@@ -32,15 +32,6 @@ extern const char *PQ;
 extern int sanitized;
 /* Cleared where the default provider does the work (fallback). */
 extern int want_cryptod_reason;
-extern atomic_int failures;
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);           \
-		fprintf(stderr, __VA_ARGS__);                                  \
-		fputc('\n', stderr);                                           \
-		ERR_print_errors_fp(stderr);                                   \
-		atomic_fetch_add(&failures, 1);                                \
-	} while (0)
 
 enum kind { K_GCM, K_CP, K_CBC, K_ECB, K_CTR, K_XTS, K_C20 };
 struct cdef {

@@ -11,6 +11,22 @@
 #include <openssl/err.h>
 #include <openssl/params.h>
 
+atomic_int failures;
+
+int pfx_verdict(int stop, uint64_t seed)
+{
+	if (failures || stop) {
+		fprintf(stderr, "FAIL: %d failures", (int)failures);
+		if (seed)
+			fprintf(stderr, " (TEST_SEED=%llu)",
+				(unsigned long long)seed);
+		fprintf(stderr, "%s\n", stop ? ", and the daemon's stop" : "");
+		return FX_EXIT_FAIL;
+	}
+	fprintf(stderr, "PASS\n");
+	return FX_EXIT_PASS;
+}
+
 void pfx_need_daemon(void)
 {
 	if (access(CRYPTOD_BIN, X_OK) && !getenv("CRYPTOD_BIN")) {

@@ -10,11 +10,31 @@
 #ifndef CRYPTOD_TEST_PROV_FIXTURE_H
 #define CRYPTOD_TEST_PROV_FIXTURE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include <openssl/err.h>
 #include <openssl/provider.h>
 
 #include "fixture.h"
+
+/* The failures so far: FAIL() counts one, saying where and why, with
+ * OpenSSL's error stack (which it empties). Any thread may. */
+extern atomic_int failures;
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);           \
+		fprintf(stderr, __VA_ARGS__);                                  \
+		fputc('\n', stderr);                                           \
+		ERR_print_errors_fp(stderr);                                   \
+		atomic_fetch_add(&failures, 1);                                \
+	} while (0)
+
+/* The end of a program: PASS, or FAIL with the count (and the seed that
+ * replays the run, when not 0). stop: what pfx_stop() returned. The exit
+ * status. */
+int pfx_verdict(int stop, uint64_t seed);
 
 /* Exit FX_EXIT_SKIP, saying why, when the daemon binary is absent. */
 void pfx_need_daemon(void);

@@ -28,14 +28,6 @@
 #include "prov_fixture.h"
 
 static OSSL_LIB_CTX *lib;
-static int failures;
-
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "FAIL: " __VA_ARGS__);                         \
-		fputc('\n', stderr);                                           \
-		failures++;                                                    \
-	} while (0)
 
 /* Does c take an n-byte IV? By the ctrl, or by an init parameter. */
 static int takes_ctrl(EVP_CIPHER *c, size_t n)
@@ -213,8 +205,5 @@ int main(void)
 	lengths("AES-128-GCM", 130);
 	lengths("ChaCha20-Poly1305", 17);
 	messages();
-	if (pfx_stop(&d, lib, prov))
-		failures++;
-	fprintf(stderr, "%s\n", failures ? "FAIL" : "PASS");
-	return failures ? FX_EXIT_FAIL : FX_EXIT_PASS;
+	return pfx_verdict(pfx_stop(&d, lib, prov), 0);
 }

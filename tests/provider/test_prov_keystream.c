@@ -20,17 +20,7 @@
 #include "prov_fixture.h"
 
 static OSSL_LIB_CTX *lib;
-static int failures;
 static uint64_t rng;
-
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);           \
-		fprintf(stderr, __VA_ARGS__);                                  \
-		fputc('\n', stderr);                                           \
-		ERR_print_errors_fp(stderr);                                   \
-		failures++;                                                    \
-	} while (0)
 
 static uint64_t next(void)
 {
@@ -221,11 +211,5 @@ int main(void)
 	if (pfx_counters(lib, &nd, &nf, NULL) || !nd || nf)
 		FAIL("%llu messages on the daemon, %llu fallbacks",
 		     (unsigned long long)nd, (unsigned long long)nf);
-	int st = pfx_stop(&d, lib, prov);
-	if (failures || st) {
-		fprintf(stderr, "FAIL: %d failures\n", failures);
-		return FX_EXIT_FAIL;
-	}
-	fprintf(stderr, "PASS\n");
-	return FX_EXIT_PASS;
+	return pfx_verdict(pfx_stop(&d, lib, prov), 0);
 }

@@ -49,15 +49,6 @@
 #define REC_MAX (16384 + 2048)
 
 static OSSL_LIB_CTX *lib; /* cryptod alone */
-static int failures;
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);           \
-		fprintf(stderr, __VA_ARGS__);                                  \
-		fputc('\n', stderr);                                           \
-		ERR_print_errors_fp(stderr);                                   \
-		failures++;                                                    \
-	} while (0)
 
 static uint64_t seed_state;
 static uint64_t rnd(void)
@@ -527,11 +518,5 @@ int main(void)
 	fprintf(stderr, "%u record cases, %llu messages on the daemon\n", cases,
 		(unsigned long long)nd);
 	int st = pfx_stop(&d, lib, prov);
-	if (failures || st) {
-		fprintf(stderr, "FAIL: %d failures (TEST_SEED=%llu)\n",
-			failures, (unsigned long long)seed);
-		return FX_EXIT_FAIL;
-	}
-	fprintf(stderr, "PASS\n");
-	return 0;
+	return pfx_verdict(st, seed);
 }

@@ -25,14 +25,6 @@
 
 #include "prov_fixture.h"
 
-static int failures;
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		fprintf(stderr, "FAIL: " __VA_ARGS__);                         \
-		fputc('\n', stderr);                                           \
-		failures++;                                                    \
-	} while (0)
-
 #define NAME "openssl/test_prov_usage"
 
 static const uint8_t key[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
@@ -193,10 +185,5 @@ int main(void)
 	want_daemon(d.sock, 0, 4, 0, 0, "the program, after teardown");
 
 	int st = fx_daemon_stop(&d);
-	if (failures || st) {
-		fprintf(stderr, "FAIL: %d failures\n", failures);
-		return FX_EXIT_FAIL;
-	}
-	fprintf(stderr, "PASS\n");
-	return FX_EXIT_PASS;
+	return pfx_verdict(st, 0);
 }
