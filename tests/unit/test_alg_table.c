@@ -82,7 +82,7 @@ static const struct want {
 
 /*
  * The columns that replaced lists elsewhere, at their old values: the
- * engines' stream_alg() lists (union), engine_openssl.c's and the
+ * engines' old stream_alg() lists (union), engine_openssl.c's and the
  * bench's EVP names, namedkeys.c's nk_alg_ok() and keyreq.c's MAC test
  * (use), the authenc halves openssl_authenc.c and the bench split by
  * hand.

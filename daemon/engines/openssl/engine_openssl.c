@@ -30,9 +30,11 @@
 #include <cryptod/ring_abi.h>
 
 static const struct alg_cap ossl_caps[] = {
-	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm) */
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX),
-	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0),
+	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm). No GCM
+	 * streams: EVP's GHASH state cannot live in the stream's plain
+	 * bytes (stream.h, openssl_stream.c). */
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 0),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
@@ -45,7 +47,8 @@ static const struct alg_cap ossl_caps[] = {
 	  .aad = RANGE1(0),
 	  .min_len = 16,
 	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
+	  .block = 1,
+	  .stream = 1 },
 	CAP_AES_CBC_NULL,
 	CAP_AES_GCM_RFC4106(CRD_OP_MAX_LEN),
 	/* authentication only: openssl_auth.c */
@@ -53,8 +56,9 @@ static const struct alg_cap ossl_caps[] = {
 	CAP_SHAS,
 	CAP_CMAC(16, 32, 8),
 	CAP_XCBC(16),
-	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN),
-	CAP_CHACHA20_POLY1305,
+	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN, 1),
+	/* no streams: as GCM's, Poly1305's state is EVP's */
+	CAP_CHACHA20_POLY1305(0),
 	/* RFC 8439 ChaCha20; IV = 32-bit LE block counter || nonce */
 	{ .alg = CRD_ALG_CHACHA20,
 	  .n_key = 1,
@@ -118,6 +122,7 @@ static void ossl_worker_fini(void *wctx)
 	if (!w)
 		return;
 	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
+	EVP_CIPHER_CTX_free(w->sctx);
 	ossl_auth_free(w->auth);
 	ossl_hmac_free(w->hmac); /* and the HMAC states */
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
@@ -132,9 +137,10 @@ static void *ossl_worker_init(const struct engine *e)
 	if (!w)
 		return NULL;
 	w->ctx = EVP_CIPHER_CTX_new();
+	w->sctx = EVP_CIPHER_CTX_new();
 	w->auth = ossl_auth_new();
 	w->hmac = ossl_hmac_new();
-	if (!w->ctx || !w->auth || !w->hmac)
+	if (!w->ctx || !w->sctx || !w->auth || !w->hmac)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
@@ -411,6 +417,5 @@ const struct engine engine_openssl = {
 	.worker_init = ossl_worker_init,
 	.worker_fini = ossl_worker_fini,
 	.process = ossl_process,
-	.stream_alg = ossl_stream_alg,
 	.stream = ossl_stream,
 };
