@@ -81,6 +81,18 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 16,
 	  .max_len = OSSL_KW_MAX,
 	  .block = 8 },
+	/* RFC 5649 key wrap with padding: the tag is the wrap's first 8
+	 * bytes and as many more as the padding (ossl_kwp) */
+	{ .alg = CRD_ALG_AES_KWP,
+	  KEYS_AES,
+	  NO_IV,
+	  .n_tag = 1,
+	  .tag = { { 8, 15, 1 } },
+	  .default_tag = 8,
+	  .aad = RANGE1(0),
+	  .min_len = 1,
+	  .max_len = OSSL_KW_MAX,
+	  .block = 1 },
 };
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
@@ -223,6 +235,55 @@ static int ossl_kw(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
 }
 
+/*
+ * AES key wrap with padding (RFC 5649) through EVP's AES-n-WRAP-PAD. The
+ * wrap of n bytes is 8 + n + pad bytes (pad = (8 - n % 8) % 8, the zeros
+ * that fill the last semiblock): the op's tag is its first tag_len = 8 +
+ * pad bytes and its data the other n, so tag || data is the RFC's
+ * output, with the AEAD shape (len in, len out) of aes-kw. The session's
+ * tag length thus says n mod 8, and an unwrap checks, besides the RFC's
+ * integrity check, that the wrapped length (MLI) is len. An unwrap runs
+ * in private memory as ossl_kw's does; a failing one zeroes the output.
+ * Returns CRD_ST_*.
+ */
+static int ossl_kwp(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		    struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	uint32_t pad = (8 - op->len % 8) % 8, total = 8 + op->len + pad;
+	int n = 0;
+
+	if (op->len < 1 || op->len > OSSL_KW_MAX || op->tag_len != 8 + pad)
+		return CRD_ST_BAD_PARAM;
+	EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+	if (!EVP_CipherInit_ex2(ctx, c, key, NULL, enc, NULL))
+		return CRD_ST_ENGINE;
+	if (enc) {
+		if (EVP_CipherUpdate(ctx, w->kw, &n, op->src, (int)op->len) <=
+			    0 ||
+		    n != (int)total)
+			return CRD_ST_ENGINE;
+		memcpy(op->tag, w->kw, op->tag_len);
+		memcpy(op->dst, w->kw + op->tag_len, op->len);
+		OPENSSL_cleanse(w->kw, total);
+		return CRD_ST_OK;
+	}
+	/* as ossl_kw: from a copy (src may be dst), into private memory;
+	 * EVP writes the padded length there before it checks */
+	memcpy(w->kw, op->tag, op->tag_len);
+	memcpy(w->kw + op->tag_len, op->src, op->len);
+	int ok = EVP_CipherUpdate(ctx, w->kw_out, &n, w->kw, (int)total) > 0 &&
+		 n == (int)op->len;
+	OPENSSL_cleanse(w->kw, total);
+	if (ok)
+		memcpy(op->dst, w->kw_out, op->len);
+	else
+		memset(op->dst, 0, op->len);
+	OPENSSL_cleanse(w->kw_out, op->len + pad);
+	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
+}
+
 /* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */
 static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 		    struct engine_op *op)
@@ -356,6 +417,11 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
 		if (s->alg == CRD_ALG_AES_KW) {
 			op->status = ossl_kw(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
+		if (s->alg == CRD_ALG_AES_KWP) {
+			op->status = ossl_kwp(w, c, k->raw, op);
 			keyed_sess = NULL;
 			continue;
 		}
