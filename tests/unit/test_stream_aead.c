@@ -730,6 +730,70 @@ static void test_ccm_busy_manager(void **state)
 	session_destroy(s);
 }
 
+/* NIST SP 800-38C Appendix C, Examples 1-3 (one key), as streams cut
+ * at random and as one piece: ciphertext and tag, the plaintext back, a
+ * flipped tag bit refused. On the engine under test. */
+static void test_ccm_sp800_38c(void **state)
+{
+	static const struct {
+		const char *nonce, *aad, *pt, *ct_tag;
+		unsigned tag;
+	} v[] = {
+		{ "10111213141516", "0001020304050607", "20212223",
+		  "7162015b4dac255d", 4 },
+		{ "1011121314151617", "000102030405060708090a0b0c0d0e0f",
+		  "202122232425262728292a2b2c2d2e2f",
+		  "d2a1f0e051ea5f62081a7792073d593d1fc64fbfaccd", 6 },
+		{ "101112131415161718191a1b",
+		  "000102030405060708090a0b0c0d0e0f10111213",
+		  "202122232425262728292a2b2c2d2e2f3031323334353637",
+		  "e3b201a9f5b71a7a9b1ceaeccd97e70b6176aad9a4428aa5484392fbc1b0"
+		  "9951",
+		  8 },
+	};
+	static const uint8_t key[16] = { 0x40, 0x41, 0x42, 0x43, 0x44, 0x45,
+					 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b,
+					 0x4c, 0x4d, 0x4e, 0x4f };
+	need_aesni();
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct msg m = { .alg = CRD_ALG_AES_CCM,
+				 .key_len = 16,
+				 .tag_len = v[i].tag };
+		uint8_t aad[32], pt[32], want[48], out[32];
+		size_t len = strlen(v[i].pt) / 2;
+		for (size_t j = 0; j < strlen(v[i].nonce) / 2; j++)
+			sscanf(v[i].nonce + 2 * j, "%2hhx", &m.iv[j]);
+		m.iv_len = strlen(v[i].nonce) / 2;
+		m.aad_len = strlen(v[i].aad) / 2;
+		for (size_t j = 0; j < m.aad_len; j++)
+			sscanf(v[i].aad + 2 * j, "%2hhx", &aad[j]);
+		for (size_t j = 0; j < len; j++)
+			sscanf(v[i].pt + 2 * j, "%2hhx", &pt[j]);
+		for (size_t j = 0; j < len + v[i].tag; j++)
+			sscanf(v[i].ct_tag + 2 * j, "%2hhx", &want[j]);
+		m.aad = aad;
+		struct session *s =
+			new_session(CRD_ALG_AES_CCM, key, 16, v[i].tag);
+		for (int k = 0; k < 6; k++) {
+			enum cut how = k ? CUT_RANDOM : CUT_ONE;
+			memset(m.tag, 0, sizeof(m.tag));
+			struct run r = stream(s, &m, CRD_OP_ENCRYPT, pt, out,
+					      len, how);
+			assert_int_equal(r.status, CRD_ST_OK);
+			assert_memory_equal(out, want, len);
+			assert_memory_equal(m.tag, want + len, v[i].tag);
+			memset(out, 0x5a, sizeof(out));
+			r = stream(s, &m, CRD_OP_DECRYPT, want, out, len, how);
+			assert_int_equal(r.status, CRD_ST_OK);
+			assert_memory_equal(out, pt, len);
+			m.tag[k % v[i].tag] ^= 0x10;
+			r = stream(s, &m, CRD_OP_DECRYPT, want, out, len, how);
+			assert_int_equal(r.status, CRD_ST_AUTH_FAILED);
+		}
+		session_destroy(s);
+	}
+}
+
 /* ---- The same on the openssl engine ---- */
 
 static void on_openssl(void)
@@ -775,6 +839,7 @@ static void test_ccm_openssl(void **state)
 	test_ccm_random(state);
 	test_bad_tag(state);
 	test_ccm_declared_length(state);
+	test_ccm_sp800_38c(state);
 }
 
 static void test_long_streams_openssl(void **state)
@@ -797,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_bad_tag),
 		cmocka_unit_test(test_ccm_declared_length),
 		cmocka_unit_test(test_ccm_busy_manager),
+		cmocka_unit_test(test_ccm_sp800_38c),
 		cmocka_unit_test(test_openssl_rows),
 		cmocka_unit_test_teardown(test_ccm_openssl, on_aesni),
 		cmocka_unit_test_teardown(test_long_streams_openssl, on_aesni),
