@@ -85,7 +85,7 @@ static int config_line(struct config *c, char *line, const char *name,
 			snprintf(msg, sizeof(msg), "unknown key '%.64s'", key);
 		goto bad;
 	}
-	if (c->set & (1ull << k) && c->line[k]) {
+	if (config_is_set(c, k) && c->line[k]) {
 		snprintf(msg, sizeof(msg),
 			 "duplicate key '%s' (first set on line %u)", key,
 			 c->line[k]);
@@ -97,7 +97,7 @@ static int config_line(struct config *c, char *line, const char *name,
 	}
 	if (config_store(c, k, val, msg, sizeof(msg)))
 		goto bad;
-	c->set |= 1ull << k;
+	config_mark_set(c, k, 1);
 	c->line[k] = lineno;
 	return 0;
 bad:
@@ -112,7 +112,8 @@ int config_parse(struct config *c, const char *text, size_t len,
 	unsigned lineno = 0;
 	size_t i = 0;
 	/* Keys this text sets: duplicates are errors only within it. */
-	uint64_t before = c->set;
+	uint64_t before[CONFIG_SET_WORDS];
+	memcpy(before, c->set, sizeof(before));
 	unsigned before_line[CK_N];
 	memcpy(before_line, c->line, sizeof(before_line));
 	memset(c->line, 0, sizeof(c->line));
@@ -144,7 +145,7 @@ int config_parse(struct config *c, const char *text, size_t len,
 		rc = config_line(c, line, name, lineno, err, errlen);
 	}
 	for (unsigned k = 0; k < CK_N; k++)
-		if (!c->line[k] && (before & (1ull << k)))
+		if (!c->line[k] && (before[k / 64] >> (k % 64) & 1))
 			c->line[k] = before_line[k];
 	explicit_bzero(line, sizeof(line));
 	return rc;
@@ -219,7 +220,7 @@ int config_set(struct config *c, const char *key, const char *value,
 		snprintf(err, errlen, "%s: %s", origin, msg);
 		return -EINVAL;
 	}
-	c->set |= 1ull << k;
+	config_mark_set(c, k, 1);
 	c->line[k] = 0;
 	return 0;
 }

@@ -67,7 +67,9 @@ enum config_key {
 	CK_ROUTE,
 	CK_N = CK_ROUTE + CRD_ALG_MAX_,
 };
-_Static_assert(CK_N <= 64, "config.set is a 64-bit mask");
+/* config.set: a bit per key, as many words as the keys take (a route
+ * per algorithm: the table grows them). */
+enum { CONFIG_SET_WORDS = (CK_N + 63) / 64 };
 
 enum config_pcrypt {
 	CONFIG_PCRYPT_OFF,    /* never use pcrypt instances */
@@ -129,9 +131,21 @@ struct config {
 	enum config_pcrypt pcrypt;
 	char pcrypt_algs[CONFIG_PCRYPT_ALGS_MAX]; /* comma list, normalised */
 
-	uint64_t set;	     /* bit k: key k was given */
+	/* bit k: key k was given (config_is_set, config_mark_set) */
+	uint64_t set[CONFIG_SET_WORDS];
 	unsigned line[CK_N]; /* where key k was given (0: not a file) */
 };
+
+static inline int config_is_set(const struct config *c, unsigned k)
+{
+	return (int)(c->set[k / 64] >> (k % 64) & 1);
+}
+
+static inline void config_mark_set(struct config *c, unsigned k, int on)
+{
+	uint64_t b = 1ull << (k % 64);
+	c->set[k / 64] = on ? c->set[k / 64] | b : c->set[k / 64] & ~b;
+}
 
 /* Built-in defaults (the values docs/config.md lists). */
 void config_defaults(struct config *c);

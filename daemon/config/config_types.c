@@ -563,7 +563,7 @@ void config_copy_key(struct config *dst, const struct config *src, unsigned k)
 {
 	if (k >= CK_N)
 		return;
-	dst->set = (dst->set & ~(1ull << k)) | (src->set & (1ull << k));
+	config_mark_set(dst, k, config_is_set(src, k));
 	dst->line[k] = src->line[k];
 	if (k >= CK_ROUTE) {
 		memcpy(dst->route[k - CK_ROUTE], src->route[k - CK_ROUTE],
@@ -581,7 +581,7 @@ void config_copy_key(struct config *dst, const struct config *src, unsigned k)
 void config_merge(struct config *dst, const struct config *src)
 {
 	for (unsigned k = 0; k < CK_N; k++)
-		if (src->set & (1ull << k))
+		if (config_is_set(src, k))
 			config_copy_key(dst, src, k);
 }
 

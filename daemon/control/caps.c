@@ -64,8 +64,7 @@ static void caps_one(struct caps_buf *b, unsigned alg, unsigned eng)
 	c->block_size = cap->block;
 	c->sgl = 1;
 	c->sessionless = !engine_get(eng)->no_sessionless;
-	c->stream = engine_get(eng)->stream_alg &&
-		    engine_get(eng)->stream_alg(cap->alg);
+	c->stream = engine_streams(engine_get(eng), cap->alg);
 	b->capp[b->nc++] = c;
 }
 

@@ -191,7 +191,7 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	const struct session *s = session_table_get(sessions, e->session);
 	/* An algorithm that does not stream says so, whatever else is
 	 * wrong with its first piece. */
-	if (first && s && (!s->eng->stream || !s->eng->stream_alg(s->alg)))
+	if (first && s && !engine_streams(s->eng, s->alg))
 		return op->status = -EOPNOTSUPP;
 	int st = desc_resolve(e, arena, arena_size, s, op, sg);
 	if (st == CRD_ST_OK && op->sgl)

@@ -70,7 +70,8 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 		.alg = CRD_ALG_##id, .n_key = 1,                               \
 		.key = { { 0, CRD_MAC_KEY_MAX, 1 } }, NO_IV, .n_tag = 1,       \
 		.tag = { { 4, CRD_TAG_##id, 1 } }, .aad = RANGE1(0),           \
-		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1            \
+		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1,           \
+		.stream = 1                                                    \
 	}
 /* A digest: no key. */
 #define CAP_SHA(id)                                                            \
@@ -78,7 +79,7 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 		.alg = CRD_ALG_##id, .n_key = 1, .key = { RANGE1(0) }, NO_IV,  \
 		.n_tag = 1, .tag = { { 4, CRD_TAG_##id, 1 } },                 \
 		.aad = RANGE1(0), .min_len = 0, .max_len = CRD_OP_MAX_LEN,     \
-		.block = 1                                                     \
+		.block = 1, .stream = 1                                        \
 	}
 /* AES-CMAC (keys lo..hi in steps of inc) and AES-XCBC-MAC-96. */
 #define CAP_CMAC(lo, hi, inc)                                                  \
@@ -86,7 +87,7 @@ int auth_xcbc_mac(struct evp_cipher_ctx_st *ctx,
 		.alg = CRD_ALG_AES_CMAC, .n_key = 1,                           \
 		.key = { { (lo), (hi), (inc) } }, NO_IV, .n_tag = 1,           \
 		.tag = { { 4, 16, 1 } }, .aad = RANGE1(0), .min_len = 0,       \
-		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+		.max_len = CRD_OP_MAX_LEN, .block = 1, .stream = 1             \
 	}
 /* XCBC: ipsec-mb 1.3 writes 12-byte MACs only, so aesni has tag_hi 12. */
 #define CAP_XCBC(tag_hi)                                                       \

@@ -103,6 +103,16 @@ const struct alg_cap *engine_cap(unsigned idx, unsigned alg)
 	return NULL;
 }
 
+int engine_streams(const struct engine *e, unsigned alg)
+{
+	if (!e->stream || !crd_alg_streams(alg))
+		return 0;
+	for (unsigned i = 0; i < e->n_caps; i++)
+		if (e->caps[i].alg == alg)
+			return e->caps[i].stream;
+	return 0;
+}
+
 /* Operator routing: alg -> engine index used when a session names none. */
 static int route[CRD_ALG_MAX_] = { [0 ... CRD_ALG_MAX_ - 1] = -1 };
 

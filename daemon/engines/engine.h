@@ -72,6 +72,9 @@ struct alg_cap {
 	struct range aad;
 	uint32_t min_len, max_len; /* bits for crd_alg_bit_len() algorithms */
 	uint32_t block;		   /* data length must be a multiple; 1 = any */
+	/* The engine runs it as a stream of pieces (stream.h), where the
+	 * algorithm table's CRD_AF_STREAM allows: engine_streams(). */
+	uint8_t stream;
 };
 
 enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 6 };
@@ -111,14 +114,13 @@ struct engine {
 	/* Session-less ops are refused (setting a key costs a socket). */
 	int no_sessionless;
 	/*
-	 * Streams (optional; NULL: none). stream_alg: does this engine
-	 * stream alg? stream: run one piece (op->pos) with the stream's
-	 * state (STREAM_STATE_SIZE bytes, zeroed before FIRST); sets
-	 * op->status. The caller runs a stream's pieces one at a time, in
-	 * order, and wipes the state after LAST or any error. The contract
-	 * in full is daemon/engines/stream.h.
+	 * Streams (optional; NULL: none): run one piece (op->pos) with the
+	 * stream's state (STREAM_STATE_SIZE bytes, zeroed before FIRST);
+	 * sets op->status. Which algorithms stream is engine_streams()'s
+	 * answer, from the rows. The caller runs a stream's pieces one at a
+	 * time, in order, and wipes the state after LAST or any error. The
+	 * contract in full is daemon/engines/stream.h.
 	 */
-	int (*stream_alg)(unsigned alg);
 	void (*stream)(void *wctx, struct engine_op *op, void *state);
 };
 
@@ -151,6 +153,9 @@ const char *engine_unavailable_why(unsigned idx);
 int engine_alg_available(unsigned idx, unsigned alg, const char **why);
 /* The capability of engine idx for alg, or NULL. */
 const struct alg_cap *engine_cap(unsigned idx, unsigned alg);
+/* Does e run alg as a stream? The algorithm table says it can stream
+ * (CRD_AF_STREAM), e has a stream hook, and e's row for alg says so. */
+int engine_streams(const struct engine *e, unsigned alg);
 /* name NULL or "" = the first (fastest) available engine for alg.
  * Returns index or -errno (-ENOENT unknown name, -EOPNOTSUPP alg not
  * supported, -ENODEV engine unavailable). */
@@ -217,14 +222,15 @@ void engine_clear_vector_regs(void);
 	{                                                                      \
 		.alg = (a), KEYS_AES, CAP_IVS(iv_, iv_), NO_TAG,               \
 		.aad = RANGE1(0), .min_len = 0, .max_len = CRD_OP_MAX_LEN,     \
-		.block = (blk_)                                                \
+		.block = (blk_), .stream = 1                                   \
 	}
-/* GCM (AAD up to aad_max) or GMAC (aad_max 0: the data is the AAD). */
-#define CAP_AES_GCM(a, iv_lo, iv_hi, aad_max)                                  \
+/* GCM (AAD up to aad_max) or GMAC (aad_max 0: the data is the AAD);
+ * stream_ 1 if the engine streams it. */
+#define CAP_AES_GCM(a, iv_lo, iv_hi, aad_max, stream_)                         \
 	{                                                                      \
 		.alg = (a), KEYS_AES, CAP_IVS(iv_lo, iv_hi), GCM_TAGS,         \
 		.aad = { 0, (aad_max), (aad_max) ? 1 : 0 }, .min_len = 0,      \
-		.max_len = CRD_OP_MAX_LEN, .block = 1                          \
+		.max_len = CRD_OP_MAX_LEN, .block = 1, .stream = (stream_)     \
 	}
 /* CBC with a null digest: CBC that takes (and ignores) AAD. */
 #define CAP_AES_CBC_NULL                                                       \
@@ -262,21 +268,25 @@ void engine_clear_vector_regs(void);
 		.max_len = (max_), .block = 1                                  \
 	}
 /* AES-CCM (SP 800-38C): nonce 7..13, tags 4..16 even; keys, AAD and
- * length as the engine takes them (aesni's are narrower: aesni_aead.c). */
-#define CAP_AES_CCM(key_inc, aad_max, max_)                                    \
+ * length as the engine takes them (aesni's are narrower: aesni_aead.c);
+ * stream_ 1 if the engine streams it. */
+#define CAP_AES_CCM(key_inc, aad_max, max_, stream_)                           \
 	{                                                                      \
 		.alg = CRD_ALG_AES_CCM, .n_key = 1,                            \
 		.key = { { 16, 32, (key_inc) } }, CAP_IVS(7, 13), .n_tag = 1,  \
 		.tag = { { 4, 16, 2 } }, .aad = { 0, (aad_max), 1 },           \
-		.min_len = 0, .max_len = (max_), .block = 1                    \
+		.min_len = 0, .max_len = (max_), .block = 1,                   \
+		.stream = (stream_)                                            \
 	}
-/* RFC 8439 ChaCha20-Poly1305: key 32, nonce 12, the full 16-byte tag. */
-#define CAP_CHACHA20_POLY1305                                                  \
+/* RFC 8439 ChaCha20-Poly1305: key 32, nonce 12, the full 16-byte tag;
+ * stream_ 1 if the engine streams it. */
+#define CAP_CHACHA20_POLY1305(stream_)                                         \
 	{                                                                      \
 		.alg = CRD_ALG_CHACHA20_POLY1305, .n_key = 1,                  \
 		.key = { RANGE1(32) }, CAP_IVS(12, 12), .n_tag = 1,            \
 		.tag = { RANGE1(16) }, .aad = { 0, CRD_AAD_MAX, 1 },           \
-		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1            \
+		.min_len = 0, .max_len = CRD_OP_MAX_LEN, .block = 1,           \
+		.stream = (stream_)                                            \
 	}
 #define GCM_TAGS .n_tag = 3, .tag = { RANGE1(4), RANGE1(8), { 12, 16, 1 } }
 

@@ -51,27 +51,39 @@
 
 #include "engine.h"
 
-/* The aesni engine's stream hooks (aesni_stream.c): which algorithms
- * stream, and the dispatch to the files below. */
-int aesni_stream_alg(unsigned alg);
+/*
+ * Which algorithm streams on which engine is no list here: the algorithm
+ * table's CRD_AF_STREAM and the engine's capability row (alg_cap.stream)
+ * say it, engine_streams() asks both, and the daemon calls a hook only
+ * for what it answers yes to. The hooks dispatch on the algorithm's kind.
+ */
+
+/* The aesni engine's stream hook (aesni_stream.c): each kind to a file
+ * below. */
 void aesni_stream(void *wctx, struct engine_op *op, void *state);
 
 /* aesni_stream_aead.c: AES-GCM, ChaCha20-Poly1305, AES-CCM. wctx is the
  * worker's IMB_MGR. */
-int aesni_stream_aead_alg(unsigned alg);
 void aesni_stream_aead(void *wctx, struct engine_op *op, void *state);
 
 /* aesni_stream_cipher.c: AES-CBC, AES-CTR, AES-ECB. */
-int aesni_stream_cipher_alg(unsigned alg);
 void aesni_stream_cipher(void *wctx, struct engine_op *op, void *state);
 
-/* stream_mac.c: HMAC-SHA-1/224/256/384/512, SHA-1/224/256/384/512 and
- * AES-CMAC, on the aesni engine's sessions. */
-int aesni_stream_mac_alg(unsigned alg);
+/* stream_mac.c: AES-CMAC on the aesni engine's sessions; HMAC-SHA-n and
+ * SHA-n through stream_sha(). */
 void aesni_stream_mac(void *wctx, struct engine_op *op, void *state);
 
-/* openssl_stream.c: the openssl engine's hooks; AES-XTS per data unit. */
-int ossl_stream_alg(unsigned alg);
+/* stream_mac.c: an HMAC-SHA-1/224/256/384/512 or SHA-1/224/256/384/512
+ * piece for any engine, the state OpenSSL's low-level SHA contexts (plain
+ * structs). key: the session's HMAC key, key_len bytes, at most the
+ * hash's block (a longer one hashed at session set-up, RFC 2104); unused
+ * for a digest. */
+void stream_sha(struct engine_op *op, void *state, const uint8_t *key,
+		unsigned key_len);
+
+/* openssl_stream.c: the openssl engine's hook: AES-CBC, AES-CTR,
+ * AES-ECB, AES-XTS per data unit, AES-CCM, AES-CMAC, and HMAC-SHA-n and
+ * SHA-n through stream_sha(). */
 void ossl_stream(void *wctx, struct engine_op *op, void *state);
 
 #endif

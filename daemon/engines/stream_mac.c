@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stream pieces of HMAC-SHA-n, SHA-n and AES-CMAC on the aesni engine's
- * sessions (stream.h). A piece writes nothing; LAST writes the tag
- * (encrypt) or checks it in constant time (decrypt).
+ * Stream pieces of HMAC-SHA-n and SHA-n for any engine (the aesni and
+ * openssl engines' sessions), and of AES-CMAC on the aesni engine's
+ * (stream.h). A piece writes nothing; LAST writes the tag (encrypt) or
+ * checks it in constant time (decrypt).
  *
  * The running state must live in the daemon's locked stream state, so
  * the hashes are OpenSSL's low-level SHA contexts, plain structs (the
@@ -57,13 +58,6 @@ _Static_assert(sizeof(struct sm_state) <= STREAM_STATE_SIZE,
 
 /* The most CBC-MAC bytes one job runs: the scratch its output goes to. */
 enum { SM_CBC_CHUNK = 4096 };
-
-int aesni_stream_mac_alg(unsigned alg)
-{
-	return (alg >= CRD_ALG_HMAC_SHA1 && alg <= CRD_ALG_HMAC_SHA512) ||
-	       (alg >= CRD_ALG_SHA1 && alg <= CRD_ALG_SHA512) ||
-	       alg == CRD_ALG_AES_CMAC;
-}
 
 /* ---- SHA-n by auth_sha_idx(): 0 SHA-1 .. 4 SHA-512 ---- */
 
@@ -122,8 +116,9 @@ static void sm_final(int idx, union sm_hash *h, uint8_t *md)
 }
 
 /* HMAC's two contexts into st from the session's key (RFC 2104: K
- * zero-padded to the block; aesni_auth.c hashed a longer one). */
-static void sm_hmac_start(const struct aesni_auth_key *k, unsigned alg,
+ * zero-padded to the block; the engine's session set-up hashed a longer
+ * one). */
+static void sm_hmac_start(const uint8_t *key, unsigned key_len, unsigned alg,
 			  struct sm_state *st)
 {
 	int idx = auth_sha_idx(alg);
@@ -133,8 +128,7 @@ static void sm_hmac_start(const struct aesni_auth_key *k, unsigned alg,
 	for (int j = 0; j < 2; j++) {
 		union sm_hash *h = j ? &st->outer : &st->h;
 		for (unsigned i = 0; i < bl; i++)
-			pad[i] = (i < k->raw_len ? k->raw[i] : 0) ^
-				 (j ? 0x5c : 0x36);
+			pad[i] = (i < key_len ? key[i] : 0) ^ (j ? 0x5c : 0x36);
 		sm_init(idx, h);
 		sm_update(idx, h, pad, bl);
 	}
@@ -232,28 +226,36 @@ void aesni_stream_mac(void *wctx, struct engine_op *op, void *state)
 	const struct session *s = op->sess;
 	const struct aesni_auth_key *k = (const struct aesni_auth_key *)s->key;
 	struct sm_state *st = state;
-	unsigned alg = s->alg;
+
+	if (s->alg != CRD_ALG_AES_CMAC) {
+		stream_sha(op, state, k->raw, k->raw_len);
+		return;
+	}
+	if (!sm_cmac_update(wctx, s, st, op->src, op->len) ||
+	    (op->pos & ENGINE_LAST && !sm_cmac_final(wctx, s, st))) {
+		op->status = CRD_ST_ENGINE;
+		return;
+	}
+	op->status =
+		op->pos & ENGINE_LAST ? auth_finish(op, st->cmac.x) : CRD_ST_OK;
+}
+
+void stream_sha(struct engine_op *op, void *state, const uint8_t *key,
+		unsigned key_len)
+{
+	struct sm_state *st = state;
+	unsigned alg = op->sess->alg;
 	int idx = auth_sha_idx(alg);
 	uint8_t md[64];
 
-	if (!aesni_stream_mac_alg(alg)) {
+	if (idx < 0) {
 		op->status = CRD_ST_BAD_PARAM;
-		return;
-	}
-	if (alg == CRD_ALG_AES_CMAC) {
-		if (!sm_cmac_update(wctx, s, st, op->src, op->len) ||
-		    (op->pos & ENGINE_LAST && !sm_cmac_final(wctx, s, st))) {
-			op->status = CRD_ST_ENGINE;
-			return;
-		}
-		op->status = op->pos & ENGINE_LAST ? auth_finish(op, st->cmac.x)
-						   : CRD_ST_OK;
 		return;
 	}
 	int hmac = crd_alg_kind(alg) == CRD_KIND_MAC;
 	if (op->pos & ENGINE_FIRST) {
 		if (hmac)
-			sm_hmac_start(k, alg, st);
+			sm_hmac_start(key, key_len, alg, st);
 		else
 			sm_init(idx, &st->h);
 	}

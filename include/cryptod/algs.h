@@ -199,7 +199,14 @@ enum crd_alg_flag {
 	 * tag 8 = the wrap's first semiblock: encrypt (wrap) gives tag ||     \
 	 * ciphertext, the RFC's output; decrypt (unwrap) checks it */         \
 	X(AES_KW, 38, "aes-kw", NULL, 8, AEAD, 0,                              \
-	  NO, NO, CIPHER, "AES-*-WRAP")
+	  NO, NO, CIPHER, "AES-*-WRAP")                                        \
+	/* AES key wrap with padding, RFC 5649: key 16/24/32 (the KEK); no IV; \
+	 * data 1..4096 bytes of key (the wrap's MLI is len); tag 8..15 = the  \
+	 * first 8 + the padding's bytes of the wrap, 8 + (8 - len % 8) % 8,   \
+	 * so that tag || data is the RFC's output; decrypt (unwrap) checks it \
+	 * and that MLI is len */                                              \
+	X(AES_KWP, 39, "aes-kwp", NULL, 8, AEAD, 0,                            \
+	  NO, NO, CIPHER, "AES-*-WRAP-PAD")
 /* clang-format on */
 
 /*

@@ -202,7 +202,7 @@ static inline int crd_alg_keystream(unsigned alg)
 }
 
 /* Does some engine run alg as a stream (CRD_AF_STREAM)? Which engine
- * does is its own row's business (engine.h, stream_alg). */
+ * does is its own row's business (engine.h, alg_cap.stream). */
 static inline int crd_alg_streams(unsigned alg)
 {
 	return !!(crd_alg_flags(alg) & CRD_AF_STREAM);

@@ -13,6 +13,10 @@
  * it reads: all application memory in every build; under TSan not the
  * runtime's shadow, which holds no program data).
  *
+ * Each ending is checked on a stream of the default engine and on one of
+ * the openssl engine (which keeps its HMAC state in the same plain
+ * SHA256_CTX, openssl_stream.c).
+ *
  * LAST wipes the state before its completion is posted: that scan is
  * made once. A destroyed session's streams are wiped by a worker's next
  * pass over the queue, a client's by the hang-up: those scans are
@@ -71,17 +75,19 @@ static void expect_hits(pid_t pid, const uint8_t *needle, int want_some,
 	}
 }
 
-/* Open an HMAC-SHA-256 stream on a new session and send FIRST with the
- * message; *needle gets its state. */
+/* Open an HMAC-SHA-256 stream on a new session on engine (NULL: the
+ * default) and send FIRST with the message; *needle gets its state. */
 static int open_stream(struct cc_conn *c, struct cc_queue *q, uint8_t *buf,
-		       uint32_t *sid, uint32_t *h, uint8_t needle[32])
+		       const char *engine, uint32_t *sid, uint32_t *h,
+		       uint8_t needle[32])
 {
 	uint8_t key[32];
 	RAND_bytes(key, sizeof(key));
 	RAND_bytes(buf, MSG);
 	struct cc_session_params sp = { .alg = CC_ALG_HMAC_SHA256,
 					.key = key,
-					.key_len = 32 };
+					.key_len = 32,
+					.engine = engine };
 	if (cc_session_create(c, &sp, sid) || cc_stream_handle_get(q, h))
 		return -1;
 	inner_state(key, buf, needle);
@@ -108,48 +114,58 @@ int main(void)
 	struct fx_daemon_params dp = { .workers = 2 };
 	if (fx_setup(&d, &dp, "stream-hygiene", NULL, &c, &q) < 0)
 		return FX_EXIT_FAIL;
-	uint8_t *buf = cc_buf_alloc(q, MSG + 64), needle[32];
-	uint32_t sid, h;
+	uint8_t *buf = cc_buf_alloc(q, 2 * MSG + 64), needle[32], needle2[32];
+	uint32_t sid, h, sid2, h2;
+	static const char *const engines[] = { NULL, "openssl" };
 	if (!buf)
 		return FX_EXIT_FAIL;
 
-	/* 1. Ended by LAST. */
-	if (open_stream(c, q, buf, &sid, &h, needle))
-		return FX_EXIT_FAIL;
-	expect_hits(d.pid, needle, 1, 0, "open");
-	struct cc_op last = { .session = sid,
-			      .dir = CC_ENCRYPT,
-			      .src = buf,
-			      .len = 0,
-			      .tag = buf + MSG,
-			      .stream = h,
-			      .stream_flags = CC_STREAM_LAST };
-	struct cc_completion cp;
-	if (fx_run_burst(q, &last, 1, &cp, 10000) || cp.status != CC_OK)
-		fails++;
-	cc_stream_handle_put(q, h);
-	expect_hits(d.pid, needle, 0, 0, "after LAST (its session alive)");
-	(void)cc_session_destroy(c, sid);
+	for (int e = 0; e < 2; e++) {
+		const char *eng = engines[e];
+		printf("engine %s:\n", eng ? eng : "(default)");
+		/* 1. Ended by LAST. */
+		if (open_stream(c, q, buf, eng, &sid, &h, needle))
+			return FX_EXIT_FAIL;
+		expect_hits(d.pid, needle, 1, 0, "open");
+		struct cc_op last = { .session = sid,
+				      .dir = CC_ENCRYPT,
+				      .src = buf,
+				      .len = 0,
+				      .tag = buf + MSG,
+				      .stream = h,
+				      .stream_flags = CC_STREAM_LAST };
+		struct cc_completion cp;
+		if (fx_run_burst(q, &last, 1, &cp, 10000) || cp.status != CC_OK)
+			fails++;
+		cc_stream_handle_put(q, h);
+		expect_hits(d.pid, needle, 0, 0,
+			    "after LAST (its session alive)");
+		(void)cc_session_destroy(c, sid);
 
-	/* 2. Ended by its session's destruction. */
-	if (open_stream(c, q, buf, &sid, &h, needle))
-		return FX_EXIT_FAIL;
-	expect_hits(d.pid, needle, 1, 0, "open");
-	if (cc_session_destroy(c, sid))
-		fails++;
-	/* the next poster's sweep */
-	expect_hits(d.pid, needle, 0, CLEAN_MS,
-		    "after its session was destroyed");
-	cc_stream_handle_put(q, h);
+		/* 2. Ended by its session's destruction. */
+		if (open_stream(c, q, buf, eng, &sid, &h, needle))
+			return FX_EXIT_FAIL;
+		expect_hits(d.pid, needle, 1, 0, "open");
+		if (cc_session_destroy(c, sid))
+			fails++;
+		/* the next poster's sweep */
+		expect_hits(d.pid, needle, 0, CLEAN_MS,
+			    "after its session was destroyed");
+		cc_stream_handle_put(q, h);
+	}
 
-	/* 3. Ended by the client's disconnect. */
-	if (open_stream(c, q, buf, &sid, &h, needle))
+	/* 3. Ended by the client's disconnect: one stream of each. */
+	if (open_stream(c, q, buf, NULL, &sid, &h, needle) ||
+	    open_stream(c, q, buf + MSG, "openssl", &sid2, &h2, needle2))
 		return FX_EXIT_FAIL;
 	expect_hits(d.pid, needle, 1, 0, "open");
+	expect_hits(d.pid, needle2, 1, 0, "open (openssl)");
 	cc_queue_close(q);
 	cc_disconnect(c);
 	expect_hits(d.pid, needle, 0, CLEAN_MS,
 		    "after its client disconnected");
+	expect_hits(d.pid, needle2, 0, CLEAN_MS,
+		    "after its client disconnected (openssl)");
 
 	if (fx_daemon_stop(&d))
 		fails++;

@@ -89,10 +89,13 @@ void ds_begin(const char *extra)
 	sanitized = sc_sanitized();
 	allow_missing = sc_allow_missing();
 	seed = sc_seed(SC_SEED_DEFAULT);
-	printf("seed 0x%016llx (set STREAM_SEED to reproduce)%s%s%s\n",
+	sc_engine_init();
+	printf("seed 0x%016llx (set STREAM_SEED to reproduce)%s%s%s%s%s\n",
 	       (unsigned long long)seed,
 	       sanitized ? "; sanitizer build: sizes scaled down" : "",
-	       allow_missing ? "; STREAM_ALLOW_MISSING=1" : "", extra);
+	       allow_missing ? "; STREAM_ALLOW_MISSING=1" : "",
+	       sc_engine ? "; STREAM_ENGINE=" : "", sc_engine ? sc_engine : "",
+	       extra);
 }
 
 int ds_client_open(const struct fx_daemon *d, unsigned id, struct client *c)
@@ -113,6 +116,15 @@ int ds_client_open(const struct fx_daemon *d, unsigned id, struct client *c)
 		fprintf(stderr, "FAIL client %u: connect or queue: %s\n", id,
 			cc_strerror(r));
 		return -1;
+	}
+	/* A named engine runs what its capabilities say it streams; the
+	 * rest is left out (and said), not failed. */
+	for (k = 0; k < sc_n_vars && sc_engine; k++) {
+		c->skip[k] = !sc_engine_streams(c->conn, sc_vars[k].alg);
+		if (c->skip[k] && k % STREAM_CLIENTS == id)
+			printf("client %u: %s does not stream on %s: "
+			       "skipped\n",
+			       id, sc_vars[k].name, sc_engine);
 	}
 	return 0;
 }

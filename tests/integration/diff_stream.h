@@ -32,6 +32,9 @@ struct client {
 	unsigned long checked, failed, streams, pieces, missing_n;
 	unsigned shown;
 	int missing[64]; /* by sc_vars index */
+	/* by sc_vars index: sc_engine does not stream it (its capability
+	 * says so): not run */
+	int skip[64];
 	unsigned len_said[64];
 	unsigned long len_bad; /* pieces OK with a wrong length */
 	int fatal;
@@ -44,8 +47,8 @@ void show_stream(struct client *c, const struct sc_stream *s);
 void note_missing(struct client *c, const struct sc_var *v);
 uint32_t rnd_msg_len(void);
 
-/* Read the settings (sanitized, allow_missing, seed) and say them, with
- * extra at the end of the line. */
+/* Read the settings (sanitized, allow_missing, seed, sc_engine) and say
+ * them, with extra at the end of the line. */
 void ds_begin(const char *extra);
 /* Connect client id (named test_diff_stream) and open its queues, its
  * random stream seeded from seed and id: 0, or -1 (reported). */

@@ -39,6 +39,32 @@ int sc_allow_missing(void)
 	return s && !strcmp(s, "1");
 }
 
+const char *sc_engine;
+
+void sc_engine_init(void)
+{
+	const char *e = getenv("STREAM_ENGINE");
+
+	sc_engine = e && *e ? e : NULL;
+}
+
+int sc_engine_streams(struct cc_conn *conn, enum cc_alg alg)
+{
+	struct cc_alg_caps *caps;
+	unsigned n, i;
+	int yes = 0;
+
+	if (!sc_engine)
+		return 1;
+	if (cc_capabilities_get(conn, &caps, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (caps[i].alg == alg && !strcmp(caps[i].engine, sc_engine))
+			yes = caps[i].available && caps[i].stream;
+	cc_capabilities_free(caps);
+	return yes;
+}
+
 /* ---- The algorithms ---- */
 
 #define V_AEAD(a, n, kl, ivl, ccm_)                                            \
@@ -436,6 +462,7 @@ int sc_session(struct cc_conn *conn, const struct sc_msg *m, uint32_t *sid)
 		.key = m->key_len ? m->key : NULL,
 		.key_len = m->key_len,
 		.tag_len = m->tag_trunc ? m->tag_len : 0,
+		.engine = sc_engine,
 	};
 	return cc_session_create(conn, &sp, sid);
 }

@@ -35,6 +35,14 @@ uint64_t sc_seed(uint64_t def);
  * -EOPNOTSUPP is skipped (printed), not failed. */
 int sc_allow_missing(void);
 
+/* $STREAM_ENGINE: the engine sc_session() names (NULL: none, the
+ * default engine), read by sc_engine_init(). */
+extern const char *sc_engine;
+void sc_engine_init(void);
+/* Does sc_engine stream alg, as the daemon's capabilities say? 1 when
+ * no engine is named. */
+int sc_engine_streams(struct cc_conn *conn, enum cc_alg alg);
+
 enum sc_kind {
 	SC_AEAD,   /* cipher and tag: GCM, ChaCha20-Poly1305, CCM */
 	SC_CIPHER, /* CBC, CTR, ECB, XTS */
@@ -92,7 +100,7 @@ int sc_msg_make_iv(struct sc_msg *m, const struct sc_var *v, size_t len,
 void sc_msg_free(struct sc_msg *m);
 /* OpenSSL's ct and tag for m (m->pt set). 0 or -EIO. */
 int sc_ref(struct sc_msg *m);
-/* A session for m on the default engine. */
+/* A session for m on sc_engine (NULL: the default engine). */
 int sc_session(struct cc_conn *conn, const struct sc_msg *m, uint32_t *sid);
 /* "aes-gcm-128 len 1234 iv 12 aad 5 tag 16 unit 0" */
 void sc_msg_desc(const struct sc_msg *m, char *buf, size_t n);

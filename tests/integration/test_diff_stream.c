@@ -206,7 +206,7 @@ static void round_judge(struct client *c, struct round *r)
 /* The variants client c runs (share k of STREAM_CLIENTS). */
 static int mine(const struct client *c, unsigned vi)
 {
-	return vi % STREAM_CLIENTS == c->id;
+	return vi % STREAM_CLIENTS == c->id && !c->skip[vi];
 }
 
 /* One short two-piece stream per variant first: an algorithm that does

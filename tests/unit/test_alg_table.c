@@ -78,11 +78,12 @@ static const struct want {
 	{ 36, C, 1, -1, 0, 1, 0, "kasumi-f8", NULL },
 	{ 37, M, 1, -1, 1, 0, 4, "kasumi-f9", NULL },
 	{ 38, A, 0, -1, 0, 0, 8, "aes-kw", NULL },
+	{ 39, A, 0, -1, 0, 0, 8, "aes-kwp", NULL },
 };
 
 /*
  * The columns that replaced lists elsewhere, at their old values: the
- * engines' stream_alg() lists (union), engine_openssl.c's and the
+ * engines' old stream_alg() lists (union), engine_openssl.c's and the
  * bench's EVP names, namedkeys.c's nk_alg_ok() and keyreq.c's MAC test
  * (use), the authenc halves openssl_authenc.c and the bench split by
  * hand.
@@ -136,6 +137,7 @@ static const struct want2 {
 	{ 36, 0, 0, 0, CI, 16, NULL },
 	{ 37, 0, 0, 0, MA, 16, NULL },
 	{ 38, 0, 0, 0, CI, 24, "AES-192-WRAP" },
+	{ 39, 0, 0, 0, CI, 32, "AES-256-WRAP-PAD" },
 };
 
 static void check_str(unsigned alg, const char *what, const char *got,
@@ -204,7 +206,7 @@ static void test_columns_match_old_lists(void **state)
 static void test_iv_and_salt_flags(void **state)
 {
 	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20, 21,
-					  22, 23, 24, 25, 26, 27, 38 };
+					  22, 23, 24, 25, 26, 27, 38, 39 };
 
 	(void)state;
 	for (unsigned a = 1; a < CRD_ALG_MAX_; a++) {

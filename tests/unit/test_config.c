@@ -48,7 +48,8 @@ static void defaults(void **state)
 	assert_false(c.keys.require_mlock);
 	assert_int_equal(c.pcrypt, CONFIG_PCRYPT_AUTO);
 	assert_string_equal(c.pcrypt_algs, "");
-	assert_true(c.set == 0);
+	for (unsigned w = 0; w < CONFIG_SET_WORDS; w++)
+		assert_true(c.set[w] == 0);
 	/* An empty file and one of comments only change nothing. */
 	struct config d;
 	assert_int_equal(parse(&d, ""), 0);
@@ -117,7 +118,7 @@ static void every_key(void **state)
 			    "gcm(aes),authenc(hmac(sha256),cbc(aes))");
 	assert_string_equal(c.route[CRD_ALG_AES_GCM], "openssl");
 	assert_string_equal(c.route[CRD_ALG_AES_XTS], "");
-	assert_true(c.set & (1ull << CK_PCRYPT_ALGS));
+	assert_true(config_is_set(&c, CK_PCRYPT_ALGS));
 	assert_int_equal(c.line[CK_WORKERS], 5);
 	assert_int_equal(c.line[CK_ROUTE + CRD_ALG_AES_GCM], 25);
 	assert_int_equal(config_pcrypt_mode(), CONFIG_PCRYPT_AUTO);
@@ -465,7 +466,7 @@ static void example_file(void **state)
 	config_defaults(&c);
 	assert_int_equal(
 		config_load(&c, CRYPTOD_EXAMPLE_CONF, err, sizeof(err)), 0);
-	c.set = 0;
+	memset(c.set, 0, sizeof(c.set));
 	assert_memory_equal(&c, &def, sizeof(c));
 
 	FILE *f = fopen(CRYPTOD_EXAMPLE_CONF, "r");
@@ -491,7 +492,7 @@ static void example_file(void **state)
 		if (!config_key_name(k))
 			continue;
 		n_keys++;
-		if (!(d.set & (1ull << k)))
+		if (!config_is_set(&d, k))
 			fail_msg("the example does not show %s",
 				 config_key_name(k));
 	}
@@ -499,7 +500,7 @@ static void example_file(void **state)
 	/* ...with its default value (workers = auto is 0, socket_group
 	 * empty, and so on). The socket line shows root's default path. */
 	memcpy(d.socket, def.socket, sizeof(d.socket));
-	d.set = 0;
+	memset(d.set, 0, sizeof(d.set));
 	memset(d.line, 0, sizeof(d.line));
 	assert_memory_equal(&d, &def, sizeof(d));
 }

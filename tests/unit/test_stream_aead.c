@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stream pieces of AES-GCM, ChaCha20-Poly1305 and AES-CCM on the aesni
- * engine (daemon/engines/aesni/aesni_stream_aead.c), against OpenSSL's EVP
+ * engine (daemon/engines/aesni/aesni_stream_aead.c), and of what the
+ * openssl engine streams of them (AES-CCM, openssl_stream.c: the
+ * *_openssl cases, which also check that its rows say it streams no GCM
+ * or ChaCha20-Poly1305), against OpenSSL's EVP
  * one-shot results: random keys, IVs, AAD and messages (0 bytes to
  * 64 MiB), cut at random boundaries (empty, 1-byte, odd and up to 1 MiB
  * pieces), in place and out of place, both directions; every GCM IV and
@@ -38,9 +41,12 @@
 #define BIG_LEN (64u * MIB + 13) /* the long stream */
 
 static struct {
-	void *mgr;    /* the aesni engine's worker context */
-	void *state;  /* STREAM_STATE_SIZE, 64-byte aligned */
-	uint64_t rng; /* splitmix64 */
+	void *mgr;		  /* the aesni engine's worker context */
+	void *ossl;		  /* the openssl engine's */
+	const struct engine *eng; /* under test: aesni, or openssl */
+	void *w;		  /* its worker context */
+	void *state;		  /* STREAM_STATE_SIZE, 64-byte aligned */
+	uint64_t rng;		  /* splitmix64 */
 } t;
 
 /* ---- deterministic randomness ---- */
@@ -96,6 +102,9 @@ static int group_setup(void **state)
 	/* without AES-NI the aesni engine is unavailable: every case skips */
 	if (engine_select(CRD_ALG_AES_GCM, "aesni") >= 0)
 		t.mgr = engine_aesni.worker_init(&engine_aesni);
+	t.ossl = engine_openssl.worker_init(&engine_openssl);
+	t.eng = &engine_aesni;
+	t.w = t.mgr;
 	return 0;
 }
 
@@ -103,6 +112,8 @@ static int group_teardown(void **state)
 {
 	if (t.mgr)
 		engine_aesni.worker_fini(t.mgr);
+	if (t.ossl)
+		engine_openssl.worker_fini(t.ossl);
 	free(t.state);
 	if (ks_in_use() != 0)
 		return -1;
@@ -113,8 +124,14 @@ static int group_teardown(void **state)
 
 static void need_aesni(void)
 {
-	if (!t.mgr)
+	if (!t.w)
 		skip(); /* no AES-NI on this CPU */
+}
+
+/* Does the engine under test stream alg? (Its rows say.) */
+static int streams(unsigned alg)
+{
+	return engine_streams(t.eng, alg);
 }
 
 static struct session *new_session(unsigned alg, const uint8_t *key,
@@ -124,7 +141,7 @@ static struct session *new_session(unsigned alg, const uint8_t *key,
 				    .key = key,
 				    .key_len = key_len,
 				    .tag_len = tag_len,
-				    .engine = "aesni" };
+				    .engine = t.eng->name };
 	struct session *s = NULL;
 	int rc = session_create(&p, &s);
 	if (rc)
@@ -242,7 +259,7 @@ static int piece(const struct session *s, struct engine_op *op)
 {
 	op->sess = s;
 	op->status = 12345; /* the engine must set it */
-	engine_aesni.stream(t.mgr, op, t.state);
+	t.eng->stream(t.w, op, t.state);
 	if (op->status != CRD_ST_OK || (op->pos & ENGINE_LAST))
 		memset(t.state, 0, STREAM_STATE_SIZE);
 	return op->status;
@@ -452,7 +469,7 @@ static void test_single_piece(void **state)
 					 64, 65, 4095, 4096, 65535, 1000003 };
 	need_aesni();
 	for (unsigned a = 0; a < 3; a++)
-		for (unsigned k = 0; k < 3; k++) {
+		for (unsigned k = 0; k < 3 && streams(algs[a]); k++) {
 			if (algs[a] == CRD_ALG_CHACHA20_POLY1305 &&
 			    aes_keys[k] != 32)
 				continue;
@@ -472,7 +489,7 @@ static void test_empty_pieces(void **state)
 					 CRD_ALG_AES_CCM };
 	need_aesni();
 	for (unsigned a = 0; a < 3; a++)
-		for (unsigned i = 0; i < 20; i++)
+		for (unsigned i = 0; i < 20 && streams(algs[a]); i++)
 			check_msg(algs[a], 32, 0, 0, i < 10 ? 0 : rnd_in(1, 40),
 				  CUT_ZEROS);
 }
@@ -511,8 +528,11 @@ static void test_ccm_nonce_tag_lengths(void **state)
 static void test_long_streams(void **state)
 {
 	need_aesni();
-	check_msg(CRD_ALG_AES_GCM, 32, 12, 16, BIG_LEN, CUT_MIB);
-	check_msg(CRD_ALG_CHACHA20_POLY1305, 32, 12, 16, BIG_LEN, CUT_MIB);
+	if (streams(CRD_ALG_AES_GCM))
+		check_msg(CRD_ALG_AES_GCM, 32, 12, 16, BIG_LEN, CUT_MIB);
+	if (streams(CRD_ALG_CHACHA20_POLY1305))
+		check_msg(CRD_ALG_CHACHA20_POLY1305, 32, 12, 16, BIG_LEN,
+			  CUT_MIB);
 	check_msg(CRD_ALG_AES_CCM, 16, 11, 16, BIG_LEN, CUT_MIB);
 }
 
@@ -528,7 +548,7 @@ static void test_bad_tag(void **state)
 					 CRD_ALG_AES_CCM };
 	need_aesni();
 	for (unsigned a = 0; a < 3; a++)
-		for (unsigned i = 0; i < 12; i++) {
+		for (unsigned i = 0; i < 12 && streams(algs[a]); i++) {
 			struct msg m = { .alg = algs[a], .key_len = 32 };
 			uint64_t len = rnd_in(1, i < 6 ? 100 : 300000);
 			uint8_t *pt = xmalloc(len), *ct = xmalloc(len);
@@ -710,6 +730,124 @@ static void test_ccm_busy_manager(void **state)
 	session_destroy(s);
 }
 
+/* NIST SP 800-38C Appendix C, Examples 1-3 (one key), as streams cut
+ * at random and as one piece: ciphertext and tag, the plaintext back, a
+ * flipped tag bit refused. On the engine under test. */
+static void test_ccm_sp800_38c(void **state)
+{
+	static const struct {
+		const char *nonce, *aad, *pt, *ct_tag;
+		unsigned tag;
+	} v[] = {
+		{ "10111213141516", "0001020304050607", "20212223",
+		  "7162015b4dac255d", 4 },
+		{ "1011121314151617", "000102030405060708090a0b0c0d0e0f",
+		  "202122232425262728292a2b2c2d2e2f",
+		  "d2a1f0e051ea5f62081a7792073d593d1fc64fbfaccd", 6 },
+		{ "101112131415161718191a1b",
+		  "000102030405060708090a0b0c0d0e0f10111213",
+		  "202122232425262728292a2b2c2d2e2f3031323334353637",
+		  "e3b201a9f5b71a7a9b1ceaeccd97e70b6176aad9a4428aa5484392fbc1b0"
+		  "9951",
+		  8 },
+	};
+	static const uint8_t key[16] = { 0x40, 0x41, 0x42, 0x43, 0x44, 0x45,
+					 0x46, 0x47, 0x48, 0x49, 0x4a, 0x4b,
+					 0x4c, 0x4d, 0x4e, 0x4f };
+	need_aesni();
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct msg m = { .alg = CRD_ALG_AES_CCM,
+				 .key_len = 16,
+				 .tag_len = v[i].tag };
+		uint8_t aad[32], pt[32], want[48], out[32];
+		size_t len = strlen(v[i].pt) / 2;
+		for (size_t j = 0; j < strlen(v[i].nonce) / 2; j++)
+			sscanf(v[i].nonce + 2 * j, "%2hhx", &m.iv[j]);
+		m.iv_len = strlen(v[i].nonce) / 2;
+		m.aad_len = strlen(v[i].aad) / 2;
+		for (size_t j = 0; j < m.aad_len; j++)
+			sscanf(v[i].aad + 2 * j, "%2hhx", &aad[j]);
+		for (size_t j = 0; j < len; j++)
+			sscanf(v[i].pt + 2 * j, "%2hhx", &pt[j]);
+		for (size_t j = 0; j < len + v[i].tag; j++)
+			sscanf(v[i].ct_tag + 2 * j, "%2hhx", &want[j]);
+		m.aad = aad;
+		struct session *s =
+			new_session(CRD_ALG_AES_CCM, key, 16, v[i].tag);
+		for (int k = 0; k < 6; k++) {
+			enum cut how = k ? CUT_RANDOM : CUT_ONE;
+			memset(m.tag, 0, sizeof(m.tag));
+			struct run r = stream(s, &m, CRD_OP_ENCRYPT, pt, out,
+					      len, how);
+			assert_int_equal(r.status, CRD_ST_OK);
+			assert_memory_equal(out, want, len);
+			assert_memory_equal(m.tag, want + len, v[i].tag);
+			memset(out, 0x5a, sizeof(out));
+			r = stream(s, &m, CRD_OP_DECRYPT, want, out, len, how);
+			assert_int_equal(r.status, CRD_ST_OK);
+			assert_memory_equal(out, pt, len);
+			m.tag[k % v[i].tag] ^= 0x10;
+			r = stream(s, &m, CRD_OP_DECRYPT, want, out, len, how);
+			assert_int_equal(r.status, CRD_ST_AUTH_FAILED);
+		}
+		session_destroy(s);
+	}
+}
+
+/* ---- The same on the openssl engine ---- */
+
+static void on_openssl(void)
+{
+	if (!t.ossl)
+		skip();
+	t.eng = &engine_openssl;
+	t.w = t.ossl;
+}
+
+/* Teardown of the openssl cases, failed ones too. */
+static int on_aesni(void **state)
+{
+	t.eng = &engine_aesni;
+	t.w = t.mgr;
+	return 0;
+}
+
+/* Its rows: CCM streams, GCM and ChaCha20-Poly1305 do not (their
+ * running GHASH and Poly1305 values are EVP's, openssl_stream.c), and
+ * the aesni engine streams all three. */
+static void test_openssl_rows(void **state)
+{
+	assert_true(engine_streams(&engine_openssl, CRD_ALG_AES_CCM));
+	assert_false(engine_streams(&engine_openssl, CRD_ALG_AES_GCM));
+	assert_false(
+		engine_streams(&engine_openssl, CRD_ALG_CHACHA20_POLY1305));
+	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_GCM));
+	assert_true(engine_streams(&engine_aesni, CRD_ALG_CHACHA20_POLY1305));
+	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_CCM));
+	/* no engine streams what the table says cannot */
+	assert_false(engine_streams(&engine_openssl, CRD_ALG_AES_GMAC));
+	assert_false(engine_streams(&engine_openssl, CRD_ALG_AES_XCBC_MAC));
+	assert_false(engine_streams(&engine_openssl, CRD_ALG_AES_KW));
+}
+
+static void test_ccm_openssl(void **state)
+{
+	on_openssl();
+	test_single_piece(state);
+	test_empty_pieces(state);
+	test_ccm_nonce_tag_lengths(state);
+	test_ccm_random(state);
+	test_bad_tag(state);
+	test_ccm_declared_length(state);
+	test_ccm_sp800_38c(state);
+}
+
+static void test_long_streams_openssl(void **state)
+{
+	on_openssl();
+	test_long_streams(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +862,10 @@ int main(void)
 		cmocka_unit_test(test_bad_tag),
 		cmocka_unit_test(test_ccm_declared_length),
 		cmocka_unit_test(test_ccm_busy_manager),
+		cmocka_unit_test(test_ccm_sp800_38c),
+		cmocka_unit_test(test_openssl_rows),
+		cmocka_unit_test_teardown(test_ccm_openssl, on_aesni),
+		cmocka_unit_test_teardown(test_long_streams_openssl, on_aesni),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -2,8 +2,9 @@
 /*
  * Stream pieces of the block-cipher modes (daemon/engines/stream.h):
  * AES-CBC, AES-CTR and AES-ECB on the aesni engine
- * (aesni_stream_cipher.c) and AES-XTS per data unit on the openssl engine
- * (openssl_stream.c), called through engine->stream directly, against
+ * (aesni_stream_cipher.c) and on the openssl engine (the *_openssl cases),
+ * and AES-XTS per data unit on the openssl engine (openssl_stream.c),
+ * called through engine->stream directly, against
  * OpenSSL EVP one-shot results: every key size, encrypt and decrypt, in
  * place and out of place, messages from 0 bytes to a few MiB and one of
  * 64 MiB and more, cut at random (1-byte pieces, odd sizes, up to 1 MiB,
@@ -33,6 +34,7 @@
 
 static struct {
 	void *aesni_w, *ossl_w;
+	int ossl; /* CBC, CTR, ECB on the openssl engine (else aesni) */
 } g;
 
 /* ---- References: OpenSSL EVP ---- */
@@ -114,8 +116,9 @@ static void case_open(struct cipher_case *k, unsigned alg, unsigned key_len)
 	memset(k, 0, sizeof(*k));
 	k->alg = alg;
 	k->key_len = key_len;
-	k->e = alg == CRD_ALG_AES_XTS ? &engine_openssl : &engine_aesni;
-	k->w = alg == CRD_ALG_AES_XTS ? g.ossl_w : g.aesni_w;
+	int ossl = alg == CRD_ALG_AES_XTS || g.ossl;
+	k->e = ossl ? &engine_openssl : &engine_aesni;
+	k->w = ossl ? g.ossl_w : g.aesni_w;
 	k->gran = alg == CRD_ALG_AES_CTR ? 1 : 16;
 	if (!k->w)
 		skip(); /* no AES-NI: the engine is not there */
@@ -468,6 +471,86 @@ static void test_bad_pieces(void **state)
 	case_close(&k);
 }
 
+/* ---- The same on the openssl engine ---- */
+
+static void test_cbc_openssl(void **state)
+{
+	g.ossl = 1;
+	sweep_mode(CRD_ALG_AES_CBC);
+	g.ossl = 0;
+}
+
+static void test_ctr_openssl(void **state)
+{
+	g.ossl = 1;
+	sweep_mode(CRD_ALG_AES_CTR);
+	test_ctr_wrap(state);
+	g.ossl = 0;
+}
+
+static void test_ecb_openssl(void **state)
+{
+	g.ossl = 1;
+	sweep_mode(CRD_ALG_AES_ECB);
+	g.ossl = 0;
+}
+
+static void test_bad_pieces_openssl(void **state)
+{
+	g.ossl = 1;
+	test_bad_pieces(state);
+	g.ossl = 0;
+}
+
+/* Pieces of 1, 15, 16, 17 and 4 KiB + 3 bytes (whole blocks of them
+ * for CBC and ECB), on both engines, against EVP one-shot. */
+static void test_odd_pieces(void **state)
+{
+	static const size_t odd[] = { 1, 15, 16, 17, 4096 + 3, 1, 17 };
+	static const unsigned algs[] = { CRD_ALG_AES_CBC, CRD_ALG_AES_CTR,
+					 CRD_ALG_AES_ECB };
+	for (int e = 0; e < 2; e++) {
+		g.ossl = e;
+		for (unsigned a = 0; a < 3; a++) {
+			struct cipher_case k;
+			size_t lens[7], len = 0;
+			size_t gran = algs[a] == CRD_ALG_AES_CTR ? 1 : 16;
+			for (unsigned i = 0; i < 7; i++)
+				len += lens[i] = odd[i] * gran;
+			if (e ? !g.ossl_w : !g.aesni_w)
+				continue;
+			case_open(&k, algs[a], 24);
+			case_iv(&k);
+			uint8_t *pt = malloc(len), *ref = malloc(len),
+				*out = malloc(len);
+			assert_true(pt && ref && out);
+			su_fill(pt, len);
+			case_ref(&k, 0, 1, pt, ref, len);
+			struct su_cuts c = { .len = lens, .n = 7, .cap = 7 };
+			struct su_piece p = {
+				.s = k.s,
+				.dir = CRD_OP_ENCRYPT,
+				.iv = k.iv,
+				.iv_len = algs[a] == CRD_ALG_AES_ECB ? 0 : 16
+			};
+			assert_int_equal(
+				su_run(k.e, k.w, &p, pt, out, &c, NULL),
+				CRD_ST_OK);
+			assert_memory_equal(out, ref, len);
+			p.dir = CRD_OP_DECRYPT;
+			assert_int_equal(
+				su_run(k.e, k.w, &p, ref, out, &c, NULL),
+				CRD_ST_OK);
+			assert_memory_equal(out, pt, len);
+			free(pt);
+			free(ref);
+			free(out);
+			case_close(&k);
+		}
+	}
+	g.ossl = 0;
+}
+
 /* ---- Fixture ---- */
 
 static int group_setup(void **state)
@@ -492,10 +575,18 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cbc), cmocka_unit_test(test_ctr),
-		cmocka_unit_test(test_ecb), cmocka_unit_test(test_ctr_wrap),
-		cmocka_unit_test(test_xts), cmocka_unit_test(test_bad_pieces),
+		cmocka_unit_test(test_cbc),
+		cmocka_unit_test(test_ctr),
+		cmocka_unit_test(test_ecb),
+		cmocka_unit_test(test_ctr_wrap),
+		cmocka_unit_test(test_xts),
+		cmocka_unit_test(test_bad_pieces),
 		cmocka_unit_test(test_big),
+		cmocka_unit_test(test_cbc_openssl),
+		cmocka_unit_test(test_ctr_openssl),
+		cmocka_unit_test(test_ecb_openssl),
+		cmocka_unit_test(test_bad_pieces_openssl),
+		cmocka_unit_test(test_odd_pieces),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

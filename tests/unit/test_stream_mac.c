@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stream pieces of the MACs and digests on the aesni engine
- * (daemon/engines/stream_mac.c): HMAC-SHA-1/224/256/384/512,
+ * (daemon/engines/stream_mac.c), and on the openssl engine (the *_openssl
+ * cases: openssl_stream.c and stream_mac.c): HMAC-SHA-1/224/256/384/512,
  * SHA-1/224/256/384/512 and AES-CMAC (the key sizes aesni's CMAC row
  * takes: 128 and 256 bits), called through engine->stream directly,
  * against OpenSSL one-shot results (HMAC and CMAC through EVP_MAC,
@@ -31,7 +32,10 @@
 #include "session.h"
 #include "stream_util.h"
 
-static void *aesni_w;
+static void *aesni_w, *ossl_w;
+/* The engine under test: aesni, or openssl in the *_openssl cases. */
+static const struct engine *eng = &engine_aesni;
+static void *eng_w;
 
 static const char *md_name(unsigned alg)
 {
@@ -71,7 +75,9 @@ static void ref_mac(unsigned alg, const uint8_t *key, size_t key_len,
 	OSSL_PARAM p[] = {
 		OSSL_PARAM_construct_utf8_string(
 			cmac ? OSSL_MAC_PARAM_CIPHER : OSSL_MAC_PARAM_DIGEST,
-			cmac ? (key_len == 16 ? "AES-128-CBC" : "AES-256-CBC")
+			cmac ? (key_len == 16	? "AES-128-CBC"
+				: key_len == 24 ? "AES-192-CBC"
+						: "AES-256-CBC")
 			     : (char *)md_name(alg),
 			0),
 		OSSL_PARAM_construct_end(),
@@ -96,7 +102,7 @@ struct mac_case {
 static void case_open(struct mac_case *k, unsigned alg, size_t key_len,
 		      unsigned tag_len)
 {
-	if (!aesni_w)
+	if (!eng_w)
 		skip(); /* no AES-NI: the engine is not there */
 	memset(k, 0, sizeof(*k));
 	k->alg = alg;
@@ -106,7 +112,7 @@ static void case_open(struct mac_case *k, unsigned alg, size_t key_len,
 				    .key = k->key,
 				    .key_len = key_len,
 				    .tag_len = tag_len,
-				    .engine = "aesni" };
+				    .engine = eng->name };
 	assert_int_equal(session_create(&p, &k->s), 0);
 }
 
@@ -122,8 +128,8 @@ static int run(const struct mac_case *k, int dir, const uint8_t *msg,
 {
 	struct su_piece p = { .s = k->s, .dir = dir, .tag = tag };
 	if (!c)
-		return su_run_one(&engine_aesni, aesni_w, &p, msg, NULL, len);
-	return su_run(&engine_aesni, aesni_w, &p, msg, NULL, c, NULL);
+		return su_run_one(eng, eng_w, &p, msg, NULL, len);
+	return su_run(eng, eng_w, &p, msg, NULL, c, NULL);
 }
 
 /*
@@ -166,9 +172,8 @@ static void check_message(const struct mac_case *k, const uint8_t *msg,
 				      .dir = CRD_OP_ENCRYPT,
 				      .tag = tag };
 		memset(tag, 0, sizeof(tag));
-		assert_int_equal(
-			su_oneshot(&engine_aesni, aesni_w, &p, msg, NULL, len),
-			CRD_ST_OK);
+		assert_int_equal(su_oneshot(eng, eng_w, &p, msg, NULL, len),
+				 CRD_ST_OK);
 		assert_memory_equal(tag, ref, tl);
 		assert_int_equal(run(k, CRD_OP_DECRYPT, msg, len, NULL, ref),
 				 CRD_ST_OK);
@@ -347,18 +352,45 @@ static void test_big(void **state)
 	free(msg);
 }
 
+/* The cases above on the openssl engine, in one: CMAC with its 192-bit
+ * keys too. */
+static void test_all_openssl(void **state)
+{
+	eng = &engine_openssl;
+	eng_w = ossl_w;
+	test_hmac(state);
+	test_sha(state);
+	test_cmac(state);
+	test_truncated(state);
+	test_empty(state);
+	test_cmac_edges(state);
+	struct mac_case k;
+	uint8_t msg[5000];
+	su_fill(msg, sizeof(msg));
+	case_open(&k, CRD_ALG_AES_CMAC, 24, 0);
+	for (size_t len = 0; len < sizeof(msg); len += 1 + len / 3)
+		check_message(&k, msg, len, 0, 1);
+	case_close(&k);
+	eng = &engine_aesni;
+	eng_w = aesni_w;
+}
+
 static int group_setup(void **state)
 {
 	if (su_setup(16))
 		return -1;
 	aesni_w = engine_aesni.worker_init(&engine_aesni);
-	return 0; /* without AES-NI the cases skip */
+	ossl_w = engine_openssl.worker_init(&engine_openssl);
+	eng_w = aesni_w;
+	return 0; /* without AES-NI the aesni cases skip */
 }
 
 static int group_teardown(void **state)
 {
 	if (aesni_w)
 		engine_aesni.worker_fini(aesni_w);
+	if (ossl_w)
+		engine_openssl.worker_fini(ossl_w);
 	su_teardown();
 	return 0;
 }
@@ -366,10 +398,14 @@ static int group_teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hmac),  cmocka_unit_test(test_sha),
-		cmocka_unit_test(test_cmac),  cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_empty), cmocka_unit_test(test_cmac_edges),
+		cmocka_unit_test(test_hmac),
+		cmocka_unit_test(test_sha),
+		cmocka_unit_test(test_cmac),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_cmac_edges),
 		cmocka_unit_test(test_big),
+		cmocka_unit_test(test_all_openssl),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,25 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The aesni engine's stream hooks: each algorithm to the file that
- * streams it (stream.h). */
+/* The aesni engine's stream hook: each kind of algorithm to the file that
+ * streams it (stream.h). Which algorithms reach it is the capability
+ * rows' say (engine_streams()). */
 #include "aesni.h"
 #include "stream.h"
 #include "session.h"
 
-int aesni_stream_alg(unsigned alg)
-{
-	return aesni_stream_aead_alg(alg) || aesni_stream_cipher_alg(alg) ||
-	       aesni_stream_mac_alg(alg);
-}
-
 void aesni_stream(void *wctx, struct engine_op *op, void *state)
 {
-	unsigned alg = op->sess->alg;
-	if (aesni_stream_aead_alg(alg))
+	switch (crd_alg_kind(op->sess->alg)) {
+	case CRD_KIND_AEAD:
 		aesni_stream_aead(wctx, op, state);
-	else if (aesni_stream_cipher_alg(alg))
+		break;
+	case CRD_KIND_CIPHER:
 		aesni_stream_cipher(wctx, op, state);
-	else if (aesni_stream_mac_alg(alg))
+		break;
+	case CRD_KIND_MAC:
+	case CRD_KIND_HASH:
 		aesni_stream_mac(wctx, op, state);
-	else
+		break;
+	default:
 		op->status = CRD_ST_BAD_PARAM;
+	}
 }

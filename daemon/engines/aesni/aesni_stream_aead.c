@@ -65,12 +65,6 @@ struct aead_stream {
 _Static_assert(sizeof(struct aead_stream) <= STREAM_STATE_SIZE,
 	       "AEAD stream state fits");
 
-int aesni_stream_aead_alg(unsigned alg)
-{
-	return alg == CRD_ALG_AES_GCM || alg == CRD_ALG_CHACHA20_POLY1305 ||
-	       alg == CRD_ALG_AES_CCM;
-}
-
 /* Decrypt's LAST: a forged message releases nothing of this piece. */
 static void stream_verify(struct engine_op *op, const uint8_t *tag)
 {

@@ -41,12 +41,6 @@ struct sc_state {
 _Static_assert(sizeof(struct sc_state) <= STREAM_STATE_SIZE,
 	       "cipher stream state fits");
 
-int aesni_stream_cipher_alg(unsigned alg)
-{
-	return alg == CRD_ALG_AES_CBC || alg == CRD_ALG_AES_CTR ||
-	       alg == CRD_ALG_AES_ECB;
-}
-
 /* Run one cipher job of 1..SC_JOB_MAX bytes to completion. 1 when done. */
 static int sc_job(IMB_MGR *m, const struct engine_op *op, IMB_CIPHER_MODE mode,
 		  const uint8_t *src, uint8_t *dst, uint32_t len,
@@ -149,10 +143,6 @@ void aesni_stream_cipher(void *wctx, struct engine_op *op, void *state)
 	unsigned alg = op->sess->alg;
 	int ok;
 
-	if (!aesni_stream_cipher_alg(alg)) {
-		op->status = CRD_ST_BAD_PARAM;
-		return;
-	}
 	if (op->pos & ENGINE_FIRST && alg != CRD_ALG_AES_ECB) {
 		if (op->iv_len != 16 || !op->iv) {
 			op->status = CRD_ST_BAD_PARAM;

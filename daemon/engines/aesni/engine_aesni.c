@@ -37,8 +37,8 @@
 
 static const struct alg_cap aesni_caps[] = {
 	/* IVs of other than 12 bytes: aesni_gcm_var_iv (aesni_aead.c) */
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX),
-	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0),
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 1),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
@@ -53,8 +53,8 @@ static const struct alg_cap aesni_caps[] = {
 	AESNI_WIRELESS_CAPS,
 	/* all of CCM: what ipsec-mb 1.3 cannot take (aesni_ccm_fits) runs
 	 * on EVP (aesni_aead.c) */
-	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN),
-	CAP_CHACHA20_POLY1305,
+	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN, 1),
+	CAP_CHACHA20_POLY1305(1),
 };
 
 /* Manager for key expansion on the control thread (session_init). */
@@ -591,6 +591,5 @@ const struct engine engine_aesni = {
 	.worker_fini = aesni_worker_fini,
 	.process = aesni_process,
 	.fini = aesni_fini,
-	.stream_alg = aesni_stream_alg,
 	.stream = aesni_stream,
 };

@@ -22,7 +22,8 @@ static const struct alg_cap null_caps[] = {
 	  .aad = { 0, CRD_AAD_MAX, 1 },
 	  .min_len = 0,
 	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
+	  .block = 1,
+	  .stream = 1 },
 };
 
 static int null_probe(const struct engine *e, char *why, size_t len)
@@ -60,11 +61,6 @@ static void null_process(void *wctx, struct engine_op *ops, unsigned n)
 
 /* Streams of the null algorithm copy too: the stream machinery's own
  * cost, as the one-shot path measures the service's. */
-static int null_stream_alg(unsigned alg)
-{
-	return alg == CRD_ALG_NULL;
-}
-
 static void null_stream(void *wctx, struct engine_op *op, void *state)
 {
 	null_process(wctx, op, 1);
@@ -79,6 +75,5 @@ const struct engine engine_null = {
 	.worker_init = null_worker_init,
 	.worker_fini = null_worker_fini,
 	.process = null_process,
-	.stream_alg = null_stream_alg,
 	.stream = null_stream,
 };

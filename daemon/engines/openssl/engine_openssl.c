@@ -30,9 +30,11 @@
 #include <cryptod/ring_abi.h>
 
 static const struct alg_cap ossl_caps[] = {
-	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm) */
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX),
-	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0),
+	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm). No GCM
+	 * streams: EVP's GHASH state cannot live in the stream's plain
+	 * bytes (stream.h, openssl_stream.c). */
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 0),
+	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
 	CAP_AES_MODE(CRD_ALG_AES_ECB, 0, 16),
@@ -45,7 +47,8 @@ static const struct alg_cap ossl_caps[] = {
 	  .aad = RANGE1(0),
 	  .min_len = 16,
 	  .max_len = CRD_OP_MAX_LEN,
-	  .block = 1 },
+	  .block = 1,
+	  .stream = 1 },
 	CAP_AES_CBC_NULL,
 	CAP_AES_GCM_RFC4106(CRD_OP_MAX_LEN),
 	/* authentication only: openssl_auth.c */
@@ -53,8 +56,9 @@ static const struct alg_cap ossl_caps[] = {
 	CAP_SHAS,
 	CAP_CMAC(16, 32, 8),
 	CAP_XCBC(16),
-	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN),
-	CAP_CHACHA20_POLY1305,
+	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN, 1),
+	/* no streams: as GCM's, Poly1305's state is EVP's */
+	CAP_CHACHA20_POLY1305(0),
 	/* RFC 8439 ChaCha20; IV = 32-bit LE block counter || nonce */
 	{ .alg = CRD_ALG_CHACHA20,
 	  .n_key = 1,
@@ -76,6 +80,17 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 16,
 	  .max_len = OSSL_KW_MAX,
 	  .block = 8 },
+	/* RFC 5649 key wrap with padding: the tag is the wrap's first 8
+	 * bytes and as many more as the padding (ossl_kwp) */
+	{ .alg = CRD_ALG_AES_KWP,
+	  KEYS_AES,
+	  NO_IV,
+	  .n_tag = 1,
+	  .tag = { { 8, 15, 1 } },
+	  .aad = RANGE1(0),
+	  .min_len = 1,
+	  .max_len = OSSL_KW_MAX,
+	  .block = 1 },
 };
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
@@ -117,6 +132,7 @@ static void ossl_worker_fini(void *wctx)
 	if (!w)
 		return;
 	EVP_CIPHER_CTX_free(w->ctx); /* cleanses the key schedule */
+	EVP_CIPHER_CTX_free(w->sctx);
 	ossl_auth_free(w->auth);
 	ossl_hmac_free(w->hmac); /* and the HMAC states */
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
@@ -131,9 +147,10 @@ static void *ossl_worker_init(const struct engine *e)
 	if (!w)
 		return NULL;
 	w->ctx = EVP_CIPHER_CTX_new();
+	w->sctx = EVP_CIPHER_CTX_new();
 	w->auth = ossl_auth_new();
 	w->hmac = ossl_hmac_new();
-	if (!w->ctx || !w->auth || !w->hmac)
+	if (!w->ctx || !w->sctx || !w->auth || !w->hmac)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
@@ -213,6 +230,55 @@ static int ossl_kw(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 	else
 		memset(op->dst, 0, op->len);
 	OPENSSL_cleanse(w->kw_out, op->len);
+	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
+}
+
+/*
+ * AES key wrap with padding (RFC 5649) through EVP's AES-n-WRAP-PAD. The
+ * wrap of n bytes is 8 + n + pad bytes (pad = (8 - n % 8) % 8, the zeros
+ * that fill the last semiblock): the op's tag is its first tag_len = 8 +
+ * pad bytes and its data the other n, so tag || data is the RFC's
+ * output, with the AEAD shape (len in, len out) of aes-kw. The session's
+ * tag length thus says n mod 8, and an unwrap checks, besides the RFC's
+ * integrity check, that the wrapped length (MLI) is len. An unwrap runs
+ * in private memory as ossl_kw's does; a failing one zeroes the output.
+ * Returns CRD_ST_*.
+ */
+static int ossl_kwp(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
+		    struct engine_op *op)
+{
+	EVP_CIPHER_CTX *ctx = w->ctx;
+	int enc = op->op == CRD_OP_ENCRYPT;
+	uint32_t pad = (8 - op->len % 8) % 8, total = 8 + op->len + pad;
+	int n = 0;
+
+	if (op->len < 1 || op->len > OSSL_KW_MAX || op->tag_len != 8 + pad)
+		return CRD_ST_BAD_PARAM;
+	EVP_CIPHER_CTX_set_flags(ctx, EVP_CIPHER_CTX_FLAG_WRAP_ALLOW);
+	if (!EVP_CipherInit_ex2(ctx, c, key, NULL, enc, NULL))
+		return CRD_ST_ENGINE;
+	if (enc) {
+		if (EVP_CipherUpdate(ctx, w->kw, &n, op->src, (int)op->len) <=
+			    0 ||
+		    n != (int)total)
+			return CRD_ST_ENGINE;
+		memcpy(op->tag, w->kw, op->tag_len);
+		memcpy(op->dst, w->kw + op->tag_len, op->len);
+		OPENSSL_cleanse(w->kw, total);
+		return CRD_ST_OK;
+	}
+	/* as ossl_kw: from a copy (src may be dst), into private memory;
+	 * EVP writes the padded length there before it checks */
+	memcpy(w->kw, op->tag, op->tag_len);
+	memcpy(w->kw + op->tag_len, op->src, op->len);
+	int ok = EVP_CipherUpdate(ctx, w->kw_out, &n, w->kw, (int)total) > 0 &&
+		 n == (int)op->len;
+	OPENSSL_cleanse(w->kw, total);
+	if (ok)
+		memcpy(op->dst, w->kw_out, op->len);
+	else
+		memset(op->dst, 0, op->len);
+	OPENSSL_cleanse(w->kw_out, op->len + pad);
 	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
 }
 
@@ -352,6 +418,11 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			keyed_sess = NULL;
 			continue;
 		}
+		if (s->alg == CRD_ALG_AES_KWP) {
+			op->status = ossl_kwp(w, c, k->raw, op);
+			keyed_sess = NULL;
+			continue;
+		}
 		if (s->alg == CRD_ALG_AES_CCM) {
 			op->status = ossl_ccm(w->ctx, c, k->raw, op);
 			keyed_sess = NULL;
@@ -410,6 +481,5 @@ const struct engine engine_openssl = {
 	.worker_init = ossl_worker_init,
 	.worker_fini = ossl_worker_fini,
 	.process = ossl_process,
-	.stream_alg = ossl_stream_alg,
 	.stream = ossl_stream,
 };

@@ -27,6 +27,7 @@ enum { OSSL_KW_MAX = 4096 };
 
 struct ossl_worker {
 	EVP_CIPHER_CTX *ctx;
+	EVP_CIPHER_CTX *sctx; /* streams: CCM's CTR beside ctx's CBC-MAC */
 	uint8_t kw[OSSL_KW_MAX + 8]; /* a wrap's tag || ciphertext */
 	uint8_t kw_out[OSSL_KW_MAX]; /* an unwrap's output, until it checks */
 	EVP_CIPHER *cipher[CRD_ALG_MAX_][4]; /* fetched once; [key size] */

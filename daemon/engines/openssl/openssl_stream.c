@@ -1,7 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stream pieces of the openssl engine (stream.h): AES-CMAC, for the key
- * size the aesni engine lacks (192; its sessions land here), and AES-XTS.
+ * Stream pieces of the openssl engine (stream.h): AES-CBC, AES-CTR and
+ * AES-ECB, AES-XTS per data unit, AES-CCM, AES-CMAC (for the key size the
+ * aesni engine lacks, 192, too), and HMAC-SHA-n and SHA-n through
+ * stream_sha() (stream_mac.c). Which of them stream is the capability
+ * rows' say (engine_openssl.c, engine_streams()).
+ *
+ * The state must be plain bytes in the daemon's locked memory (a clone is
+ * a byte copy of it), so no EVP context lives in it: each piece keys the
+ * worker's contexts from the session's raw key, runs its bytes through
+ * EVP from values the state carries (a chaining block, a counter block
+ * and how much of its keystream is used, a CBC-MAC value), and resets
+ * the contexts after, which cleanses the key schedules: no session's key
+ * outlives the piece in them. A key schedule per piece is the price.
+ *
+ * AES-GCM and ChaCha20-Poly1305 do not stream here: their running GHASH
+ * and Poly1305 values live inside EVP's opaque contexts, which can be
+ * neither resumed from bytes nor copied into the locked state, and a
+ * second GHASH or Poly1305 of our own is not worth a second engine. The
+ * aesni engine streams them. (EVP's CCM takes its data in one update; the
+ * CCM here is CBC-MAC and CTR through EVP's AES-CBC and AES-CTR, as SP
+ * 800-38C defines it, with FIRST's param, the message length, in B0.)
  *
  * XTS per data unit as IEEE 1619 numbers them: FIRST's param is the unit's size
  * (>= 16), and the tweak of unit k is FIRST's IV plus k, a 128-bit
@@ -9,10 +28,6 @@
  * sequence numbers). Each unit is one EVP XTS operation. Pieces other
  * than LAST hold whole units; LAST may end with a shorter final unit of
  * 16 bytes or more, which EVP encrypts with ciphertext stealing.
- *
- * The state holds the next unit's tweak and the unit size. The worker's
- * context is keyed once per piece and reset after it, which cleanses the
- * key schedule: no session's key outlives the piece in it.
  */
 #include "auth.h"
 #include "openssl.h"
@@ -21,12 +36,15 @@
 
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <cryptod/ring_abi.h>
 
 /* OpenSSL refuses XTS data units over 2^20 blocks (IEEE 1619's bound). */
 #define XTS_UNIT_MAX (16u << 20)
+
+enum { BLK = 16 };
 
 struct xts_state {
 	uint8_t tweak[16]; /* the next unit's, little-endian */
@@ -35,10 +53,30 @@ struct xts_state {
 _Static_assert(sizeof(struct xts_state) <= STREAM_STATE_SIZE,
 	       "XTS stream state fits");
 
-int ossl_stream_alg(unsigned alg)
-{
-	return alg == CRD_ALG_AES_XTS || alg == CRD_ALG_AES_CMAC;
-}
+/* CBC, CTR, ECB. */
+struct cipher_state {
+	uint8_t iv[BLK]; /* CBC: the chaining block; CTR: the counter block
+			  * of the block in progress (off > 0) or next */
+	uint8_t off;	 /* CTR: keystream bytes of iv's block used */
+};
+_Static_assert(sizeof(struct cipher_state) <= STREAM_STATE_SIZE,
+	       "cipher stream state fits");
+
+/* CCM's running values, all key-derived: here, not on the stack. */
+struct ccm_state {
+	uint8_t x[BLK];	  /* the CBC-MAC of the whole blocks so far */
+	uint8_t blk[BLK]; /* the formatted input's block in progress */
+	uint8_t ctr[BLK]; /* A_i of the keystream block in progress or next */
+	uint64_t done;	  /* message bytes so far */
+	uint32_t total;	  /* the declared message length (FIRST's param) */
+	uint8_t fill;	  /* bytes in blk */
+	uint8_t off;	  /* keystream bytes of ctr's block used */
+	uint8_t q;	  /* bytes of the length field: 15 - nonce */
+	uint8_t tag_len;  /* as B0 encodes it */
+	uint8_t open;	  /* FIRST has run */
+};
+_Static_assert(sizeof(struct ccm_state) <= STREAM_STATE_SIZE,
+	       "CCM stream state fits");
 
 /* ---- CMAC (RFC 4493): a CBC-MAC through EVP's AES-CBC ---- */
 
@@ -175,43 +213,305 @@ static int xts_units(struct ossl_worker *w, struct engine_op *op,
 	return CRD_ST_OK;
 }
 
-void ossl_stream(void *wctx, struct engine_op *op, void *state)
+/* An XTS piece; CRD_ST_*. */
+static int xts_piece(struct ossl_worker *w, struct engine_op *op,
+		     struct xts_state *st)
 {
-	struct ossl_worker *w = wctx;
-	struct xts_state *st = state;
-
-	if (op->sess->alg == CRD_ALG_AES_CMAC) {
-		op->status = cmac_piece(w, op, state);
-		EVP_CIPHER_CTX_reset(w->ctx); /* cleanses the key schedule */
-		engine_burn_stack();
-		return;
-	}
-	if (!ossl_stream_alg(op->sess->alg)) {
-		op->status = CRD_ST_BAD_PARAM;
-		return;
-	}
 	if (op->pos & ENGINE_FIRST) {
 		if (op->iv_len != 16 || !op->iv || op->param < 16 ||
-		    op->param > XTS_UNIT_MAX) {
-			op->status = CRD_ST_BAD_PARAM;
-			return;
-		}
+		    op->param > XTS_UNIT_MAX)
+			return CRD_ST_BAD_PARAM;
 		memcpy(st->tweak, op->iv, 16);
 		st->unit = op->param;
 	}
-	if (!st->unit) { /* no FIRST: the daemon never does this */
-		op->status = CRD_ST_BAD_PARAM;
-		return;
-	}
+	if (!st->unit) /* no FIRST: the daemon never does this */
+		return CRD_ST_BAD_PARAM;
 	/* Whole units, but for LAST's final unit of 16 bytes or more; a
 	 * bounded number of them (ring_abi.h). */
 	uint32_t rem = op->len % st->unit;
 	if ((rem && (!(op->pos & ENGINE_LAST) || rem < 16)) ||
-	    op->len / st->unit + (rem != 0) > CRD_XTS_STREAM_UNITS_MAX) {
-		op->status = CRD_ST_BAD_PARAM;
+	    op->len / st->unit + (rem != 0) > CRD_XTS_STREAM_UNITS_MAX)
+		return CRD_ST_BAD_PARAM;
+	return xts_units(w, op, st);
+}
+
+/* c += n, a 128-bit big-endian counter block, as EVP's CTR counts. */
+static void ctr_add(uint8_t c[BLK], uint64_t n)
+{
+	for (int i = BLK - 1; i >= 0 && n; i--) {
+		n += c[i];
+		c[i] = (uint8_t)n;
+		n >>= 8;
+	}
+}
+
+/*
+ * CTR over n bytes from src to dst with the keyed AES-CTR ctx, from the
+ * counter block ctr of which off keystream bytes are used: EVP starts at
+ * the block's beginning, so those off bytes are run through first and
+ * dropped. ctr and off then name the next byte's keystream. 1 when done.
+ */
+static int ctr_run(EVP_CIPHER_CTX *ctx, EVP_CIPHER *c, const uint8_t *key,
+		   uint8_t ctr[BLK], uint8_t *off, const uint8_t *src,
+		   uint8_t *dst, uint32_t n)
+{
+	static const uint8_t zero[BLK];
+	uint8_t ks[BLK];
+	int out = 0, ok = EVP_EncryptInit_ex2(ctx, c, key, ctr, NULL);
+
+	if (ok && *off)
+		ok = EVP_EncryptUpdate(ctx, ks, &out, zero, *off) &&
+		     out == *off;
+	OPENSSL_cleanse(ks, sizeof(ks));
+	if (ok && n)
+		ok = EVP_EncryptUpdate(ctx, dst, &out, src, (int)n) &&
+		     (uint32_t)out == n;
+	uint64_t used = (uint64_t)*off + n;
+	ctr_add(ctr, used / BLK);
+	*off = (uint8_t)(used % BLK);
+	return ok;
+}
+
+/* A CBC, CTR or ECB piece; CRD_ST_*. */
+static int cipher_piece(struct ossl_worker *w, struct engine_op *op,
+			struct cipher_state *st)
+{
+	const struct session *s = op->sess;
+	const struct ossl_key *k = (const struct ossl_key *)s->key;
+	EVP_CIPHER *c = w->cipher[s->alg][ossl_key_idx(s->alg, s->key_len)];
+	int enc = op->op == CRD_OP_ENCRYPT, out = 0;
+
+	if (op->pos & ENGINE_FIRST && s->alg != CRD_ALG_AES_ECB) {
+		if (op->iv_len != BLK || !op->iv)
+			return CRD_ST_BAD_PARAM;
+		memcpy(st->iv, op->iv, BLK);
+	}
+	if (s->alg == CRD_ALG_AES_CTR)
+		return ctr_run(w->ctx, c, k->raw, st->iv, &st->off, op->src,
+			       op->dst, op->len)
+			       ? CRD_ST_OK
+			       : CRD_ST_ENGINE;
+	/* CBC and ECB pieces are whole blocks (stream.h) */
+	if (op->len % BLK)
+		return CRD_ST_BAD_PARAM;
+	if (!op->len)
+		return CRD_ST_OK;
+	/* CBC decrypt chains from the last ciphertext block, which an
+	 * in-place piece overwrites */
+	uint8_t next[BLK];
+	if (!enc)
+		memcpy(next, op->src + op->len - BLK, BLK);
+	if (!EVP_CipherInit_ex2(w->ctx, c, k->raw,
+				s->alg == CRD_ALG_AES_CBC ? st->iv : NULL, enc,
+				NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(w->ctx, 0) ||
+	    !EVP_CipherUpdate(w->ctx, op->dst, &out, op->src, (int)op->len) ||
+	    (uint32_t)out != op->len)
+		return CRD_ST_ENGINE;
+	memcpy(st->iv, enc ? op->dst + op->len - BLK : next, BLK);
+	return CRD_ST_OK;
+}
+
+/* ---- CCM (SP 800-38C): CBC-MAC and CTR through EVP ---- */
+
+/* n more bytes of the formatted input into the CBC-MAC, on the AES-CBC
+ * ctx keyed with IV x (every block goes through it, in order, so its
+ * chain is x). 1 when done. */
+static int ccm_mac(EVP_CIPHER_CTX *ctx, struct ccm_state *c, const uint8_t *p,
+		   size_t n)
+{
+	while (n) {
+		if (c->fill || n < BLK) { /* the block in progress */
+			size_t room = (size_t)BLK - c->fill,
+			       k = room < n ? room : n;
+			memcpy(c->blk + c->fill, p, k);
+			c->fill += (uint8_t)k;
+			p += k;
+			n -= k;
+			if (c->fill < BLK)
+				return 1;
+			if (!cmac_blocks(ctx, c->x, c->blk, BLK))
+				return 0;
+			c->fill = 0;
+			continue;
+		}
+		size_t whole = n & ~(size_t)(BLK - 1);
+		if (!cmac_blocks(ctx, c->x, p, whole))
+			return 0;
+		p += whole;
+		n -= whole;
+	}
+	return 1;
+}
+
+/* Close the formatted input's block in progress (zero padding). */
+static int ccm_mac_pad(EVP_CIPHER_CTX *ctx, struct ccm_state *c)
+{
+	if (!c->fill)
+		return 1;
+	memset(c->blk + c->fill, 0, BLK - c->fill);
+	c->fill = 0;
+	return cmac_blocks(ctx, c->x, c->blk, BLK);
+}
+
+/* FIRST: B0 and the AAD into the CBC-MAC, A1 as the first counter. */
+static int ccm_first(EVP_CIPHER_CTX *ctx, struct engine_op *op,
+		     struct ccm_state *c)
+{
+	unsigned q = 15u - op->iv_len, t = op->sess->tag_len;
+	uint8_t b0[BLK], hdr[6];
+	unsigned hdr_len;
+
+	if (!op->iv || op->iv_len < 7 || op->iv_len > 13 || t < 4 || t > 16 ||
+	    t % 2)
+		return CRD_ST_BAD_PARAM;
+	/* q bytes of length field: q < 4 caps the message (param is 32
+	 * bits, so larger q take any) */
+	if (q < 4 && (uint64_t)op->param >> (8 * q))
+		return CRD_ST_BAD_PARAM;
+	c->q = (uint8_t)q;
+	c->tag_len = (uint8_t)t;
+	c->total = op->param;
+	c->open = 1;
+
+	b0[0] = (uint8_t)((op->aad_len ? 0x40 : 0) | ((t - 2) / 2) << 3 |
+			  (q - 1));
+	memcpy(b0 + 1, op->iv, op->iv_len);
+	for (unsigned i = 0; i < q; i++)
+		b0[15 - i] = i < 4 ? (uint8_t)(op->param >> (8 * i)) : 0;
+	if (!ccm_mac(ctx, c, b0, BLK))
+		return CRD_ST_ENGINE;
+	if (op->aad_len) {
+		/* SP 800-38C A.2.2: 2 bytes below 2^16 - 2^8, else
+		 * 0xff 0xfe and 4 bytes */
+		uint32_t a = op->aad_len;
+		if (a < 0xff00) {
+			hdr[0] = (uint8_t)(a >> 8);
+			hdr[1] = (uint8_t)a;
+			hdr_len = 2;
+		} else {
+			hdr[0] = 0xff;
+			hdr[1] = 0xfe;
+			hdr[2] = (uint8_t)(a >> 24);
+			hdr[3] = (uint8_t)(a >> 16);
+			hdr[4] = (uint8_t)(a >> 8);
+			hdr[5] = (uint8_t)a;
+			hdr_len = 6;
+		}
+		if (!ccm_mac(ctx, c, hdr, hdr_len) ||
+		    !ccm_mac(ctx, c, op->aad, op->aad_len) ||
+		    !ccm_mac_pad(ctx, c))
+			return CRD_ST_ENGINE;
+	}
+	/* A_i = flags (q - 1) || nonce || i; A1 first, A0 for the tag */
+	memset(c->ctr, 0, BLK);
+	c->ctr[0] = (uint8_t)(q - 1);
+	memcpy(c->ctr + 1, op->iv, op->iv_len);
+	c->ctr[15] = 1;
+	return CRD_ST_OK;
+}
+
+/* A CCM piece; CRD_ST_*. ctx (AES-CBC) runs the CBC-MAC, w->sctx
+ * (AES-CTR) the keystream. */
+static int ccm_piece(struct ossl_worker *w, struct engine_op *op,
+		     struct ccm_state *c)
+{
+	const struct session *s = op->sess;
+	const struct ossl_key *k = (const struct ossl_key *)s->key;
+	int idx = ossl_key_idx(CRD_ALG_AES_CBC, s->key_len);
+	EVP_CIPHER *cbc = w->cipher[CRD_ALG_AES_CBC][idx],
+		   *ctr = w->cipher[CRD_ALG_AES_CTR][idx];
+	int enc = op->op == CRD_OP_ENCRYPT;
+
+	if (op->pos & ENGINE_FIRST)
+		memset(c, 0, sizeof(*c));
+	else if (!c->open)
+		return CRD_ST_BAD_PARAM; /* the daemon never does this */
+	if (!cbc || !ctr ||
+	    !EVP_EncryptInit_ex2(w->ctx, cbc, k->raw, c->x, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(w->ctx, 0))
+		return CRD_ST_ENGINE;
+	if (op->pos & ENGINE_FIRST) {
+		int rc = ccm_first(w->ctx, op, c);
+		if (rc != CRD_ST_OK)
+			return rc;
+	}
+	/* Checked before any byte is written: the pieces add up to param */
+	uint64_t end = c->done + op->len;
+	if (end > c->total || ((op->pos & ENGINE_LAST) && end != c->total))
+		return CRD_ST_BAD_PARAM;
+	if ((op->pos & ENGINE_LAST) && op->tag_len != c->tag_len)
+		return CRD_ST_BAD_PARAM;
+	/* the MAC is over the plaintext: before CTR overwrites it in place
+	 * on encrypt, after CTR makes it on decrypt */
+	if (enc && !ccm_mac(w->ctx, c, op->src, op->len))
+		return CRD_ST_ENGINE;
+	if (!ctr_run(w->sctx, ctr, k->raw, c->ctr, &c->off, op->src, op->dst,
+		     op->len))
+		return CRD_ST_ENGINE;
+	if (!enc && !ccm_mac(w->ctx, c, op->dst, op->len))
+		return CRD_ST_ENGINE;
+	c->done = end;
+	if (!(op->pos & ENGINE_LAST))
+		return CRD_ST_OK;
+
+	/* T = MSB_t(CBC-MAC) XOR MSB_t(E(A0)) */
+	uint8_t tag[BLK] = { 0 };
+	uint8_t a0_off = 0;
+	if (!ccm_mac_pad(w->ctx, c))
+		return CRD_ST_ENGINE;
+	memset(c->ctr + BLK - c->q, 0, c->q); /* A0 */
+	if (!ctr_run(w->sctx, ctr, k->raw, c->ctr, &a0_off, c->x, tag, BLK))
+		return CRD_ST_ENGINE;
+	int st = CRD_ST_OK;
+	if (enc) {
+		memcpy(op->tag, tag, op->tag_len);
+	} else if (engine_ct_memcmp(tag, op->tag, op->tag_len)) {
+		if (op->len) /* a forged message releases nothing more */
+			memset(op->dst, 0, op->len);
+		st = CRD_ST_AUTH_FAILED;
+	}
+	OPENSSL_cleanse(tag, sizeof(tag));
+	return st;
+}
+
+/* ---- The hook ---- */
+
+void ossl_stream(void *wctx, struct engine_op *op, void *state)
+{
+	struct ossl_worker *w = wctx;
+	const struct session *s = op->sess;
+	const uint8_t *key;
+	unsigned klen;
+
+	switch (s->alg) {
+	case CRD_ALG_AES_XTS:
+		op->status = xts_piece(w, op, state);
+		break;
+	case CRD_ALG_AES_CBC:
+	case CRD_ALG_AES_CTR:
+	case CRD_ALG_AES_ECB:
+		op->status = cipher_piece(w, op, state);
+		break;
+	case CRD_ALG_AES_CCM:
+		op->status = ccm_piece(w, op, state);
+		break;
+	case CRD_ALG_AES_CMAC:
+		op->status = cmac_piece(w, op, state);
+		break;
+	default:
+		if (!auth_alg(s->alg)) {
+			op->status = CRD_ST_BAD_PARAM;
+			return;
+		}
+		/* HMAC-SHA-n, SHA-n: the raw key (none for a digest) */
+		key = ossl_auth_key_raw(s, &klen);
+		stream_sha(op, state, key, klen);
 		return;
 	}
-	op->status = xts_units(w, op, st);
-	/* Cleanses and frees the key schedule. */
+	/* Cleanses and frees the key schedules. */
 	EVP_CIPHER_CTX_reset(w->ctx);
+	EVP_CIPHER_CTX_reset(w->sctx);
+	/* EVP's key set-up leaves key bytes in its dead frames. */
+	engine_burn_stack();
 }
