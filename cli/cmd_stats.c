@@ -196,7 +196,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		/* A textfile collector keeps the last file it read: the
 		 * metrics themselves must say the daemon is down. */
 		if (mode == PROM) {
-			stats_print_prom_down();
+			stats_print_prom_down(stdout);
 			return CLI_EXIT_OK;
 		}
 		return CLI_EXIT_FAIL;
@@ -211,7 +211,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	if (ret < 0) {
 		cli_err("stats: %s", cc_strerror(ret));
 		if (mode == PROM) {
-			stats_print_prom_down();
+			stats_print_prom_down(stdout);
 			return CLI_EXIT_OK;
 		}
 		return CLI_EXIT_FAIL;
@@ -221,7 +221,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	if (mode == JSON)
 		stats_print_json(&snap);
 	else if (mode == PROM)
-		stats_print_prom(&snap);
+		stats_print_prom(stdout, &snap);
 	else
 		ret = stats_print_tables(&snap);
 	stats_snap_free(&snap);

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cryptoclient.h>
 
@@ -36,10 +37,10 @@ int stats_print_tables(const struct stats_snap *s);
 int programs_table(const struct cc_program_stats *v, unsigned n);
 void programs_json_items(const struct cc_program_stats *v, unsigned n,
 			 const char *indent);
-/* Prometheus text exposition format (version 0.0.4). */
-void stats_print_prom(const struct stats_snap *s);
+/* Prometheus text exposition format (version 0.0.4), to f. */
+void stats_print_prom(FILE *f, const struct stats_snap *s);
 /* The same when the daemon did not answer: cryptod_up 0 alone. */
-void stats_print_prom_down(void);
+void stats_print_prom_down(FILE *f);
 /* One JSON object, the fields docs/observability.md lists. */
 void stats_print_json(const struct stats_snap *s);
 /* Refresh every interval seconds, count times (0: until q or Ctrl-C);
