@@ -49,6 +49,12 @@ enum cli_limits {
 	TBL_NARROW = 20,	     /* text cells without --wide */
 	WATCH_MAX_S = 3600,	     /* --watch interval */
 	WATCH_MAX_COUNT = 1000000,
+	/* stats --serve (stats_serve.c) */
+	SERVE_REQ_MAX = 8192,	 /* request line and headers, bytes */
+	SERVE_CONNS_MAX = 32,	 /* connections at once; more wait */
+	SERVE_TIMEOUT_MS = 5000, /* a connection's time, request to answer */
+	SERVE_DRAIN_MS = 500,	 /* reading what follows a request */
+	SERVE_LISTEN_MAX = 8,	 /* sockets systemd may pass */
 };
 
 /* The benchmark, a program of its own beside cryptoctl ('cryptoctl bench'

@@ -4,8 +4,9 @@
  * (version 0.0.4), as node_exporter's textfile collector reads it. Every
  * family is printed whole (HELP, TYPE, then all its samples) before the
  * next; counters end in _total; latencies are summaries in seconds.
- * docs/observability.md lists every metric. It writes to any stream, so
- * that it stays the one formatter of them.
+ * docs/observability.md lists every metric. The one formatter of them:
+ * 'stats --prometheus' writes it to stdout, 'stats --serve'
+ * (stats_serve.c) into the body of an HTTP answer.
  */
 #include <inttypes.h>
 #include <stddef.h>
