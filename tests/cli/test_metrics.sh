@@ -7,15 +7,18 @@
 # two scrapes, the strict checker and promtool on what it serves, 404/405/
 # 400/431, a silent and a slow client beside a scrape (and their
 # deadline), 503 while the daemon is stopped and 200 when it is back, the
-# sockets systemd passes (LISTEN_FDS), usage errors, SIGTERM.
+# sockets systemd passes (LISTEN_FDS), usage errors, SIGTERM; and the
+# Grafana dashboard against a real scrape (dashboard_check.py).
 #
-#   test_metrics.sh CRYPTOD CRYPTOCTL OBS_LOAD PROM_CHECK
+#   test_metrics.sh CRYPTOD CRYPTOCTL OBS_LOAD PROM_CHECK DASHBOARD_CHECK DASHBOARD
 set -u
 
 DAEMON=$1
 CTL=$2
 LOAD=$3
 PROMCHK=$4
+DASHCHK=$5
+DASHBOARD=$6
 
 for t in python3 curl; do
 	if ! command -v $t >/dev/null; then
@@ -243,6 +246,25 @@ scrape /metrics
 check "daemon back: 200" test "${got%% *}" = 200
 check "daemon back: cryptod_up 1" grep -qx 'cryptod_up 1' "$tmp/body"
 check "the exporter logs the return" grep -q "cryptod answers at $sock" "$tmp/serve.err"
+cp "$tmp/body" "$tmp/scrape3.prom"
+
+# ---- the Grafana dashboard against a real scrape ---------------------------
+check "every metric the dashboard queries is in the scrape" \
+	python3 "$DASHCHK" "$DASHBOARD" "$tmp/scrape3.prom" "$tmp/dash-rules.yml"
+if command -v promtool >/dev/null; then
+	check "promtool parses every query of the dashboard" \
+		sh -c "promtool check rules '$tmp/dash-rules.yml' >'$tmp/rules.log' 2>&1" ||
+		cat "$tmp/rules.log" >&2
+	printf '{"groups":[{"name":"x","rules":[{"record":"a:b","expr":"sum(rate(x[5m])"}]}]}\n' \
+		>"$tmp/bad-rules.yml"
+	check "promtool check rules rejects a broken query" \
+		sh -c "! promtool check rules '$tmp/bad-rules.yml' >/dev/null 2>&1"
+else
+	echo "skipped: promtool check rules on the dashboard (promtool not installed)"
+fi
+sed 's/cryptod_engine_ops_total/cryptod_engine_opz_total/' "$DASHBOARD" >"$tmp/drift.json"
+check "the check catches a dashboard that drifted" \
+	sh -c "! python3 '$DASHCHK' '$tmp/drift.json' '$tmp/scrape3.prom' >/dev/null"
 
 kill -TERM "$spid"
 wait "$spid"
