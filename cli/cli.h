@@ -52,7 +52,7 @@ enum cli_limits {
 	/* stats --serve (stats_serve.c) */
 	SERVE_REQ_MAX = 8192,	 /* request line and headers, bytes */
 	SERVE_CONNS_MAX = 32,	 /* connections at once; more wait */
-	SERVE_TIMEOUT_MS = 5000, /* a connection's time, request to answer */
+	SERVE_TIMEOUT_MS = 5000, /* to send a request; again, to read */
 	SERVE_DRAIN_MS = 500,	 /* reading what follows a request */
 	SERVE_LISTEN_MAX = 8,	 /* sockets systemd may pass */
 };

@@ -13,7 +13,8 @@
  *
  * One thread, one poll() loop: a connection that sends nothing, or sends
  * slowly, holds one of SERVE_CONNS_MAX slots until its SERVE_TIMEOUT_MS
- * deadline and never delays another one. A request is its request line
+ * deadline (to send its request, then again to take the answer) and
+ * never delays another one. A request is its request line
  * and headers, at most SERVE_REQ_MAX bytes (431 beyond); every answer
  * closes its connection (Connection: close), after which the rest of what
  * the client sent is read and dropped (DRAIN) so that the close does not
@@ -254,6 +255,9 @@ static void conn_answer(struct serve_conn *c, int head_only, const char *status,
 	free(h);
 	c->out_off = 0;
 	c->state = CONN_WRITE;
+	/* The time to take the answer counts from now: a scrape that waited
+	 * on the daemon does not eat into it. */
+	c->deadline_ms = crd_now_ms() + SERVE_TIMEOUT_MS;
 }
 
 static void conn_text(struct serve_conn *c, int head_only, const char *status,
