@@ -28,9 +28,9 @@ PKGS=(
 	# module and links libssl 3; curl links OpenSSL 3 too.
 	nginx curl
 	# tests/cli/test_metrics.sh: promtool checks what the exporter serves.
-	# Its package is the whole Prometheus server; its postinst starts the
-	# server where it can (policy-rc.d refuses in containers; on a systemd
-	# host it is stopped and disabled below).
+	# Its package is the whole Prometheus server (96 MB); its postinst
+	# starts the server where nothing refuses (a container's policy-rc.d
+	# does): it is stopped again below.
 	prometheus
 	# the Debian packages (debian/, tests/deb/): debhelper with the dkms
 	# add-on (cryptoshim-dkms), lintian to check them
@@ -57,7 +57,11 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # Only promtool was wanted, not a Prometheus server running on :9090.
-if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
-	$SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+	if [ -d /run/systemd/system ]; then
+		$SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	elif [ -x /etc/init.d/prometheus ]; then
+		$SUDO /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+	fi
 fi
 echo "deps: done"
