@@ -63,6 +63,7 @@ struct serve {
 	unsigned n_lfd;
 	uint64_t accept_after_ms; /* out of descriptors: pause accepting */
 	int up;			  /* the daemon answered the last scrape */
+	int told_view;		  /* said that we see only our connection */
 	struct serve_conn conn[SERVE_CONNS_MAX];
 };
 
@@ -289,6 +290,16 @@ static int serve_scrape(struct serve *sv, FILE *f, char *why, size_t wl)
 	if (ret < 0) {
 		snprintf(why, wl, "%s: %s", sv->cli->path, cc_strerror(ret));
 		return ret;
+	}
+	/* Workers but no worker rows: the daemon shows this user only its
+	 * own connection. Served as it is, but an operator looking at
+	 * zeros should know why, once. */
+	if (snap.st.workers && !snap.st.n_workers_stats && !sv->told_view) {
+		cli_err("stats --serve: cryptod shows uid %u only its own "
+			"connection's figures: run the exporter as root or as "
+			"cryptod's user to see the whole daemon",
+			(unsigned)getuid());
+		sv->told_view = 1;
 	}
 	stats_print_prom(f, &snap);
 	stats_snap_free(&snap);

@@ -28,10 +28,12 @@ for t in python3 curl; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cryptod-metrics.XXXXXX") || exit 1
+chmod 755 "$tmp" # nobody must reach the socket
 sock=$tmp/cryptod.sock
 dpid=
 spid=
 apid=
+npid=
 pass=0
 fail=0
 
@@ -41,6 +43,7 @@ cleanup()
 	exec 9>&- 2>/dev/null
 	[ -n "$spid" ] && kill "$spid" 2>/dev/null
 	[ -n "$apid" ] && kill "$apid" 2>/dev/null
+	[ -n "$npid" ] && kill $(pgrep -P "$npid") "$npid" 2>/dev/null
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -57,7 +60,7 @@ check()
 
 start_daemon()
 {
-	"$DAEMON" --socket "$sock" --workers 1 --log-level warn \
+	"$DAEMON" --socket "$sock" --socket-mode 0666 --workers 1 --log-level warn \
 		2>>"$tmp/daemon.log" &
 	dpid=$!
 	for _ in $(seq 100); do
@@ -274,12 +277,32 @@ wait "$spid"
 check "SIGTERM: the exporter exits 0" test $? = 0
 spid=
 
+# ---- run as a user the daemon shows only its own connection ---------------
+# obs_load --as-nobody runs it in a child of its own, which is the one to
+# stop.
+"$LOAD" --as-nobody "$CTL" --socket "$sock" stats --serve 127.0.0.1:0 \
+	>"$tmp/nobody.out" 2>"$tmp/nobody.err" &
+npid=$!
+check "as nobody: the exporter starts" wait_url "$tmp/nobody.out"
+scrape /metrics
+check "as nobody: 200, and no worker series (the daemon hides them)" \
+	sh -c "test '${got%% *}' = 200 && ! grep -q '^cryptod_worker_ops_total{' '$tmp/body'"
+scrape /metrics
+check "as nobody: it says once why the figures are its own only" \
+	test "$(grep -c 'only its own connection.s figures: run the exporter as root or as cryptod.s user' "$tmp/nobody.err")" = 1
+check "as root it did not say so" sh -c "! grep -q 'only its own' '$tmp/serve.err'"
+kill -TERM $(pgrep -P "$npid") 2>/dev/null
+wait "$npid"
+check "as nobody: SIGTERM, exit 0" test $? = 0
+npid=
+
 # ---- sockets passed by systemd (LISTEN_FDS) -------------------------------
 # A launcher binds an ephemeral port, puts it at descriptor 3 and execs
-# cryptoctl in its own process, as systemd does.
+# cryptoctl in its own process, as systemd does. It replaces the shell it
+# runs in (run it in a subshell), so that $! is cryptoctl's pid.
 activate()
 {
-	python3 - "$tmp/act.port" "$@" <<'EOF'
+	exec python3 - "$tmp/act.port" "$@" <<'EOF'
 import os, socket, sys
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
@@ -293,7 +316,7 @@ os.environ["LISTEN_FDS"] = "1"
 os.execv(sys.argv[2], sys.argv[2:])
 EOF
 }
-activate "$CTL" --socket "$sock" stats --serve >"$tmp/act.out" 2>"$tmp/act.err" &
+(activate "$CTL" --socket "$sock" stats --serve) >"$tmp/act.out" 2>"$tmp/act.err" &
 apid=$!
 check "socket activation: the exporter names the passed socket" wait_url "$tmp/act.out" ||
 	cat "$tmp/act.err" >&2
@@ -303,8 +326,9 @@ scrape /metrics
 check "socket activation: GET /metrics 200" test "${got%% *}" = 200
 kill -TERM "$apid"
 wait "$apid"
+check "socket activation: SIGTERM, exit 0" test $? = 0
 apid=
-activate "$CTL" --socket "$sock" stats --serve 127.0.0.1:0 >/dev/null 2>&1
+(activate "$CTL" --socket "$sock" stats --serve 127.0.0.1:0) >/dev/null 2>&1
 check "socket activation with an address too: usage error (2)" test $? = 2
 
 echo "$pass passed, $fail failed"
