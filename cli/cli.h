@@ -52,6 +52,12 @@ enum cli_limits {
 	WATCH_MAX_COUNT = 1000000,
 	WATCH_RETRY_MAX_MS = 1000, /* --watch: the longest wait between
 				    * tries to reach a daemon that went */
+	/* stats --serve (stats_serve.c) */
+	SERVE_REQ_MAX = 8192,	 /* request line and headers, bytes */
+	SERVE_CONNS_MAX = 32,	 /* connections at once; more wait */
+	SERVE_TIMEOUT_MS = 5000, /* to send a request; again, to read */
+	SERVE_DRAIN_MS = 500,	 /* reading what follows a request */
+	SERVE_LISTEN_MAX = 8,	 /* sockets systemd may pass */
 };
 
 /* The benchmark, a program of its own beside cryptoctl ('cryptoctl bench'

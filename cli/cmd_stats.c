@@ -2,8 +2,9 @@
 /*
  * cryptoctl stats: the daemon's counters per engine, worker, client queue
  * and session, as aligned tables for people, JSON for scripts (both
- * stats_view.c), Prometheus text for node_exporter (stats_prom.c), or a
- * live view (stats_watch.c).
+ * stats_view.c), Prometheus text for node_exporter (stats_prom.c), an
+ * HTTP exporter of that text (stats_serve.c), or a live view
+ * (stats_watch.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +21,7 @@ static const char usage_stats[] =
 	"Usage: cryptoctl stats [--json | --wide] [--exact]\n"
 	"                       [--watch [SECONDS] [--count N]] [--socket PATH]\n"
 	"       cryptoctl stats --prometheus [--socket PATH]\n"
+	"       cryptoctl stats --serve [[ADDR:]PORT] [--socket PATH]\n"
 	"\n"
 	"Print the daemon's uptime, workers, clients and sessions; per engine\n"
 	"the ops it completed successfully (OK-OPS), bytes, errors and\n"
@@ -69,6 +71,19 @@ static const char usage_stats[] =
 	"                     labelled program, uid. When the daemon does\n"
 	"                     not answer: cryptod_up 0 alone, the reason on\n"
 	"                     stderr, exit status 0 (the metrics report it)\n"
+	"  -S, --serve [[ADDR:]PORT]\n"
+	"                     a Prometheus exporter: answer HTTP GET /metrics\n"
+	"                     with the --prometheus text, read from the\n"
+	"                     daemon at each scrape (503 and cryptod_up 0\n"
+	"                     while it does not answer); / links to it, other\n"
+	"                     paths are 404. Listens on 127.0.0.1:9464 by\n"
+	"                     default, on loopback unless ADDR is given\n"
+	"                     (':PORT' every IPv4 address, '[::]:PORT' every\n"
+	"                     address), or on the sockets systemd passes\n"
+	"                     (cryptod-metrics.socket). Runs until SIGTERM or\n"
+	"                     Ctrl-C. Run it as root or cryptod's user: others\n"
+	"                     see only their own connection's figures (it\n"
+	"                     says so once on stderr)\n"
 	"  -w, --watch [SECONDS]\n"
 	"                     a live view refreshed every SECONDS (default 1,\n"
 	"                     0.1 to 3600): rates per second (engines,\n"
@@ -120,6 +135,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "serve", optional_argument, NULL, 'S' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "wide", no_argument, NULL, 'W' },
@@ -128,7 +144,8 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum { TABLES, JSON, PROM, WATCH } mode = TABLES;
+	enum { TABLES, JSON, PROM, WATCH, SERVE } mode = TABLES;
+	const char *listen_on = NULL;
 	int json = 0;
 	struct stats_snap snap;
 	struct cc_conn *conn;
@@ -138,7 +155,8 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	char *end;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "jpw::n:hs:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jpS::w::n:hs:", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
@@ -152,6 +170,11 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		case 'p':
 			mode = PROM;
 			modes++;
+			break;
+		case 'S':
+			mode = SERVE;
+			modes++;
+			listen_on = optarg;
 			break;
 		case 'w':
 			mode = WATCH;
@@ -187,11 +210,15 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		if (parse_interval(optarg, &interval))
 			goto bad_interval;
 	}
+	/* '--serve 9464': the same for the address. */
+	if (mode == SERVE && !listen_on && optind < argc)
+		listen_on = argv[optind++];
 	if (cli_no_args("stats", argc, argv))
 		return CLI_EXIT_USAGE;
-	if (modes > 1 || (json && mode == PROM)) {
-		cli_usage_err("stats", "--prometheus excludes --json and "
-				       "--watch");
+	if (modes > 1 || (json && (mode == PROM || mode == SERVE))) {
+		cli_usage_err("stats", "--prometheus, --serve and --watch "
+				       "exclude each other, the first two "
+				       "--json");
 		return CLI_EXIT_USAGE;
 	}
 	if (json && mode == TABLES)
@@ -201,11 +228,14 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 
+	if (mode == SERVE)
+		return stats_serve(cli, listen_on);
+
 	if (cli_connect(cli, &conn)) {
 		/* A textfile collector keeps the last file it read: the
 		 * metrics themselves must say the daemon is down. */
 		if (mode == PROM) {
-			stats_print_prom_down();
+			stats_print_prom_down(stdout);
 			return CLI_EXIT_OK;
 		}
 		return CLI_EXIT_FAIL;
@@ -221,7 +251,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	if (ret < 0) {
 		cli_err("stats: %s", cli_strerror(ret));
 		if (mode == PROM) {
-			stats_print_prom_down();
+			stats_print_prom_down(stdout);
 			return CLI_EXIT_OK;
 		}
 		return CLI_EXIT_FAIL;
@@ -231,7 +261,7 @@ int cmd_stats(struct cli *cli, int argc, char **argv)
 	if (mode == JSON)
 		stats_print_json(&snap);
 	else if (mode == PROM)
-		stats_print_prom(&snap);
+		stats_print_prom(stdout, &snap);
 	else
 		ret = stats_print_tables(&snap);
 	stats_snap_free(&snap);

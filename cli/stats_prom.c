@@ -4,7 +4,9 @@
  * (version 0.0.4), as node_exporter's textfile collector reads it. Every
  * family is printed whole (HELP, TYPE, then all its samples) before the
  * next; counters end in _total; latencies are summaries in seconds.
- * docs/observability.md lists every metric.
+ * docs/observability.md lists every metric. The one formatter of them:
+ * 'stats --prometheus' writes it to stdout, 'stats --serve'
+ * (stats_serve.c) into the body of an HTTP answer.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -21,29 +23,30 @@ enum prom_row { ROW_ENGINE, ROW_WORKER, ROW_QUEUE, ROW_SESSION };
 
 /* A label value: backslash, double quote and newline escaped; bytes
  * that are not printable ASCII become '?', as in the tables. */
-static void prom_label(const char *s)
+static void prom_label(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
-			printf("\\%c", *s);
+			fprintf(f, "\\%c", *s);
 		else if (*s == '\n')
-			fputs("\\n", stdout);
+			fputs("\\n", f);
 		else
-			putchar(*s >= 0x20 && *s < 0x7f ? *s : '?');
+			fputc(*s >= 0x20 && *s < 0x7f ? *s : '?', f);
 	}
 }
 
-static void prom_head(const char *name, const char *type, const char *help)
+static void prom_head(FILE *f, const char *name, const char *type,
+		      const char *help)
 {
-	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void labels_queue(const struct cc_queue_stats *q)
+static void labels_queue(FILE *f, const struct cc_queue_stats *q)
 {
-	printf("client=\"%u\",queue=\"%u\",client_name=\"", q->client_id,
-	       q->queue_id);
-	prom_label(q->client_name);
-	putchar('"');
+	fprintf(f, "client=\"%u\",queue=\"%u\",client_name=\"", q->client_id,
+		q->queue_id);
+	prom_label(f, q->client_name);
+	fputc('"', f);
 }
 
 /* Rows of one kind: how many, their labels, counters and latency. */
@@ -61,7 +64,7 @@ static unsigned prom_rows(const struct stats_snap *s, enum prom_row row)
 	}
 }
 
-static void prom_labels(const struct stats_snap *s, enum prom_row row,
+static void prom_labels(FILE *f, const struct stats_snap *s, enum prom_row row,
 			unsigned i)
 {
 	const struct cc_session_info *x;
@@ -69,23 +72,23 @@ static void prom_labels(const struct stats_snap *s, enum prom_row row,
 
 	switch (row) {
 	case ROW_ENGINE:
-		fputs("engine=\"", stdout);
-		prom_label(s->st.engines[i].name);
-		putchar('"');
+		fputs("engine=\"", f);
+		prom_label(f, s->st.engines[i].name);
+		fputc('"', f);
 		break;
 	case ROW_WORKER:
-		printf("worker=\"%u\"", s->st.worker_stats[i].index);
+		fprintf(f, "worker=\"%u\"", s->st.worker_stats[i].index);
 		break;
 	case ROW_QUEUE:
-		labels_queue(&s->st.queues[i]);
+		labels_queue(f, &s->st.queues[i]);
 		break;
 	case ROW_SESSION:
 		x = &s->sess[i];
 		alg = cc_alg_name(x->alg);
-		printf("client=\"%u\",session=\"%u\",alg=\"%s\",engine=\"",
-		       x->client_id, x->session_id, alg ? alg : "unknown");
-		prom_label(x->engine);
-		putchar('"');
+		fprintf(f, "client=\"%u\",session=\"%u\",alg=\"%s\",engine=\"",
+			x->client_id, x->session_id, alg ? alg : "unknown");
+		prom_label(f, x->engine);
+		fputc('"', f);
 		break;
 	}
 }
@@ -105,27 +108,28 @@ static const struct cc_counters *prom_ctr(const struct stats_snap *s,
 	}
 }
 
-static void prom_counters(const struct stats_snap *s, enum prom_row row,
-			  const char *name, const char *help, long off)
+static void prom_counters(FILE *f, const struct stats_snap *s,
+			  enum prom_row row, const char *name, const char *help,
+			  long off)
 {
-	prom_head(name, "counter", help);
+	prom_head(f, name, "counter", help);
 	for (unsigned i = 0; i < prom_rows(s, row); i++) {
 		const char *c = (const char *)prom_ctr(s, row, i);
 
-		printf("%s{", name);
-		prom_labels(s, row, i);
-		printf("} %" PRIu64 "\n",
-		       *(const uint64_t *)(const void *)(c + off));
+		fprintf(f, "%s{", name);
+		prom_labels(f, s, row, i);
+		fprintf(f, "} %" PRIu64 "\n",
+			*(const uint64_t *)(const void *)(c + off));
 	}
 }
 
 /* A summary per worker or queue: quantiles, then _sum and _count. */
-static void prom_latency(const struct stats_snap *s, enum prom_row row,
+static void prom_latency(FILE *f, const struct stats_snap *s, enum prom_row row,
 			 const char *name, const char *help)
 {
 	static const char *const q[] = { "0.5", "0.9", "0.99", "0.999" };
 
-	prom_head(name, "summary", help);
+	prom_head(f, name, "summary", help);
 	for (unsigned i = 0; i < prom_rows(s, row); i++) {
 		const struct cc_latency *l =
 			row == ROW_WORKER ? &s->st.worker_stats[i].lat
@@ -134,29 +138,31 @@ static void prom_latency(const struct stats_snap *s, enum prom_row row,
 				       l->p999_ns };
 
 		for (unsigned k = 0; k < 4; k++) {
-			printf("%s{", name);
-			prom_labels(s, row, i);
-			printf(",quantile=\"%s\"} %.9f\n", q[k], v[k] / 1e9);
+			fprintf(f, "%s{", name);
+			prom_labels(f, s, row, i);
+			fprintf(f, ",quantile=\"%s\"} %.9f\n", q[k],
+				v[k] / 1e9);
 		}
-		printf("%s_sum{", name);
-		prom_labels(s, row, i);
-		printf("} %.9f\n%s_count{", l->sum_ns / 1e9, name);
-		prom_labels(s, row, i);
-		printf("} %" PRIu64 "\n", l->count);
+		fprintf(f, "%s_sum{", name);
+		prom_labels(f, s, row, i);
+		fprintf(f, "} %.9f\n%s_count{", l->sum_ns / 1e9, name);
+		prom_labels(f, s, row, i);
+		fprintf(f, "} %" PRIu64 "\n", l->count);
 	}
 }
 
-static void prom_queue_gauge(const struct stats_snap *s, const char *name,
-			     const char *help, int in_flight)
+static void prom_queue_gauge(FILE *f, const struct stats_snap *s,
+			     const char *name, const char *help, int in_flight)
 {
-	prom_head(name, "gauge", help);
+	prom_head(f, name, "gauge", help);
 	for (unsigned i = 0; i < s->st.n_queues; i++) {
 		const struct cc_queue_stats *q = &s->st.queues[i];
 
-		printf("%s{", name);
-		prom_labels(s, ROW_QUEUE, i);
-		printf("} %" PRIu64 "\n", in_flight ? (uint64_t)q->in_flight
-						    : q->connected_ms / 1000);
+		fprintf(f, "%s{", name);
+		prom_labels(f, s, ROW_QUEUE, i);
+		fprintf(f, "} %" PRIu64 "\n",
+			in_flight ? (uint64_t)q->in_flight
+				  : q->connected_ms / 1000);
 	}
 }
 
@@ -250,13 +256,13 @@ static const struct prog_family {
 	  PRG(usage.inprocess), 0 },
 };
 
-static void prom_programs(const struct stats_snap *s)
+static void prom_programs(FILE *f, const struct stats_snap *s)
 {
-	for (size_t f = 0; f < sizeof(prog_families) / sizeof(prog_families[0]);
-	     f++) {
-		const struct prog_family *pf = &prog_families[f];
+	for (size_t k = 0; k < sizeof(prog_families) / sizeof(prog_families[0]);
+	     k++) {
+		const struct prog_family *pf = &prog_families[k];
 
-		prom_head(pf->name, pf->type, pf->help);
+		prom_head(f, pf->name, pf->type, pf->help);
 		for (unsigned i = 0; i < s->n_progs; i++) {
 			const struct cc_program_stats *p = &s->progs[i];
 			const char *b = (const char *)p + pf->off;
@@ -264,59 +270,60 @@ static void prom_programs(const struct stats_snap *s)
 				pf->u32 ? *(const uint32_t *)(const void *)b
 					: *(const uint64_t *)(const void *)b;
 
-			printf("%s{program=\"", pf->name);
-			prom_label(p->name);
+			fprintf(f, "%s{program=\"", pf->name);
+			prom_label(f, p->name);
 			if (p->other)
-				fputs("\",uid=\"-\"}", stdout);
+				fputs("\",uid=\"-\"}", f);
 			else
-				printf("\",uid=\"%u\"}", p->uid);
-			printf(" %" PRIu64 "\n", v);
+				fprintf(f, "\",uid=\"%u\"}", p->uid);
+			fprintf(f, " %" PRIu64 "\n", v);
 		}
 	}
 }
 
-void stats_print_prom_down(void)
+void stats_print_prom_down(FILE *f)
 {
-	prom_head("cryptod_up", "gauge", "1 when cryptod answered.");
-	puts("cryptod_up 0");
+	prom_head(f, "cryptod_up", "gauge", "1 when cryptod answered.");
+	fputs("cryptod_up 0\n", f);
 }
 
-void stats_print_prom(const struct stats_snap *s)
+void stats_print_prom(FILE *f, const struct stats_snap *s)
 {
 	const struct cc_stats *st = &s->st;
 	unsigned i;
 
-	prom_head("cryptod_up", "gauge", "1 when cryptod answered.");
-	puts("cryptod_up 1");
-	prom_head("cryptod_uptime_seconds", "gauge",
+	prom_head(f, "cryptod_up", "gauge", "1 when cryptod answered.");
+	fputs("cryptod_up 1\n", f);
+	prom_head(f, "cryptod_uptime_seconds", "gauge",
 		  "Seconds since the daemon started.");
-	printf("cryptod_uptime_seconds %.3f\n", st->uptime_ms / 1e3);
-	prom_head("cryptod_workers", "gauge", "Worker threads.");
-	printf("cryptod_workers %u\n", st->workers);
-	prom_head("cryptod_clients", "gauge", "Connected clients.");
-	printf("cryptod_clients %u\n", st->clients);
-	prom_head("cryptod_sessions", "gauge", "Sessions held, all clients.");
-	printf("cryptod_sessions %u\n", st->sessions);
+	fprintf(f, "cryptod_uptime_seconds %.3f\n", st->uptime_ms / 1e3);
+	prom_head(f, "cryptod_workers", "gauge", "Worker threads.");
+	fprintf(f, "cryptod_workers %u\n", st->workers);
+	prom_head(f, "cryptod_clients", "gauge", "Connected clients.");
+	fprintf(f, "cryptod_clients %u\n", st->clients);
+	prom_head(f, "cryptod_sessions", "gauge",
+		  "Sessions held, all clients.");
+	fprintf(f, "cryptod_sessions %u\n", st->sessions);
 
 	for (i = 0; i < sizeof(prom_families) / sizeof(prom_families[0]); i++) {
-		const struct prom_family *f = &prom_families[i];
+		const struct prom_family *pf = &prom_families[i];
 
-		prom_counters(s, f->row, f->name, f->help, f->off);
+		prom_counters(f, s, pf->row, pf->name, pf->help, pf->off);
 	}
-	prom_head("cryptod_worker_asleep", "gauge",
+	prom_head(f, "cryptod_worker_asleep", "gauge",
 		  "1 while the worker sleeps on the doorbell.");
 	for (i = 0; i < st->n_workers_stats; i++)
-		printf("cryptod_worker_asleep{worker=\"%u\"} %d\n",
-		       st->worker_stats[i].index,
-		       st->worker_stats[i].asleep != 0);
-	prom_latency(s, ROW_WORKER, "cryptod_worker_service_seconds",
+		fprintf(f, "cryptod_worker_asleep{worker=\"%u\"} %d\n",
+			st->worker_stats[i].index,
+			st->worker_stats[i].asleep != 0);
+	prom_latency(f, s, ROW_WORKER, "cryptod_worker_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
 
-	prom_queue_gauge(s, "cryptod_queue_in_flight",
+	prom_queue_gauge(f, s, "cryptod_queue_in_flight",
 			 "Ops submitted and not yet completed.", 1);
-	prom_queue_gauge(s, "cryptod_queue_client_connected_seconds",
+	prom_queue_gauge(f, s, "cryptod_queue_client_connected_seconds",
 			 "How long the queue's client has been connected.", 0);
-	prom_latency(s, ROW_QUEUE, "cryptod_queue_service_seconds",
+	prom_latency(f, s, ROW_QUEUE, "cryptod_queue_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
-	prom_programs(s);
+	prom_programs(f, s);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cryptoclient.h>
 
@@ -38,10 +39,15 @@ int stats_print_tables(const struct stats_snap *s);
 int programs_table(const struct cc_program_stats *v, unsigned n);
 void programs_json_items(const struct cc_program_stats *v, unsigned n,
 			 const char *indent);
-/* Prometheus text exposition format (version 0.0.4). */
-void stats_print_prom(const struct stats_snap *s);
+/* Prometheus text exposition format (version 0.0.4), to f. */
+void stats_print_prom(FILE *f, const struct stats_snap *s);
 /* The same when the daemon did not answer: cryptod_up 0 alone. */
-void stats_print_prom_down(void);
+void stats_print_prom_down(FILE *f);
+/* stats_serve.c: a Prometheus exporter on listen_on ("[ADDR:]PORT", NULL:
+ * 127.0.0.1:9464) or the sockets systemd passed, until SIGTERM or SIGINT.
+ * Returns an exit status. */
+struct cli;
+int stats_serve(struct cli *cli, const char *listen_on);
 /* One JSON object, the fields docs/observability.md lists. */
 void stats_print_json(const struct stats_snap *s);
 /* Refresh every interval seconds, count times (0: until q or Ctrl-C);

@@ -27,6 +27,11 @@ PKGS=(
 	# is only a metapackage on it, adding the echo module) has the SSL
 	# module and links libssl 3; curl links OpenSSL 3 too.
 	nginx curl
+	# tests/cli/test_metrics.sh: promtool checks what the exporter serves.
+	# Its package is the whole Prometheus server (96 MB); its postinst
+	# starts the server where nothing refuses (a container's policy-rc.d
+	# does): it is stopped again below.
+	prometheus
 	# the Debian packages (debian/, tests/deb/): debhelper with the dkms
 	# add-on (cryptoshim-dkms), lintian to check them
 	debhelper dh-dkms dkms lintian
@@ -51,4 +56,12 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Only promtool was wanted, not a Prometheus server running on :9090.
+if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+	if [ -d /run/systemd/system ]; then
+		$SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+	elif [ -x /etc/init.d/prometheus ]; then
+		$SUDO /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+	fi
+fi
 echo "deps: done"

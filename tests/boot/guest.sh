@@ -87,6 +87,31 @@ dg=$(printf abc | runuser -u alice -- env OPENSSL_CONF=$cnf timeout 20 openssl d
 check openssl-provider '[[ $dg == *ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad ]]' \
 	'openssl dgst through the provider: $dg'
 
+# --- the Prometheus exporter: installed off; once enabled, the first
+# scrape starts it as user cryptod, which the daemon shows everything
+# (worker series, other users' programs), with the keys' directory
+# inaccessible to it. No curl in the image: bash's /dev/tcp.
+metrics_get() {
+	timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9464 &&
+		printf "GET %s HTTP/1.0\r\n\r\n" "$1" >&3 && cat <&3' _ "$1" 2>&1
+}
+check metrics-off '[ "$(systemctl is-enabled cryptod-metrics.socket 2>&1)" = disabled ] && [ "$(prop cryptod-metrics.socket ActiveState)" = inactive ]' \
+	'cryptod-metrics.socket is $(systemctl is-enabled cryptod-metrics.socket 2>&1), $(prop cryptod-metrics.socket ActiveState)'
+systemctl enable --now cryptod-metrics.socket >/dev/null 2>&1
+m=$(metrics_get /metrics)
+check metrics-scrape '[[ $m == "HTTP/1.1 200 OK"* ]] && grep -q "^cryptod_up 1" <<<"$m" && grep -q "^cryptod_worker_ops_total{" <<<"$m" && grep -q "^cryptod_program_ops_total{program=\"openssl/" <<<"$m"' \
+	'GET /metrics: $(head -c 400 <<<"$m")'
+mpid=$(prop cryptod-metrics.service MainPID)
+check metrics-user '[ "$(ps -o user= -p "$mpid")" = cryptod ]' 'the exporter runs as $(ps -o user= -p "$mpid")'
+check metrics-no-keys '[ "$(stat -c %a /proc/$mpid/root/var/lib/cryptod 2>&1)" = 0 ]' \
+	'/var/lib/cryptod in its namespace: $(stat -c "%a %U" /proc/$mpid/root/var/lib/cryptod 2>&1)'
+check metrics-404 '[[ $(metrics_get /nope) == "HTTP/1.1 404"* ]]' 'GET /nope: $(metrics_get /nope | head -1)'
+exp=$(systemd-analyze security --no-pager cryptod-metrics.service 2>&1 |
+	sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+echo "BOOTTEST INFO systemd-analyze security cryptod-metrics.service: $exp"
+systemctl disable --now cryptod-metrics.socket >/dev/null 2>&1
+systemctl stop cryptod-metrics.service
+
 # --- the kernel engine (AF_ALG) under the hardened unit: NIST SP 800-38A
 # F.2.1, AES-128-CBC, routed to the kernel engine
 check kernel-engine-probed 'journal | grep -q "engine kernel available"' '$(journal | grep "engine kernel" | head -1)'

@@ -69,7 +69,8 @@ has() { # package path...: each path is in the package
 }
 ML=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 has cryptod /usr/sbin/cryptod /lib/systemd/system/cryptod.service \
-	/lib/systemd/system/cryptod.socket /usr/lib/sysusers.d/cryptod.conf \
+	/lib/systemd/system/cryptod.socket /lib/systemd/system/cryptod-metrics.socket \
+	/lib/systemd/system/cryptod-metrics.service /usr/lib/sysusers.d/cryptod.conf \
 	/usr/lib/tmpfiles.d/cryptod.conf /etc/cryptod/cryptod.conf \
 	/usr/share/man/man8/cryptod.8.gz /usr/share/man/man5/cryptod.conf.5.gz \
 	/usr/share/doc/cryptod/examples/cryptod.service.d/pcrypt.conf
@@ -95,6 +96,12 @@ grep -q "deb-systemd-helper enable 'cryptod.socket'" "$ctl/postinst" && ok ||
 	bad "postinst does not enable cryptod.socket"
 grep -q "deb-systemd-invoke .*start.* 'cryptod.service'" "$ctl/postinst" &&
 	bad "postinst starts cryptod.service (the socket should)" || ok
+# The exporter is opt-in: enabled again on upgrade only where the admin
+# enabled it (debhelper's "dont-enable" form), never started.
+grep -q "if deb-systemd-helper debian-installed 'cryptod-metrics.socket'" "$ctl/postinst" && ok ||
+	bad "postinst enables cryptod-metrics.socket (it is opt-in)"
+grep -q "deb-systemd-invoke .*start.*cryptod-metrics" "$ctl/postinst" &&
+	bad "postinst starts the exporter (it is opt-in)" || ok
 dpkg-deb -f "$(deb cryptoctl)" Depends | grep -q "libcryptoclient0 (>= $VERSION)" && ok ||
 	bad "cryptoctl does not depend on libcryptoclient0 (>= $VERSION): $(dpkg-deb -f "$(deb cryptoctl)" Depends)"
 dpkg-deb -f "$(deb cryptoshim-dkms all)" Depends | grep -q dkms && ok || bad "cryptoshim-dkms does not depend on dkms"

@@ -64,6 +64,7 @@ for f in sbin/cryptod bin/cryptoctl bin/cryptod-bench bin/cryptod-poolbench \
 	"$libdir/cmake/cryptoclient/cryptoclientConfigVersion.cmake" \
 	"$libdir/cmake/cryptoclient/cryptoclientTargets.cmake" \
 	lib/systemd/system/cryptod.service lib/systemd/system/cryptod.socket \
+	lib/systemd/system/cryptod-metrics.service lib/systemd/system/cryptod-metrics.socket \
 	lib/sysusers.d/cryptod.conf lib/tmpfiles.d/cryptod.conf \
 	share/man/man8/cryptod.8 share/man/man1/cryptoctl.1 \
 	share/man/man3/libcryptoclient.3 share/man/man3/cc_enqueue_burst.3; do
@@ -95,6 +96,8 @@ left=$(grep -l '@[A-Z_]*@' "$dest/usr/lib/systemd/system/"* "$dest/usr/share/man
 [ -z "$left" ] && ok || bad "placeholders left in: $left"
 grep -qx 'ExecStart=/usr/sbin/cryptod' "$dest/usr/lib/systemd/system/cryptod.service" && ok ||
 	bad "cryptod.service does not start /usr/sbin/cryptod"
+grep -qx 'ExecStart=/usr/bin/cryptoctl stats --serve' "$dest/usr/lib/systemd/system/cryptod-metrics.service" && ok ||
+	bad "cryptod-metrics.service does not start /usr/bin/cryptoctl stats --serve"
 grep -qx 'prefix=/usr' "$dest/usr/$pc" && ok || bad "pkg-config prefix is not /usr"
 grep -q "$dest" -r "$dest/usr/lib/systemd" "$dest/usr/share/man" "$dest/usr/$pc" &&
 	bad "DESTDIR leaked into installed files" || ok

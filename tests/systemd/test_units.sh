@@ -4,7 +4,8 @@
 # The systemd units, checked with systemd's own tools on an install tree:
 #   systemd-analyze verify   the units as installed (clean: no output),
 #                            with man:cryptod(8) found, and with the
-#                            optional CAP_NET_ADMIN drop-in
+#                            optional CAP_NET_ADMIN drop-in; the exporter's
+#                            cryptod-metrics.socket and .service too
 #   systemd-analyze security --offline: overall exposure <= 2.0; a copy
 #                            with the hardening stripped must score worse
 #                            (so this check can fail)
@@ -43,7 +44,9 @@ prefix=$tmp/prefix
 units=$prefix/lib/systemd/system
 svc=$units/cryptod.service
 sockunit=$units/cryptod.socket
-for f in "$svc" "$sockunit" "$prefix/lib/sysusers.d/cryptod.conf" \
+msvc=$units/cryptod-metrics.service
+msock=$units/cryptod-metrics.socket
+for f in "$svc" "$sockunit" "$msvc" "$msock" "$prefix/lib/sysusers.d/cryptod.conf" \
 	"$prefix/lib/tmpfiles.d/cryptod.conf"; do
 	[ -f "$f" ] && ok || bad "not installed: ${f#$prefix/}"
 done
@@ -93,6 +96,7 @@ verify()
 	fi
 }
 verify "$svc" "$sockunit"
+verify "$msvc" "$msock"
 
 # The optional drop-in: copy the units next to a cryptod.service.d/.
 mkdir -p "$tmp/dropin/cryptod.service.d"
@@ -140,6 +144,25 @@ if [ -n "$w" ] && awk -v e="$w" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e > m) }'; 
 else
 	bad "a unit without hardening scored '$w': the exposure check cannot fail"
 fi
+
+# The exporter: cryptoctl stats --serve on the socket systemd passes,
+# loopback, as cryptod's user (which sees every client's figures) with
+# none of cryptod's files, hardened at least as well as the daemon.
+e=$(exposure "$msvc")
+echo "exporter exposure: $e (at most $MAX_EXPOSURE)"
+[ -n "$e" ] && awk -v e="$e" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e <= m) }' && ok ||
+	bad "cryptod-metrics.service exposure '$e' above $MAX_EXPOSURE"
+mstart=$(sed -n 's/^ExecStart=//p' "$msvc")
+[ "$mstart" = "$prefix/bin/cryptoctl stats --serve" ] && ok ||
+	bad "cryptod-metrics.service: ExecStart=$mstart"
+"$prefix/bin/cryptoctl" stats --help 2>/dev/null | grep -q -- '--serve' && ok ||
+	bad "the installed cryptoctl has no stats --serve"
+grep -qx 'ListenStream=127.0.0.1:9464' "$msock" && grep -qx 'Accept=no' "$msock" && ok ||
+	bad "cryptod-metrics.socket: loopback 127.0.0.1:9464 with Accept=no expected"
+for k in User=cryptod 'InaccessiblePaths=-/var/lib/cryptod -/etc/cryptod' PrivateNetwork=yes \
+	RestrictAddressFamilies=AF_UNIX$ CapabilityBoundingSet=$ NoNewPrivileges=yes; do
+	grep -q "^$k" "$msvc" && ok || bad "cryptod-metrics.service lacks $k"
+done
 
 # The socket: what clients rely on.
 grep -qx 'ListenSequentialPacket=/run/cryptod/cryptod.sock' "$sockunit" && ok ||
