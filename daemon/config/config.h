@@ -136,16 +136,9 @@ struct config {
 	unsigned line[CK_N]; /* where key k was given (0: not a file) */
 };
 
-static inline int config_is_set(const struct config *c, unsigned k)
-{
-	return (int)(c->set[k / 64] >> (k % 64) & 1);
-}
-
-static inline void config_mark_set(struct config *c, unsigned k, int on)
-{
-	uint64_t b = 1ull << (k % 64);
-	c->set[k / 64] = on ? c->set[k / 64] | b : c->set[k / 64] & ~b;
-}
+/* Was key k given (config_types.c, with the other per-key code)? */
+int config_is_set(const struct config *c, unsigned k);
+void config_mark_set(struct config *c, unsigned k, int on);
 
 /* Built-in defaults (the values docs/config.md lists). */
 void config_defaults(struct config *c);

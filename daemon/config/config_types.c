@@ -328,6 +328,17 @@ static void engine_names(char *buf, size_t len)
  * Store value (NUL-terminated, trimmed, writable) for key k. Returns 0
  * or -1 with a message (no location) in err.
  */
+int config_is_set(const struct config *c, unsigned k)
+{
+	return (int)(c->set[k / 64] >> (k % 64) & 1);
+}
+
+void config_mark_set(struct config *c, unsigned k, int on)
+{
+	uint64_t b = 1ull << (k % 64);
+	c->set[k / 64] = on ? c->set[k / 64] | b : c->set[k / 64] & ~b;
+}
+
 int config_store(struct config *c, unsigned k, char *v, char *err,
 		 size_t errlen)
 {
