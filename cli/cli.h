@@ -61,6 +61,17 @@ struct cli {
 	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
 };
 
+/* ids.c. A user or group as a name or a decimal number: 0, -ENOENT (no
+ * such name) or -EINVAL (empty, or a number out of range). */
+int cli_parse_uid(const char *s, uint32_t *out);
+int cli_parse_gid(const char *s, uint32_t *out);
+/* The name of an id into buf, "" when it has none; returns buf. */
+enum { CLI_NAME_MAX = 64 };
+const char *cli_user_name(uint32_t uid, char *buf, size_t len);
+const char *cli_group_name(uint32_t gid, char *buf, size_t len);
+/* A name as a JSON string, or null for "". */
+void cli_json_name(const char *name);
+
 /* cli.c */
 /* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
  * and is /dev/null now. */

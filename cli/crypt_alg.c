@@ -97,24 +97,41 @@ static void split_size(const char *name, char *base, size_t len, unsigned *bits)
 		snprintf(base, len, "%s", name);
 }
 
+int crypt_alg_lookup(const char *name, enum cc_alg *alg, unsigned *key_bits)
+{
+	char base[64];
+	unsigned bits;
+
+	if (strlen(name) >= sizeof(base))
+		return -EINVAL;
+	split_size(name, base, sizeof(base), &bits);
+	int n = cc_alg_from_name(base);
+	if (n <= 0)
+		return -EINVAL;
+	struct crypt_rules r;
+	rules_of(&r, (enum cc_alg)n);
+	if (bits && r.key != CRYPT_KEY_AES && r.key != CRYPT_KEY_XTS)
+		return -EINVAL;
+	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
+	if (bits && r.key == CRYPT_KEY_XTS && bits == 192)
+		return -EINVAL;
+	*alg = (enum cc_alg)n;
+	*key_bits = r.key == CRYPT_KEY_XTS ? 2 * bits : bits;
+	return 0;
+}
+
 int crypt_alg_parse(struct crypt_args *a, const char *name)
 {
-	char base[sizeof(a->alg_name)];
+	enum cc_alg alg;
 	unsigned bits;
 	size_t j;
 
-	if (strlen(name) >= sizeof(base))
-		goto unknown;
-	split_size(name, base, sizeof(base), &bits);
-	int alg = cc_alg_from_name(base);
 	a->r = NULL;
-	if (alg > 0) {
-		rules_of(&a->rules, (enum cc_alg)alg);
-		a->r = &a->rules;
-	}
-	if (!a->r ||
-	    (bits && a->r->key != CRYPT_KEY_AES && a->r->key != CRYPT_KEY_XTS))
+	if (strlen(name) >= sizeof(a->alg_name) ||
+	    crypt_alg_lookup(name, &alg, &bits))
 		goto unknown;
+	rules_of(&a->rules, alg);
+	a->r = &a->rules;
 	if (cmd_of(a->r) != a->what) {
 		enum crypt_cmd w = cmd_of(a->r);
 
@@ -133,12 +150,7 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 							   : "a cipher",
 				     cmd_names[w]);
 	}
-	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
-	if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
-		goto unknown;
 	a->key_need = bits / 8;
-	if (a->r->key == CRYPT_KEY_XTS)
-		a->key_need *= 2;
 	for (j = 0; name[j]; j++)
 		a->alg_name[j] = (char)tolower((unsigned char)name[j]);
 	a->alg_name[j] = '\0';
