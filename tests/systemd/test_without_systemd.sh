@@ -17,7 +17,10 @@
 # --user of another user when not root (exit 78), and a warning when root
 # runs it without --user.
 #
-#   test_without_systemd.sh CRYPTOD CRYPTOCTL
+# Then debian/cryptod.init (its paths pointed at this test's) starts,
+# reports and stops the daemon as user nobody.
+#
+#   test_without_systemd.sh CRYPTOD CRYPTOCTL INIT_SCRIPT
 #
 # Exit 0 when every check passed, 1 otherwise, 77 when not root or
 # without user nobody or runuser.
@@ -25,6 +28,7 @@ set -u
 
 DAEMON=$1
 CTL=$2
+INIT=$3
 
 [ "$(id -u)" -eq 0 ] || { echo "skipped: needs root"; exit 77; }
 id nobody >/dev/null 2>&1 || { echo "skipped: no user nobody"; exit 77; }
@@ -146,6 +150,41 @@ stop
 start --user root --socket "$sock" || exit 1
 check "--user root: no warning" sh -c "! grep -q 'running as root' '$tmp/daemon.log'"
 stop
+
+# ---- debian/cryptod.init, with this test's paths ----
+if [ -r /lib/lsb/init-functions ] && command -v start-stop-daemon >/dev/null; then
+	sed -e "s|^DAEMON=.*|DAEMON=$DAEMON|" \
+		-e "s|^PIDFILE=.*|PIDFILE=$tmp/cryptod.pid|" \
+		-e "s|^LOGFILE=.*|LOGFILE=$tmp/init.log|" \
+		-e "s|^CRYPTOD_USER=.*|CRYPTOD_USER=nobody|" \
+		-e "s|/etc/default/cryptod|$tmp/default|g" "$INIT" >"$tmp/init"
+	echo "CRYPTOD_OPTS=\"--no-config --workers 1 --socket $sock\"" >"$tmp/default"
+	sh "$tmp/init" start >"$tmp/out" 2>&1
+	check "init start: exit 0" test $? -eq 0
+	for _ in $(seq 100); do
+		CRYPTOD_SOCKET=$sock "$CTL" ping >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	dpid=$(cat "$tmp/cryptod.pid" 2>/dev/null)
+	check "init start: serves $sock" env CRYPTOD_SOCKET="$sock" "$CTL" ping
+	check "init start: runs as nobody" test "$(status_ids Uid)" = "$NUID $NUID $NUID $NUID"
+	check "init start: logs to its LOGFILE" grep -q "running as user nobody" "$tmp/init.log"
+	sh "$tmp/init" status >/dev/null 2>&1
+	check "init status: running (0)" test $? -eq 0
+	sh "$tmp/init" start >/dev/null 2>&1
+	check "init start again: exit 0, still one daemon" \
+		test "$(pgrep -c -f -- "--socket $sock")" -eq 1
+	sh "$tmp/init" stop >"$tmp/out" 2>&1
+	check "init stop: exit 0" test $? -eq 0
+	# gone, or a zombie whoever inherited it has yet to reap
+	check "init stop: the daemon is gone" \
+		sh -c "[ ! -d /proc/$dpid ] || grep -q '^State:.*Z' /proc/$dpid/status"
+	dpid=
+	sh "$tmp/init" status >/dev/null 2>&1
+	check "init status: not running (3)" test $? -eq 3
+else
+	echo "skipped: debian/cryptod.init (no lsb-base or start-stop-daemon)"
+fi
 
 echo "without systemd: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
