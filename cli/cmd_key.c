@@ -28,7 +28,7 @@ static const char usage_key[] =
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
-	"       cryptoctl key list [--json | --wide]\n"
+	"       cryptoctl key list [--json | --wide | --names]\n"
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
@@ -66,6 +66,8 @@ static const char usage_key[] =
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
 	"  --version N        wrap: that version (default: the newest)\n"
+	"      --names        list: the names alone, one a line (scripts,\n"
+	"                     shell completion)\n"
 	"      --wide         list: whole names and ACLs (else cut to 20\n"
 	"                     characters, ending in ~)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
@@ -92,13 +94,14 @@ enum {
 	OPT_WKEY_FILE,
 	OPT_WRAPPED_FILE,
 	OPT_VERSION,
+	OPT_NAMES,
 };
 
 struct key_args {
 	const char *sub, *name;
 	struct cc_key_spec spec;
 	uint32_t uids[CC_KEY_IDS_MAX], gids[CC_KEY_IDS_MAX];
-	int have_alg, have_usage, have_bits, json;
+	int have_alg, have_usage, have_bits, json, names;
 	unsigned bits, version;
 	unsigned alg_bits; /* the key bits --alg's name says (0: none) */
 	const char *alg_arg;
@@ -172,6 +175,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
 		{ "version", required_argument, NULL, OPT_VERSION },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "names", no_argument, NULL, OPT_NAMES },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t id;
@@ -192,6 +196,9 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case 'W':
 			tbl_wide = 1;
+			break;
+		case OPT_NAMES:
+			a->names = 1;
 			break;
 		case OPT_ALG: {
 			enum cc_alg alg;
@@ -419,6 +426,11 @@ static int print_keys(const struct key_args *a, const struct cc_key_info *v,
 {
 	if (a->json) {
 		print_json(v, n);
+		return 0;
+	}
+	if (a->names) {
+		for (unsigned i = 0; i < n; i++)
+			puts(v[i].name);
 		return 0;
 	}
 	return print_table(v, n);
