@@ -31,9 +31,9 @@ static const char usage_clients[] =
 	"Unless you are root or the daemon's user, only your own connection\n"
 	"is listed.\n"
 	"\n"
-	"      --wide         every column: GID, GROUP, ARENA, OFFLOAD, FALLBACK,\n"
-	"                     IN-PROC too, and whole names (else cut to 20\n"
-	"                     characters, ending in ~)\n"
+	"      --wide         every column: USER, GID, GROUP, ARENA, OFFLOAD,\n"
+	"                     FALLBACK, IN-PROC too, and whole names (else\n"
+	"                     cut to 20 characters, ending in ~)\n"
 	"  -j, --json         {\"clients\": [{client_id, pid, uid, gid, user,\n"
 	"                     group (null: no name), name,\n"
 	"                     connected_ms, queues, sessions, ops, bytes,\n"
@@ -114,7 +114,7 @@ static int clients_table(const struct cc_client_info *v, unsigned n)
 {
 	char nm[CLI_NAME_MAX];
 	static const char *const titles[] = {
-		"CLIENT",   "PID",	 "UID",	   "<USER",    "+GID",
+		"CLIENT",   "PID",	 "UID",	   "+<USER",   "+GID",
 		"+<GROUP",  "CONNECTED", "QUEUES", "SESSIONS", "OPS",
 		"BYTES",    "IN-FLIGHT", "+ARENA", "+OFFLOAD", "+FALLBACK",
 		"+IN-PROC", "<NAME",

@@ -231,8 +231,8 @@ import json, sys
 c = json.load(open(sys.argv[1]))["clients"]
 assert any(x["uid"] == 0 and x["user"] == "root" and "group" in x for x in c), c
 PY
-ctl clients
-check "clients: a USER column" grep -Eq '^CLIENT +PID +UID +USER +CONNECTED' "$out"
+ctl clients --wide
+check "clients --wide: USER and GROUP columns" grep -Eq '^CLIENT +PID +UID +USER +GID +GROUP +CONNECTED' "$out"
 for k in n256 n128 nxts nk nn; do
 	ctl key delete $k
 done
