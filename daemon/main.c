@@ -481,6 +481,16 @@ int main(int argc, char **argv)
 	rc = user_resolve(opts.user, &run_as, &drop);
 	if (!rc && drop)
 		rc = root_setup_then_drop(cfg, &run_as, &bound);
+	/* Started as a system user (runuser -u cryptod): the default path is
+	 * a per-user one that clients of the system service never try. */
+	if (!rc && geteuid() != 0 && !(cfg->set & (1ull << CK_SOCKET)) &&
+	    !getenv("CRYPTOD_SOCKET") && !getenv("LISTEN_FDS") &&
+	    !strncmp(cfg->socket, "/tmp/cryptod-", 13))
+		log_warn("serving the per-user path %s: clients of the system "
+			 "service look for /run/cryptod/cryptod.sock; start "
+			 "cryptod as root with --user (cryptod(8), WITHOUT "
+			 "SYSTEMD)",
+			 cfg->socket);
 	if (rc) {
 		if (bound) /* still root: the drop failed */
 			unlink(cfg->socket);

@@ -141,6 +141,17 @@ check "not root, --user root: exit 78" test $? -eq 78
 check "not root, --user root: says only root can switch" \
 	grep -q "only root can become another user" "$tmp/out"
 
+# Started as a system user with no socket: the per-user path, which no
+# client of the system service tries, is named in a warning.
+userdir=/tmp/cryptod-$NUID
+existed=0
+[ -e "$userdir" ] && existed=1
+runuser -u nobody -- env -u XDG_RUNTIME_DIR -u CRYPTOD_SOCKET timeout -s TERM 2 \
+	"$DAEMON" --no-config --workers 1 >"$tmp/out" 2>&1
+check "as nobody, no --socket: warns of the per-user path" \
+	grep -q "serving the per-user path $userdir/cryptod.sock: clients of the system service" "$tmp/out"
+[ "$existed" = 1 ] || rm -rf "$userdir"
+
 # ---- root without --user: served, with a warning ----
 start --socket "$sock" || exit 1
 check "root without --user: warns, names --user cryptod" \
