@@ -61,6 +61,11 @@ struct cli {
 	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
 };
 
+/* alg_name.c. An algorithm's name as every command takes it ("aes-gcm",
+ * "aes-256-gcm", "gcm(aes)"): the algorithm and the key bits the name
+ * says (0: none; XTS: both halves). 0 or -EINVAL, silently. */
+int cli_alg_lookup(const char *name, enum cc_alg *alg, unsigned *key_bits);
+
 /* ids.c. A user or group as a name or a decimal number: 0, -ENOENT (no
  * such name) or -EINVAL (empty, or a number out of range). */
 int cli_parse_uid(const char *s, uint32_t *out);

@@ -17,9 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "cli.h"
 #include "commands.h"
-#include "crypt.h"
 #include "hex.h"
 #include "table.h"
 
@@ -202,7 +203,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case OPT_ALG: {
 			enum cc_alg alg;
-			if (crypt_alg_lookup(optarg, &alg, &a->alg_bits))
+			if (cli_alg_lookup(optarg, &alg, &a->alg_bits))
 				return cli_usage_err(
 					"key",
 					"--alg %s: unknown ('cryptoctl "

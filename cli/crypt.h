@@ -165,11 +165,8 @@ int crypt_parse_uint(const char *s, unsigned max, unsigned *out);
  * plugged with /dev/null (a socket must never become stdin). */
 void crypt_begin(struct crypt_args *a);
 
-/* crypt_alg.c. An algorithm's name as every command takes it ("aes-gcm",
- * "aes-256-gcm", "gcm(aes)"): the algorithm and the key bits the name
- * says (0: none; XTS: both halves). 0 or -EINVAL, silently. */
-int crypt_alg_lookup(const char *name, enum cc_alg *alg, unsigned *key_bits);
-/* The rest return 0, or -EINVAL once the error is reported. */
+/* crypt_alg.c: each returns 0, or -EINVAL once the error is reported.
+ * Names: cli_alg_lookup (alg_name.c). */
 int crypt_alg_parse(struct crypt_args *a, const char *name);
 int crypt_args_check(struct crypt_args *a);
 /* The key, IV, tag and AAD sizes against the rows the daemon reports

@@ -55,9 +55,7 @@ static void rules_of(struct crypt_rules *r, enum cc_alg alg)
 	}
 }
 
-/* Base names: ours and the kernel's crypto API names, as
- * cc_alg_from_name() takes them (the table is <cryptod/algs.h>).
- * "aes-N-BASE" names the key size too (openssl enc style). */
+/* Names: cli_alg_lookup (alg_name.c), as every command takes them. */
 
 /* The command an algorithm is for: GMAC, a MAC with an IV, is encrypt's
  * and decrypt's (as ever); the other MACs are mac's, digests digest's. */
@@ -81,45 +79,6 @@ static const char *const cmd_names[] = {
 	[CRYPT_CMD_MAC] = "mac",
 };
 
-/* "aes-128-cbc" -> "aes-cbc" and 128; anything else: bits 0. */
-static void split_size(const char *name, char *base, size_t len, unsigned *bits)
-{
-	*bits = 0;
-	if (!strncasecmp(name, "aes-128-", 8))
-		*bits = 128;
-	else if (!strncasecmp(name, "aes-192-", 8))
-		*bits = 192;
-	else if (!strncasecmp(name, "aes-256-", 8))
-		*bits = 256;
-	if (*bits)
-		snprintf(base, len, "aes-%s", name + 8);
-	else
-		snprintf(base, len, "%s", name);
-}
-
-int crypt_alg_lookup(const char *name, enum cc_alg *alg, unsigned *key_bits)
-{
-	char base[64];
-	unsigned bits;
-
-	if (strlen(name) >= sizeof(base))
-		return -EINVAL;
-	split_size(name, base, sizeof(base), &bits);
-	int n = cc_alg_from_name(base);
-	if (n <= 0)
-		return -EINVAL;
-	struct crypt_rules r;
-	rules_of(&r, (enum cc_alg)n);
-	if (bits && r.key != CRYPT_KEY_AES && r.key != CRYPT_KEY_XTS)
-		return -EINVAL;
-	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
-	if (bits && r.key == CRYPT_KEY_XTS && bits == 192)
-		return -EINVAL;
-	*alg = (enum cc_alg)n;
-	*key_bits = r.key == CRYPT_KEY_XTS ? 2 * bits : bits;
-	return 0;
-}
-
 int crypt_alg_parse(struct crypt_args *a, const char *name)
 {
 	enum cc_alg alg;
@@ -128,7 +87,7 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 
 	a->r = NULL;
 	if (strlen(name) >= sizeof(a->alg_name) ||
-	    crypt_alg_lookup(name, &alg, &bits))
+	    cli_alg_lookup(name, &alg, &bits))
 		goto unknown;
 	rules_of(&a->rules, alg);
 	a->r = &a->rules;
