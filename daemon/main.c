@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"  -u, --user USER        started as root (without systemd): create\n"
 		"                         the socket's directory, bind the socket\n"
 		"                         (group: USER's unless socket_group says),\n"
-		"                         raise RLIMIT_MEMLOCK, create /var/lib/cryptod,\n"
+		"                         raise RLIMIT_MEMLOCK, create /var/lib/cryptod\n"
+		"                         (named keys on),\n"
 		"                         then run as USER (name or number) and its\n"
 		"                         primary group, no supplementary groups;\n"
 		"                         'root' stays root. The package's user is\n"
@@ -330,119 +331,6 @@ static void config_error(const char *why)
 		why);
 }
 
-/*
- * Without systemd, started as root with --user: what the units do before
- * the daemon runs (tmpfiles.d's /run/cryptod 0755 root:root, the socket
- * of cryptod.socket with its group, LimitMEMLOCK=, StateDirectory=
- * cryptod 0700 for named keys), then the drop to u for good, before any
- * engine, key or client is touched. *bound: the socket is bound (main
- * serves it and must not chown it again). 0, or the exit status after
- * logging why.
- */
-static int root_setup_then_drop(const struct config *cfg,
-				const struct priv_user *u, int *bound)
-{
-	char dir[sizeof(cfg->socket)];
-	int err;
-
-	*bound = 0;
-	/* Under socket activation the manager made the socket. */
-	if (!getenv("LISTEN_FDS")) {
-		snprintf(dir, sizeof(dir), "%s", cfg->socket);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			err = priv_make_dir(dir, 0755, 0, 0);
-			if (err) {
-				log_err("socket directory %s: %s", dir,
-					strerror(-err));
-				return 1;
-			}
-		}
-		err = ctl_bind(cfg->socket, cfg->socket_mode);
-		if (err) {
-			log_err("cannot listen on %s: %s%s", cfg->socket,
-				strerror(-err),
-				err == -EADDRINUSE
-					? " (another cryptod is serving it)"
-					: "");
-			return 1;
-		}
-		*bound = 1;
-		gid_t g = cfg->has_socket_group ? cfg->socket_group : u->gid;
-		err = ctl_set_group(g);
-		if (err) {
-			log_err("socket group %u: %s", (unsigned)g,
-				strerror(-err));
-			return 1;
-		}
-	}
-	err = priv_raise_memlock();
-	if (err)
-		log_warn("cannot raise RLIMIT_MEMLOCK to %d MiB (%s): without "
-			 "CAP_SYS_RESOURCE, as in a container, the caller's "
-			 "hard limit must allow it (docker run --ulimit "
-			 "memlock=%d:%d)",
-			 PRIV_MEMLOCK_MIB, strerror(-err),
-			 PRIV_MEMLOCK_MIB << 20, PRIV_MEMLOCK_MIB << 20);
-	/* Named keys in the default place: its parent, as StateDirectory=. */
-	const char *sd = getenv("STATE_DIRECTORY");
-	if (cfg->keys.kek[0] && !cfg->keys.dir[0] && !(sd && *sd)) {
-		snprintf(dir, sizeof(dir), "%s", CONFIG_KEY_DIR_DEFAULT);
-		*strrchr(dir, '/') = '\0';
-		err = priv_make_dir(dir, 0700, u->uid, u->gid);
-		if (err) {
-			log_err("state directory %s: %s", dir, strerror(-err));
-			return 1;
-		}
-	}
-	err = priv_drop(u);
-	if (err) {
-		log_err("cannot become user %s (uid %u, gid %u): %s", u->name,
-			(unsigned)u->uid, (unsigned)u->gid, strerror(-err));
-		return 1;
-	}
-	log_info("running as user %s (uid %u, gid %u), no supplementary "
-		 "groups",
-		 u->name, (unsigned)u->uid, (unsigned)u->gid);
-	return 0;
-}
-
-/*
- * --user: who the daemon runs as. Started as root: u (drop 1), or root
- * when told so (--user root), or root with a warning (no --user). Not
- * root: --user must name the user it is. 0, or the exit status.
- */
-static int user_resolve(const char *name, struct priv_user *u, int *drop)
-{
-	*drop = 0;
-	if (!name) {
-		if (geteuid() == 0)
-			log_warn("running as root: start it with --user "
-				 "cryptod to run as the package's user "
-				 "(cryptod(8), WITHOUT SYSTEMD), or --user "
-				 "root to keep root without this warning");
-		return 0;
-	}
-	int err = priv_lookup(name, u);
-	if (err) {
-		log_err("--user %s: %s", name,
-			err == -ENOENT ? "no such user" : strerror(-err));
-		return EXIT_CONFIG;
-	}
-	if (geteuid() == 0) {
-		*drop = u->uid != 0;
-		return 0;
-	}
-	if (u->uid != geteuid()) {
-		log_err("--user %s: only root can become another user (running "
-			"as uid %u)",
-			name, (unsigned)geteuid());
-		return EXIT_CONFIG;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	/* The daemon's OpenSSL must never route back to the daemon: an
@@ -476,11 +364,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	log_info("configuration: %s", path ? path : "built-in defaults");
-	struct priv_user run_as;
-	int drop, bound = 0;
-	rc = user_resolve(opts.user, &run_as, &drop);
-	if (!rc && drop)
-		rc = root_setup_then_drop(cfg, &run_as, &bound);
+	int bound = 0;
+	rc = priv_start(opts.user, cfg, &bound);
+	rc = rc == -EINVAL ? EXIT_CONFIG : rc ? 1 : 0;
 	/* Started as a system user (runuser -u cryptod): the default path is
 	 * a per-user one that clients of the system service never try. */
 	if (!rc && geteuid() != 0 && !(cfg->set & (1ull << CK_SOCKET)) &&

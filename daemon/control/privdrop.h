@@ -38,4 +38,18 @@ CRD_MUST_CHECK int priv_make_dir(const char *dir, mode_t mode, uid_t uid,
  * refused. 0 or -errno. */
 CRD_MUST_CHECK int priv_drop(const struct priv_user *u);
 
+struct config;
+
+/*
+ * main's one call, after the configuration is read and before any engine
+ * or key: resolve --user (user; NULL: none given) and, started as root
+ * with a user other than root, do the set-up above with cfg's socket,
+ * mode, group and key settings, then drop. *bound: the socket is bound
+ * (ctl_start serves it; main must not chown it). 0, -EINVAL (an unknown
+ * user or one only root could become: the configuration's to fix), or
+ * another -errno; each logged.
+ */
+CRD_MUST_CHECK int priv_start(const char *user, const struct config *cfg,
+			      int *bound);
+
 #endif
