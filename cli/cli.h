@@ -70,6 +70,22 @@ struct cli {
 	char path[CLI_PATH_MAX]; /* the socket cli_connect() used */
 };
 
+/* alg_name.c. An algorithm's name as every command takes it ("aes-gcm",
+ * "aes-256-gcm", "gcm(aes)"): the algorithm and the key bits the name
+ * says (0: none; XTS: both halves). 0 or -EINVAL, silently. */
+int cli_alg_lookup(const char *name, enum cc_alg *alg, unsigned *key_bits);
+
+/* ids.c. A user or group as a name or a decimal number: 0, -ENOENT (no
+ * such name) or -EINVAL (empty, or a number out of range). */
+int cli_parse_uid(const char *s, uint32_t *out);
+int cli_parse_gid(const char *s, uint32_t *out);
+/* The name of an id into buf, "" when it has none; returns buf. */
+enum { CLI_NAME_MAX = 64 };
+const char *cli_user_name(uint32_t uid, char *buf, size_t len);
+const char *cli_group_name(uint32_t gid, char *buf, size_t len);
+/* A name as a JSON string, or null for "". */
+void cli_json_name(const char *name);
+
 /* cli.c */
 /* Bit fd set: descriptor fd (0, 1, 2) was closed when cryptoctl started
  * and is /dev/null now. */

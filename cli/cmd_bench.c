@@ -78,7 +78,9 @@ const char bp_usage[] =
 	"\n"
 	"Throughput and dmcrypt:\n"
 	"  -a, --alg LIST      algorithms, comma-separated, or all (default\n"
-	"                      aes-128-gcm); --alg help lists them\n"
+	"                      aes-128-gcm); --alg help lists them. Any name\n"
+	"                      encrypt -a takes: aes-gcm or gcm(aes) is the\n"
+	"                      first aes-gcm row, aes-256-gcm that size's\n"
 	"      --sizes LIST    buffer sizes in bytes (default\n"
 	"                      64,128,256,512,1024,1536,2048,16384, and 4096\n"
 	"                      for XTS); sizes an algorithm cannot take are\n"
@@ -160,8 +162,51 @@ enum {
 	OPT_WIDE,
 };
 
+/*
+ * --alg as every command takes names (cli_alg_lookup): a row of the
+ * benchmark's list by its own name ("aes-128-gcm"), or by any name of its
+ * algorithm ("aes-gcm", "gcm(aes)": the first row of it; "aes-256-gcm"
+ * with a size: the row of that key size). Each comma-separated item is
+ * rewritten to a row's name in buf; one nothing matches stays as it is,
+ * for bench_opts_one to refuse. Returns buf, or list if it does not fit.
+ */
+static char *bp_alg_names(char *list, char *buf, size_t len)
+{
+	char items[1024];
+	size_t o = 0;
+
+	if (strlen(list) >= sizeof(items))
+		return list;
+	snprintf(items, sizeof(items), "%s", list);
+	buf[0] = '\0';
+	for (char *save, *t = strtok_r(items, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		const char *name = t;
+		enum cc_alg alg;
+		unsigned bits;
+
+		if (strcmp(t, "all") && !bench_alg_find(t) &&
+		    !cli_alg_lookup(t, &alg, &bits))
+			for (unsigned i = 0; i < bench_alg_count(); i++) {
+				const struct bench_alg *a = bench_alg_at(i);
+
+				if (a->alg == alg &&
+				    (!bits || a->key_len * 8u == bits)) {
+					name = a->name;
+					break;
+				}
+			}
+		int n = snprintf(buf + o, len - o, "%s%s", o ? "," : "", name);
+		if (n < 0 || (size_t)n >= len - o)
+			return list;
+		o += (size_t)n;
+	}
+	return buf;
+}
+
 static int bp_parse(struct bp_ctx *x, int argc, char **argv, bool dmcrypt)
 {
+	char algbuf[1024];
 	struct option opts[40];
 	struct bench_opts_set set;
 	struct bench_cfg *cfg = &x->b.cfg;
@@ -241,6 +286,8 @@ static int bp_parse(struct bp_ctx *x, int argc, char **argv, bool dmcrypt)
 		default:
 			break;
 		}
+		if (c == OPT_ALG)
+			optarg = bp_alg_names(optarg, algbuf, sizeof(algbuf));
 		rc = bench_opts_one(cfg, &set, c, optarg);
 		if (rc)
 			return rc; /* 1: --alg help */

@@ -17,7 +17,8 @@
 #include "table.h"
 
 static const char usage_engines[] =
-	"Usage: cryptoctl engines [--all] [--json | --wide] [--socket PATH]\n"
+	"Usage: cryptoctl engines [--all] [--json | --wide | --names]\n"
+	"                        [--socket PATH]\n"
 	"\n"
 	"List the algorithms cryptod knows and the engines that run them,\n"
 	"one row each: whether the engine is the one a session gets when it\n"
@@ -41,6 +42,9 @@ static const char usage_engines[] =
 	"                     iv_sizes, tag_sizes (lists of {min, max,\n"
 	"                     increment}), aad_sizes ({min, max,\n"
 	"                     increment}), min_len, max_len, block_size}]}\n"
+	"      --names        one line per row: ALGORITHM KIND ENGINE, for\n"
+	"                     scripts and shell completion (available rows;\n"
+	"                     with --all every row)\n"
 	"  -s, --socket PATH  daemon socket\n"
 	"  -h, --help         this text\n";
 
@@ -241,12 +245,26 @@ static void print_json(const struct cc_alg_caps *caps, unsigned n)
 	printf("%s]\n}\n", n ? "\n  " : "");
 }
 
+/* --names: "aes-gcm aead aesni", a row a line, nothing else. */
+static void print_names(const struct cc_alg_caps *caps, unsigned n, int all)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *alg = cc_alg_name(caps[i].alg);
+
+		if (alg && (all || caps[i].available))
+			printf("%s %s %s\n", alg,
+			       cc_alg_kind_name(cc_alg_kind(caps[i].alg)),
+			       caps[i].engine);
+	}
+}
+
 int cmd_engines(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "names", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "socket", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
@@ -254,7 +272,7 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 	struct cc_alg_caps *caps = NULL;
 	struct cc_conn *conn;
 	unsigned n = 0;
-	int json = 0, all = 0, c, ret;
+	int json = 0, names = 0, all = 0, c, ret;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "ajhs:", opts, NULL)) != -1) {
@@ -267,6 +285,9 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 			break;
 		case 'W':
 			tbl_wide = 1;
+			break;
+		case 'N':
+			names = 1;
 			break;
 		case 'h':
 			fputs(usage_engines, stdout);
@@ -293,6 +314,8 @@ int cmd_engines(struct cli *cli, int argc, char **argv)
 	ret = 0;
 	if (json)
 		print_json(caps, n);
+	else if (names)
+		print_names(caps, n, all);
 	else
 		ret = print_table(caps, n, all);
 	cc_capabilities_free(caps);

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "cli.h"
 #include "commands.h"
 #include "hex.h"
@@ -25,7 +27,7 @@ static const char usage_key[] =
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
-	"       cryptoctl key list [--json | --wide]\n"
+	"       cryptoctl key list [--json | --wide | --names]\n"
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
@@ -49,22 +51,28 @@ static const char usage_key[] =
 	"  --usage LIST       comma list of encrypt, decrypt, mac-generate,\n"
 	"                     mac-verify (default: encrypt,decrypt; MAC\n"
 	"                     algorithms mac-generate,mac-verify)\n"
-	"  --uid UID          may use the key (repeat; names or numbers)\n"
-	"  --gid GID          members may use the key (repeat)\n"
+	"  --uid USER         may use the key (repeat; name or number)\n"
+	"  --gid GROUP        members may use the key (repeat; name or\n"
+	"                     number)\n"
 	"                     (neither given: your own uid)\n"
 	"  --exportable       wrap may export it (default: never)\n"
 	"Options:\n"
-	"  --bits N           create: key size (default 256); import,\n"
-	"                     unwrap: refuse a key of another size\n"
+	"  --alg ALG          as encrypt -a takes it: aes-gcm, aes-256-gcm\n"
+	"                     (the size in the name is --bits), gcm(aes)\n"
+	"  --bits N           create: key size (default 256, or the name's);\n"
+	"                     import, unwrap: refuse a key of another size\n"
 	"  --key-file FILE    import: the key in hex (/dev/fd/N)\n"
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
 	"  --version N        wrap: that version (default: the newest)\n"
+	"      --names        list: the names alone, one a line (scripts,\n"
+	"                     shell completion)\n"
 	"      --wide         list: whole names and ACLs (else cut to 20\n"
 	"                     characters, ending in ~)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
 	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
-	"                     exportable, uids, gids, versions, created,\n"
+	"                     exportable, uids, gids, user_names,\n"
+	"                     group_names (null: no name), versions, created,\n"
 	"                     ops, bytes, last_use}]}; wrap: {name, version\n"
 	"                     (0: the newest), wrapped (hex)}\n"
 	"  -s, --socket PATH  daemon socket\n"
@@ -85,14 +93,17 @@ enum {
 	OPT_WKEY_FILE,
 	OPT_WRAPPED_FILE,
 	OPT_VERSION,
+	OPT_NAMES,
 };
 
 struct key_args {
 	const char *sub, *name;
 	struct cc_key_spec spec;
 	uint32_t uids[CC_KEY_IDS_MAX], gids[CC_KEY_IDS_MAX];
-	int have_alg, have_usage, have_bits, json;
+	int have_alg, have_usage, have_bits, json, names;
 	unsigned bits, version;
+	unsigned alg_bits; /* the key bits --alg's name says (0: none) */
+	const char *alg_arg;
 	const char *key_file, *wkey_file, *wrapped_file;
 };
 
@@ -163,10 +174,11 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
 		{ "version", required_argument, NULL, OPT_VERSION },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "names", no_argument, NULL, OPT_NAMES },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t id;
-	int c, alg;
+	int c;
 
 	a->bits = 256;
 	optind = 0;
@@ -184,18 +196,23 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		case 'W':
 			tbl_wide = 1;
 			break;
-		case OPT_ALG:
-			alg = cc_alg_from_name(optarg);
-			if (alg < 0)
+		case OPT_NAMES:
+			a->names = 1;
+			break;
+		case OPT_ALG: {
+			enum cc_alg alg;
+			if (cli_alg_lookup(optarg, &alg, &a->alg_bits))
 				return cli_usage_err(
 					"key",
 					"--alg %s: unknown ('cryptoctl "
 					"engines' lists the "
 					"algorithms)",
 					optarg);
-			a->spec.alg = (enum cc_alg)alg;
+			a->spec.alg = alg;
+			a->alg_arg = optarg;
 			a->have_alg = 1;
 			break;
+		}
 		case OPT_BITS:
 			if (parse_id(optarg, &id) || !id || id % 8 ||
 			    id > 8 * CLI_MAC_KEY_MAX)
@@ -218,14 +235,23 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case OPT_UID:
 		case OPT_GID: {
+			const char *opt = c == OPT_UID ? "--uid" : "--gid";
 			unsigned *n =
 				c == OPT_UID ? &a->spec.nuids : &a->spec.ngids;
 			uint32_t *v = c == OPT_UID ? a->uids : a->gids;
-			if (parse_id(optarg, &id) || *n == CC_KEY_IDS_MAX)
+			if (*n == CC_KEY_IDS_MAX)
+				return cli_usage_err("key", "%s: at most %d",
+						     opt, CC_KEY_IDS_MAX);
+			int r = c == OPT_UID ? cli_parse_uid(optarg, &id)
+					     : cli_parse_gid(optarg, &id);
+			if (r)
 				return cli_usage_err(
-					"key", "%s %s: a number, at most %d",
-					c == OPT_UID ? "--uid" : "--gid",
-					optarg, CC_KEY_IDS_MAX);
+					"key", "%s %s: %s", opt, optarg,
+					r == -ENOENT
+						? (c == OPT_UID
+							   ? "no such user"
+							   : "no such group")
+						: "not a name or number");
 			v[(*n)++] = id;
 			break;
 		}
@@ -251,6 +277,16 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			return -EINVAL;
 		}
 	}
+	/* "aes-256-gcm" is --bits 256; both given must agree. */
+	if (a->alg_bits && a->have_bits && a->bits != a->alg_bits)
+		return cli_usage_err("key",
+				     "--bits %u conflicts with --alg %s (%u "
+				     "bits): give one",
+				     a->bits, a->alg_arg, a->alg_bits);
+	if (a->alg_bits) {
+		a->bits = a->alg_bits;
+		a->have_bits = 1;
+	}
 	if (optind >= argc)
 		return cli_usage_err("key", "which subcommand? (see --help)");
 	a->sub = argv[optind++];
@@ -269,6 +305,8 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 
 static void print_json(const struct cc_key_info *v, unsigned n)
 {
+	char nm[CLI_NAME_MAX];
+
 	fputs("{\"keys\": [", stdout);
 	for (unsigned i = 0; i < n; i++) {
 		const struct cc_key_info *k = &v[i];
@@ -289,6 +327,19 @@ static void print_json(const struct cc_key_info *v, unsigned n)
 		fputs("], \"gids\": [", stdout);
 		for (unsigned j = 0; j < k->ngids; j++)
 			printf("%s%u", j ? ", " : "", k->gids[j]);
+		/* The names beside them, null where an id has none. */
+		fputs("], \"user_names\": [", stdout);
+		for (unsigned j = 0; j < k->nuids; j++) {
+			fputs(j ? ", " : "", stdout);
+			cli_json_name(
+				cli_user_name(k->uids[j], nm, sizeof(nm)));
+		}
+		fputs("], \"group_names\": [", stdout);
+		for (unsigned j = 0; j < k->ngids; j++) {
+			fputs(j ? ", " : "", stdout);
+			cli_json_name(
+				cli_group_name(k->gids[j], nm, sizeof(nm)));
+		}
 		fputs("], \"versions\": [", stdout);
 		for (unsigned j = 0; j < k->nversions; j++)
 			printf("%s%u", j ? ", " : "", k->versions[j]);
@@ -312,17 +363,22 @@ static void fmt_usage(char *buf, size_t len, unsigned usage)
 					      o ? "," : "", usage_names[b]);
 }
 
+/* "uid 1000(alice),gid 27(sudo)": ids as id(1) prints them. */
 static void fmt_ids(char *buf, size_t len, const uint32_t *u, unsigned nu,
 		    const uint32_t *g, unsigned ng)
 {
+	char nm[CLI_NAME_MAX];
 	size_t o = 0;
 	buf[0] = '\0';
-	for (unsigned i = 0; i < nu && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%suid %u",
-				      o ? "," : "", u[i]);
-	for (unsigned i = 0; i < ng && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%sgid %u",
-				      o ? "," : "", g[i]);
+	for (unsigned i = 0; i < nu + ng && o < len; i++) {
+		int user = i < nu;
+		uint32_t id = user ? u[i] : g[i - nu];
+		const char *name = user ? cli_user_name(id, nm, sizeof(nm))
+					: cli_group_name(id, nm, sizeof(nm));
+		o += (size_t)snprintf(buf + o, len - o, "%s%s %u%s%s%s",
+				      o ? "," : "", user ? "uid" : "gid", id,
+				      *name ? "(" : "", name, *name ? ")" : "");
+	}
 }
 
 static int print_table(const struct cc_key_info *v, unsigned n)
@@ -369,6 +425,11 @@ static int print_keys(const struct key_args *a, const struct cc_key_info *v,
 {
 	if (a->json) {
 		print_json(v, n);
+		return 0;
+	}
+	if (a->names) {
+		for (unsigned i = 0; i < n; i++)
+			puts(v[i].name);
 		return 0;
 	}
 	return print_table(v, n);
@@ -454,6 +515,9 @@ static int run(struct key_args *a, struct cc_conn *conn)
 		return KEY_USAGE("unknown subcommand '%s'", s);
 	if (!a->have_alg)
 		return KEY_USAGE("%s needs --alg", s);
+	if (*crd_alg_no_named_key(a->spec.alg))
+		return KEY_USAGE("--alg %s %s", a->alg_arg,
+				 crd_alg_no_named_key(a->spec.alg));
 	spec_defaults(a, !strcmp(s, "create"));
 	if (!strcmp(s, "create")) {
 		ret = cc_key_create(conn, &a->spec, &info);

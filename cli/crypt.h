@@ -178,7 +178,8 @@ int crypt_opt_tag_len(struct crypt_args *a, const char *opt, const char *arg);
  * plugged with /dev/null (a socket must never become stdin). */
 void crypt_begin(struct crypt_args *a);
 
-/* crypt_alg.c: each returns 0, or -EINVAL once the error is reported. */
+/* crypt_alg.c: each returns 0, or -EINVAL once the error is reported.
+ * Names: cli_alg_lookup (alg_name.c). */
 int crypt_alg_parse(struct crypt_args *a, const char *name);
 int crypt_args_check(struct crypt_args *a);
 /* The key, IV, tag and AAD sizes against the rows the daemon reports

@@ -55,9 +55,7 @@ static void rules_of(struct crypt_rules *r, enum cc_alg alg)
 	}
 }
 
-/* Base names: ours and the kernel's crypto API names, as
- * cc_alg_from_name() takes them (the table is <cryptod/algs.h>).
- * "aes-N-BASE" names the key size too (openssl enc style). */
+/* Names: cli_alg_lookup (alg_name.c), as every command takes them. */
 
 /* The command an algorithm is for: GMAC, a MAC with an IV, is encrypt's
  * and decrypt's (as ever); the other MACs are mac's, digests digest's. */
@@ -81,40 +79,18 @@ static const char *const cmd_names[] = {
 	[CRYPT_CMD_MAC] = "mac",
 };
 
-/* "aes-128-cbc" -> "aes-cbc" and 128; anything else: bits 0. */
-static void split_size(const char *name, char *base, size_t len, unsigned *bits)
-{
-	*bits = 0;
-	if (!strncasecmp(name, "aes-128-", 8))
-		*bits = 128;
-	else if (!strncasecmp(name, "aes-192-", 8))
-		*bits = 192;
-	else if (!strncasecmp(name, "aes-256-", 8))
-		*bits = 256;
-	if (*bits)
-		snprintf(base, len, "aes-%s", name + 8);
-	else
-		snprintf(base, len, "%s", name);
-}
-
 int crypt_alg_parse(struct crypt_args *a, const char *name)
 {
-	char base[sizeof(a->alg_name)];
+	enum cc_alg alg;
 	unsigned bits;
 	size_t j;
 
-	if (strlen(name) >= sizeof(base))
-		goto unknown;
-	split_size(name, base, sizeof(base), &bits);
-	int alg = cc_alg_from_name(base);
 	a->r = NULL;
-	if (alg > 0) {
-		rules_of(&a->rules, (enum cc_alg)alg);
-		a->r = &a->rules;
-	}
-	if (!a->r ||
-	    (bits && a->r->key != CRYPT_KEY_AES && a->r->key != CRYPT_KEY_XTS))
+	if (strlen(name) >= sizeof(a->alg_name) ||
+	    cli_alg_lookup(name, &alg, &bits))
 		goto unknown;
+	rules_of(&a->rules, alg);
+	a->r = &a->rules;
 	if (cmd_of(a->r) != a->what) {
 		enum crypt_cmd w = cmd_of(a->r);
 
@@ -133,12 +109,7 @@ int crypt_alg_parse(struct crypt_args *a, const char *name)
 							   : "a cipher",
 				     cmd_names[w]);
 	}
-	/* XTS-128 is two AES-128 keys; there is no XTS-192. */
-	if (bits && a->r->key == CRYPT_KEY_XTS && bits == 192)
-		goto unknown;
 	a->key_need = bits / 8;
-	if (a->r->key == CRYPT_KEY_XTS)
-		a->key_need *= 2;
 	for (j = 0; name[j]; j++)
 		a->alg_name[j] = (char)tolower((unsigned char)name[j]);
 	a->alg_name[j] = '\0';

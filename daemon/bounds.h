@@ -36,7 +36,11 @@ enum daemon_limits {
 	/* limits.inflight_per_client: what the ring geometry allows anyway
 	 * (every queue's completion ring at its largest). */
 	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,
-	ACCEPT_PAUSE_MS = 100,	/* out of fds: stop accepting this long */
+	ACCEPT_PAUSE_MS = 100, /* out of fds: stop accepting this long */
+	/* RLIMIT_MEMLOCK a daemon started as root raises before it drops to
+	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab plus
+	 * per-worker scratch, with room). */
+	PRIV_MEMLOCK_MIB = 64,
 	LOG_RATE_BURST = 10,	/* client-caused log lines per uid... */
 	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
 	/* Programs (client name, uid) whose history the daemon keeps after

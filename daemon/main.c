@@ -22,6 +22,7 @@
 #include "keystore.h"
 #include "bounds.h"
 #include "log.h"
+#include "privdrop.h"
 #include "sdnotify.h"
 #include "fdreap.h"
 #include "grace.h"
@@ -37,6 +38,7 @@ struct options {
 	const char *config_path; /* NULL: CONFIG_DEFAULT_PATH if it exists */
 	int no_config;
 	int check;
+	const char *user;  /* --user: drop to it when started as root */
 	struct config cli; /* keys the command line set */
 };
 
@@ -70,6 +72,16 @@ static void usage(FILE *f)
 		"                         (default %d)\n"
 		"      --pin              pin worker i to online CPU i\n"
 		"  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
+		"  -u, --user USER        started as root (without systemd): create\n"
+		"                         the socket's directory, bind the socket\n"
+		"                         (group: USER's unless socket_group says),\n"
+		"                         raise RLIMIT_MEMLOCK, create /var/lib/cryptod\n"
+		"                         (named keys on),\n"
+		"                         then run as USER (name or number) and its\n"
+		"                         primary group, no supplementary groups;\n"
+		"                         'root' stays root. The package's user is\n"
+		"                         cryptod. Not started as root: USER must be\n"
+		"                         the user it runs as\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
@@ -80,7 +92,9 @@ static void usage(FILE *f)
 		"restart; a broken file is logged and the running configuration kept.\n"
 		"SIGTERM or SIGINT stops accepting clients, completes submitted work,\n"
 		"wipes keys and exits 0. A configuration it cannot use exits 78\n"
-		"(EX_CONFIG), bad arguments 2, other start-up failures 1.\n"
+		"(EX_CONFIG, also an unknown --user), bad arguments 2, other start-up\n"
+		"failures 1. Started as root without --user it warns: run it with\n"
+		"--user cryptod (cryptod(8), WITHOUT SYSTEMD).\n"
 		"Under systemd it reports readiness and pings the watchdog\n"
 		"($NOTIFY_SOCKET, $WATCHDOG_USEC), and serves a socket passed by\n"
 		"socket activation ($LISTEN_FDS) instead of --socket. See cryptod(8)\n"
@@ -114,6 +128,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "spin-us", required_argument, NULL, 'S' },
 		{ "pin", no_argument, NULL, 'P' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -122,7 +137,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	config_defaults(&o->cli);
 
 	int c, rc = 0;
-	while (!rc && (c = getopt_long(argc, argv, "c:o:s:m:g:w:p:l:hV",
+	while (!rc && (c = getopt_long(argc, argv, "c:o:s:m:g:w:p:l:u:hV",
 				       longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -173,6 +188,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'l':
 			rc = cli_set(o, "log_level", optarg, "--log-level");
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -346,6 +364,24 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	log_info("configuration: %s", path ? path : "built-in defaults");
+	int bound = 0;
+	rc = priv_start(opts.user, cfg, &bound);
+	rc = rc == -EINVAL ? EXIT_CONFIG : rc ? 1 : 0;
+	/* Started as a system user (runuser -u cryptod): the default path is
+	 * a per-user one that clients of the system service never try. */
+	if (!rc && geteuid() != 0 && !config_is_set(cfg, CK_SOCKET) &&
+	    !getenv("CRYPTOD_SOCKET") && !getenv("LISTEN_FDS") &&
+	    !strncmp(cfg->socket, "/tmp/cryptod-", 13))
+		log_warn("serving the per-user path %s: clients of the system "
+			 "service look for /run/cryptod/cryptod.sock; start "
+			 "cryptod as root with --user (cryptod(8), WITHOUT "
+			 "SYSTEMD)",
+			 cfg->socket);
+	if (rc) {
+		if (bound) /* still root: the drop failed */
+			unlink(cfg->socket);
+		return rc;
+	}
 
 	struct worker_config wc = {
 		.n = cfg->workers,
@@ -418,7 +454,8 @@ int main(int argc, char **argv)
 	struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
 	struct event *sighup = evsignal_new(base, SIGHUP, on_reload, NULL);
-	if (cfg->has_socket_group && (err = ctl_set_group(cfg->socket_group))) {
+	if (cfg->has_socket_group && !bound &&
+	    (err = ctl_set_group(cfg->socket_group))) {
 		log_err("socket_group %u: %s", (unsigned)cfg->socket_group,
 			strerror(-err));
 		goto out_signals;

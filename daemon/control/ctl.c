@@ -523,30 +523,13 @@ void ctl_status(char *buf, size_t len)
 		 workers_count(), workers_count() == 1 ? "" : "s");
 }
 
-int ctl_start(struct event_base *base, const char *path, mode_t mode)
+int ctl_bind(const char *path, mode_t mode)
 {
-	char name[64];
-	int fd = sdn_listen_fd(name, sizeof(name));
-	if (fd >= 0)
-		return ctl_adopt(base, fd, name);
-	if (fd != -ENOENT) {
-		log_err("socket activation: %s",
-			fd == -EPROTOTYPE
-				? "the inherited fd is not a listening "
-				  "AF_UNIX SOCK_SEQPACKET socket "
-				  "(ListenSequentialPacket=)"
-			: fd == -E2BIG ? "more than one fd passed; cryptod "
-					 "serves exactly one socket"
-				       : strerror(-fd));
-		return fd;
-	}
-
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	snprintf(ctl.path, sizeof(ctl.path), "%s", path);
-	ctl.base = base;
 
 	int err = ctl_mkdir_parent(path);
 	if (err)
@@ -555,7 +538,8 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		return -EADDRINUSE;
 	unlink(path);
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0);
 	if (fd < 0)
 		return -errno;
 	/* Before listen: a client may send as soon as it has connected,
@@ -567,12 +551,6 @@ int ctl_start(struct event_base *base, const char *path, mode_t mode)
 		goto err_unlink;
 	if (listen(fd, 64) < 0)
 		goto err_unlink;
-	ctl.listen_ev =
-		event_new(base, fd, EV_READ | EV_PERSIST, ctl_accept, NULL);
-	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
-		errno = ENOMEM;
-		goto err_unlink;
-	}
 	ctl.listen_fd = fd;
 	return 0;
 
@@ -585,6 +563,44 @@ err_close:
 	err = -errno;
 	close(fd);
 	return err;
+}
+
+int ctl_start(struct event_base *base, const char *path, mode_t mode)
+{
+	if (ctl.listen_fd < 0) { /* not bound before (ctl_bind) */
+		char name[64];
+		int fd = sdn_listen_fd(name, sizeof(name));
+		if (fd >= 0)
+			return ctl_adopt(base, fd, name);
+		if (fd != -ENOENT) {
+			log_err("socket activation: %s",
+				fd == -EPROTOTYPE
+					? "the inherited fd is not a listening "
+					  "AF_UNIX SOCK_SEQPACKET socket "
+					  "(ListenSequentialPacket=)"
+				: fd == -E2BIG ? "more than one fd passed; "
+						 "cryptod serves exactly one "
+						 "socket"
+					       : strerror(-fd));
+			return fd;
+		}
+		int err = ctl_bind(path, mode);
+		if (err)
+			return err;
+	}
+	ctl.base = base;
+	ctl.listen_ev = event_new(base, ctl.listen_fd, EV_READ | EV_PERSIST,
+				  ctl_accept, NULL);
+	if (!ctl.listen_ev || event_add(ctl.listen_ev, NULL) < 0) {
+		if (ctl.listen_ev)
+			event_free(ctl.listen_ev);
+		ctl.listen_ev = NULL;
+		unlink(ctl.path);
+		close(ctl.listen_fd);
+		ctl.listen_fd = -1;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int ctl_set_group(gid_t gid)

@@ -17,6 +17,11 @@ struct event_base;
  * ignores path and mode. 0 or -errno. */
 CRD_MUST_CHECK int ctl_start(struct event_base *base, const char *path,
 			     mode_t mode);
+/* Only the first half of ctl_start, for a daemon that drops root before
+ * it serves (privdrop.h): create path's directory, bind and listen, mode
+ * 'mode'. ctl_start then serves this socket. Not under socket
+ * activation. 0 or -errno. */
+CRD_MUST_CHECK int ctl_bind(const char *path, mode_t mode);
 /* The path served (for logs): ours, or the one systemd passed. */
 const char *ctl_socket_path(void);
 /* Give the socket file to group gid (socket_group); a no-op under socket

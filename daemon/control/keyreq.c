@@ -327,10 +327,10 @@ static int key_check(const struct nk_spec *s, uint32_t asked, size_t len,
 		return -EINVAL;
 	}
 	if (!nk_alg_ok(s->alg)) {
-		snprintf(why, wlen,
-			 "%s takes no named key (one with a single key: "
-			 "not authenc, a digest or null)",
-			 name);
+		snprintf(why, wlen, "%s %s", name,
+			 s->alg && s->alg < CRD_ALG_MAX_
+				 ? crd_alg_no_named_key(s->alg)
+				 : "is no algorithm cryptod knows");
 		return -EINVAL;
 	}
 	unsound = usage_unsound(s->alg, s->usage);
@@ -351,8 +351,8 @@ static int key_check(const struct nk_spec *s, uint32_t asked, size_t len,
 			 len, name);
 	else if (err)
 		snprintf(why, wlen,
-			 "no engine takes a key of that length (%zu bytes) "
-			 "for %s",
+			 "no engine takes a %zu-byte key for %s ('cryptoctl "
+			 "engines' lists the key sizes)",
 			 len, name);
 	return err;
 }

@@ -183,6 +183,25 @@ static inline enum crd_use crd_alg_use(unsigned alg)
 	CRD_ALG_COLUMN_(alg, CRD_COL_USE_, CRD_USE_NO);
 }
 
+/* Why alg has no named key (its use column is NO), from its kind: "" if
+ * it has one. One text for the daemon's refusal and cryptoctl's. */
+static inline const char *crd_alg_no_named_key(unsigned alg)
+{
+	if (crd_alg_use(alg) != CRD_USE_NO)
+		return "";
+	switch (crd_alg_kind(alg)) {
+	case CRD_KIND_HASH:
+		return "is a digest: it takes no key at all (cryptoctl digest)";
+	case CRD_KIND_AUTHENC:
+		return "takes two keys (a cipher key and an HMAC key); a named "
+		       "key is one";
+	case CRD_KIND_NONE:
+		return "copies data in the clear: it takes no key at all";
+	default:
+		return "takes no named key";
+	}
+}
+
 #define CRD_COL_OSSL_(id, num, name, kname, tag, kind, flags, sha, cipher,     \
 		      use, ossl)                                               \
 	case num:                                                              \

@@ -57,7 +57,7 @@ check "create k1 again: exit 1, says it exists" \
 	eval '[ "$rc" -eq 1 ] && grep -q "exists" "$err"'
 ctl key create short --alg aes-gcm --bits 64
 check "create a 64-bit AES key: exit 1, says no engine takes it" \
-	eval '[ "$rc" -eq 1 ] && grep -q "key of that length" "$err"'
+	eval '[ "$rc" -eq 1 ] && grep -q "no engine takes a 8-byte key for aes-gcm" "$err"'
 ctl key create mac1 --alg hmac-sha256 --bits 512 --uid 4242 --gid 27
 check "create mac1: exit 0" test "$rc" -eq 0
 ctl key list --json
@@ -184,6 +184,58 @@ check "delete k1: exit 0" test "$rc" -eq 0
 ctl key show k1
 check "show k1 after delete: exit 1" test "$rc" -eq 1
 check "k1's file is gone" test ! -e "$tmp/keys/k1.key"
+
+# ---------------------------------------------------------------------------
+section "one way to name an algorithm; names where ids are asked"
+# encrypt -a's names: the size in the name is the key's.
+ctl key create n256 --alg aes-256-gcm
+check "create --alg aes-256-gcm: exit 0, a 256-bit aes-gcm key" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^n256 *aes-gcm *256 " "$out"'
+ctl key create n128 --alg aes-128-cbc --bits 128
+check "create --alg aes-128-cbc --bits 128: exit 0, 128 bits" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^n128 *aes-cbc *128 " "$out"'
+ctl key create nxts --alg aes-128-xts
+check "create --alg aes-128-xts: two 128-bit halves, 256 bits" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^nxts *aes-xts *256 " "$out"'
+ctl key create nk --alg 'gcm(aes)' --bits 128
+check "create --alg gcm(aes) --bits 128 (the old form): exit 0" \
+	eval '[ "$rc" -eq 0 ] && grep -q "^nk *aes-gcm *128 " "$out"'
+expect_usage key create nx --alg aes-256-gcm --bits 128
+check "--bits against the name's size: says both" grep -q "conflicts with --alg aes-256-gcm (256 bits)" "$err"
+expect_usage key create nx --alg aes-192-xts
+# sha256 takes no key at all: cryptoctl says so without asking the daemon.
+expect_usage key create nx --alg sha256
+check "create --alg sha256: a digest takes no key" grep -q "sha256 is a digest: it takes no key" "$err"
+expect_usage key create nx --alg aes-cbc-hmac-sha256
+check "create --alg aes-cbc-hmac-sha256: two keys" grep -q "takes two keys" "$err"
+# Names or numbers for --uid and --gid; listings show the names.
+ctl key create nn --alg aes-gcm --uid nobody --uid 4243 --gid "$(id -gn 0)"
+check "create --uid nobody --gid $(id -gn 0): exit 0" test "$rc" -eq 0
+ctl key list --wide
+check "list --wide: the row's ACL: uid and name as id(1) prints them" \
+	grep -q "uid $(id -u nobody)(nobody),uid 4243,gid 0($(id -gn 0))" "$out"
+ctl key show nn --json
+check "show --json: numeric ids, and names beside them (null: none)" python3 - "$out" "$(id -u nobody)" "$(id -gn 0)" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))["keys"][0]
+assert k["uids"] == [int(sys.argv[2]), 4243] and k["gids"] == [0], k
+assert k["user_names"] == ["nobody", None] and k["group_names"] == [sys.argv[3]], k
+PY
+expect_usage key create nx --alg aes-gcm --uid no-such-user-x
+check "--uid of an unknown user: says so" grep -q "no-such-user-x: no such user" "$err"
+expect_usage key create nx --alg aes-gcm --gid no-such-group-x
+check "--gid of an unknown group: says so" grep -q "no-such-group-x: no such group" "$err"
+ctl clients --json
+check "clients --json: user and group names beside the ids" python3 - "$out" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["clients"]
+assert any(x["uid"] == 0 and x["user"] == "root" and "group" in x for x in c), c
+PY
+ctl clients --wide
+check "clients --wide: USER and GROUP columns" grep -Eq '^CLIENT +PID +UID +USER +GID +GROUP +CONNECTED' "$out"
+for k in n256 n128 nxts nk nn; do
+	ctl key delete $k
+done
 
 # ---------------------------------------------------------------------------
 section "usage errors"

@@ -234,7 +234,7 @@ check "root sees the load session" \
 check "sessions carry no key bytes" \
 	sh -c "! grep -qi '0102030405060708090a0b0c0d0e0f10' '$out'"
 check "sessions carry only the documented fields" \
-	py 'all(set(s) == {"client_id", "session_id", "pid", "uid", "alg", "key_bits", "engine", "tag_len", "ops", "bytes", "errors", "auth_failures"} for s in j["sessions"])'
+	py 'all(set(s) == {"client_id", "session_id", "pid", "uid", "user", "alg", "key_bits", "engine", "tag_len", "ops", "bytes", "errors", "auth_failures"} for s in j["sessions"])'
 ctl sessions
 check "sessions table" grep -Eq "aes-gcm +128 +aesni" "$out"
 

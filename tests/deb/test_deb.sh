@@ -74,7 +74,17 @@ has cryptod /usr/sbin/cryptod /lib/systemd/system/cryptod.service \
 	/usr/lib/tmpfiles.d/cryptod.conf /etc/cryptod/cryptod.conf \
 	/usr/share/man/man8/cryptod.8.gz /usr/share/man/man5/cryptod.conf.5.gz \
 	/usr/share/doc/cryptod/examples/cryptod.service.d/pcrypt.conf
-has cryptoctl /usr/bin/cryptoctl /usr/share/man/man1/cryptoctl.1.gz
+has cryptod /etc/init.d/cryptod
+has cryptoctl /usr/bin/cryptoctl /usr/share/man/man1/cryptoctl.1.gz \
+	/usr/bin/cryptod-bench /usr/bin/cryptod-poolbench \
+	/usr/share/bash-completion/completions/cryptoctl
+# README.Debian (what purge keeps, where the KEK goes, running without
+# systemd), compressed by dh_compress when it is large
+grep -Eq ' \./usr/share/doc/cryptod/README\.Debian(\.gz)?$' <<<"$(dpkg-deb -c "$(deb cryptod)")" &&
+	ok || bad "cryptod does not hold /usr/share/doc/cryptod/README.Debian"
+# cryptod-poolbench is what the docs say: a link to cryptod-bench
+grep -Eq ' \./usr/bin/cryptod-poolbench -> cryptod-bench$' <<<"$(dpkg-deb -c "$(deb cryptoctl)")" &&
+	ok || bad "cryptoctl's cryptod-poolbench is not a link to cryptod-bench"
 has libcryptoclient0 /usr/lib/$ML/libcryptoclient.so.0 /usr/lib/$ML/libcryptoclient.so.$VERSION
 has libcryptoclient-dev /usr/include/cryptoclient.h /usr/lib/$ML/libcryptoclient.a \
 	/usr/lib/$ML/libcryptoclient.so /usr/lib/$ML/pkgconfig/libcryptoclient.pc \
@@ -102,6 +112,33 @@ grep -q "if deb-systemd-helper debian-installed 'cryptod-metrics.socket'" "$ctl/
 	bad "postinst enables cryptod-metrics.socket (it is opt-in)"
 grep -q "deb-systemd-invoke .*start.*cryptod-metrics" "$ctl/postinst" &&
 	bad "postinst starts the exporter (it is opt-in)" || ok
+grep -q "update-rc.d cryptod defaults" "$ctl/postinst" && ok ||
+	bad "postinst does not register /etc/init.d/cryptod"
+
+# postrm purge keeps the sealed keys and says what it kept and how to
+# remove it; with nothing kept it says nothing. Run on a fake root
+# ($DPKG_ROOT) with the system tools it calls stubbed out.
+droot=$work/droot
+mkdir -p "$droot/var/lib/cryptod/keys" "$droot/etc/cryptod-kek" "$droot/var/log" "$work/stubs"
+echo sealed >"$droot/var/lib/cryptod/keys/db.key"
+echo kek >"$droot/etc/cryptod-kek/kek"
+echo log >"$droot/var/log/cryptod.log"
+for t in deb-systemd-helper systemctl update-rc.d deb-systemd-invoke; do
+	printf '#!/bin/sh\nexit 0\n' >"$work/stubs/$t"
+	chmod +x "$work/stubs/$t"
+done
+purge() { DPKG_ROOT=$droot PATH=$work/stubs:$PATH sh "$ctl/postrm" purge; }
+out=$(purge 2>&1) && ok || bad "postrm purge failed: $out"
+grep -q "purge kept these" <<<"$out" && ok || bad "postrm purge gives no notice of the kept keys: $out"
+grep -q "rm -rf /var/lib/cryptod /etc/cryptod-kek" <<<"$out" && ok ||
+	bad "the purge notice does not name the key directory and the KEK to remove: $out"
+[ -f "$droot/var/lib/cryptod/keys/db.key" ] && ok || bad "postrm purge removed the sealed keys"
+[ ! -e "$droot/var/log/cryptod.log" ] && ok || bad "postrm purge left /var/log/cryptod.log"
+rm -rf "$droot/var/lib/cryptod/keys/db.key" "$droot/etc/cryptod-kek"
+out=$(purge 2>&1) && ok || bad "postrm purge (nothing kept) failed: $out"
+[ -z "$out" ] && ok || bad "postrm purge with nothing kept still prints: $out"
+[ ! -e "$droot/var/lib/cryptod" ] && ok || bad "postrm purge left an empty /var/lib/cryptod"
+
 dpkg-deb -f "$(deb cryptoctl)" Depends | grep -q "libcryptoclient0 (>= $VERSION)" && ok ||
 	bad "cryptoctl does not depend on libcryptoclient0 (>= $VERSION): $(dpkg-deb -f "$(deb cryptoctl)" Depends)"
 dpkg-deb -f "$(deb cryptoshim-dkms all)" Depends | grep -q dkms && ok || bad "cryptoshim-dkms does not depend on dkms"

@@ -276,6 +276,22 @@ static void test_every_row_listed(void **state)
 		assert_int_equal(want[i].alg, i + 1);
 }
 
+/* Why no named key: said exactly for the rows whose use column is NO,
+ * from their kind (the daemon's refusal and cryptoctl's). */
+static void test_no_named_key_reason(void **state)
+{
+	(void)state;
+	for (unsigned a = 1; a < CRD_ALG_MAX_; a++)
+		assert_int_equal(*crd_alg_no_named_key(a) != '\0',
+				 crd_alg_use(a) == CRD_USE_NO);
+	assert_non_null(strstr(crd_alg_no_named_key(CRD_ALG_SHA256),
+			       "is a digest: it takes no key at all"));
+	assert_non_null(strstr(crd_alg_no_named_key(CRD_ALG_AES_CBC_HMAC_SHA1),
+			       "takes two keys"));
+	assert_non_null(strstr(crd_alg_no_named_key(CRD_ALG_NULL), "no key"));
+	assert_string_equal(crd_alg_no_named_key(CRD_ALG_AES_GCM), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_iv_and_salt_flags),
 		cmocka_unit_test(test_unknown_numbers),
 		cmocka_unit_test(test_every_row_listed),
+		cmocka_unit_test(test_no_named_key_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
