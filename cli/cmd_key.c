@@ -27,7 +27,7 @@ static const char usage_key[] =
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
-	"       cryptoctl key list [--json | --wide | --names]\n"
+	"       cryptoctl key list [--json | --wide [--exact] | --names]\n"
 	"       cryptoctl key show NAME [--json]\n"
 	"       cryptoctl key rotate NAME [--json]\n"
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
@@ -69,6 +69,8 @@ static const char usage_key[] =
 	"                     shell completion)\n"
 	"      --wide         list: whole names and ACLs (else cut to 20\n"
 	"                     characters, ending in ~)\n"
+	"      --exact        list: BYTES as an exact integer (else\n"
+	"                     1024-based units: 850, 3.5K, 16.6G)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
 	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
 	"                     exportable, uids, gids, user_names,\n"
@@ -174,6 +176,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wrapped-file", required_argument, NULL, OPT_WRAPPED_FILE },
 		{ "version", required_argument, NULL, OPT_VERSION },
 		{ "wide", no_argument, NULL, 'W' },
+		{ "exact", no_argument, NULL, 'X' },
 		{ "names", no_argument, NULL, OPT_NAMES },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,6 +198,9 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case 'W':
 			tbl_wide = 1;
+			break;
+		case 'X':
+			tbl_exact = 1;
 			break;
 		case OPT_NAMES:
 			a->names = 1;
@@ -403,7 +409,7 @@ static int print_table(const struct cc_key_info *v, unsigned n)
 		fmt_usage(tbl_cell(&t, i, 4), TBL_CELL, k->usage);
 		tbl_text(&t, i, 5, k->exportable ? "yes" : "no");
 		tbl_u64(&t, i, 6, k->ops);
-		tbl_u64(&t, i, 7, k->bytes);
+		tbl_bytes(&t, i, 7, k->bytes);
 		if (k->last_use) {
 			time_t s = (time_t)k->last_use;
 			struct tm tm;
@@ -574,7 +580,7 @@ int cmd_key(struct cli *cli, int argc, char **argv)
 	if (ret < 0) {
 		const char *why = cc_conn_last_error(conn);
 		cli_err("key %s%s%s: %s%s%s", a.sub, a.name ? " " : "",
-			a.name ? a.name : "", cc_strerror(ret),
+			a.name ? a.name : "", cli_strerror(ret),
 			why && *why ? ": " : "", why ? why : "");
 	}
 	cc_disconnect(conn);

@@ -288,7 +288,7 @@ static int serve_scrape(struct serve *sv, FILE *f, char *why, size_t wl)
 	ret = stats_snap_take(conn, &snap);
 	cc_disconnect(conn);
 	if (ret < 0) {
-		snprintf(why, wl, "%s: %s", sv->cli->path, cc_strerror(ret));
+		snprintf(why, wl, "%s: %s", sv->cli->path, cli_strerror(ret));
 		return ret;
 	}
 	/* Workers but no worker rows: the daemon shows this user only its

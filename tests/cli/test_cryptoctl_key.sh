@@ -116,6 +116,12 @@ check "encrypt --key-name k1: exit 0" test $? -eq 0
 check "encrypt --key-name k1: as with k1's bytes given" cmp -s "$tmp/ct1" "$tmp/ct2"
 "$CTL" decrypt -a aes-gcm --key-name k1 -i "$IV" <"$tmp/ct1" >"$tmp/rt"
 check "decrypt --key-name k1: the plaintext" cmp -s "$tmp/pt" "$tmp/rt"
+# BYTES in 1024-based units by default, the exact count with --exact.
+k1_bytes=$("$CTL" key show k1 --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["keys"][0]["bytes"])')
+ctl key list
+check "list: k1's BYTES ($k1_bytes) in units" grep -qE "^k1 .* [0-9.]+K " "$out"
+ctl key list --exact
+check "list --exact: k1's BYTES as the integer $k1_bytes" grep -qE "^k1 .* $k1_bytes " "$out"
 # A decrypt-only AEAD key streams nothing (a piece before the tag would
 # release its keystream): decrypt runs it as one operation.
 echo "$K1" >"$tmp/k1hex"
