@@ -71,8 +71,13 @@ int programs_table(const struct cc_program_stats *v, unsigned n)
 				       p->usage.inprocess };
 
 		tbl_text(&t, i, 0, p->name);
+		char nm[64];
 		if (p->other)
 			snprintf(tbl_cell(&t, i, 1), TBL_CELL, "-");
+		else if (*cli_user_name(p->uid, nm, sizeof(nm)))
+			/* as id(1) and key list print it: 1000(alice) */
+			snprintf(tbl_cell(&t, i, 1), TBL_CELL, "%u(%s)", p->uid,
+				 nm);
 		else
 			tbl_u64(&t, i, 1, p->uid);
 		for (unsigned c = 0; c < sizeof(k) / sizeof(k[0]); c++)
@@ -91,8 +96,14 @@ void programs_json_items(const struct cc_program_stats *v, unsigned n,
 	for (unsigned i = 0; i < n; i++) {
 		const struct cc_program_stats *p = &v[i];
 
+		char nm[64];
 		printf("%s\n%s{\"name\": ", i ? "," : "", indent);
 		json_str(p->name);
+		printf(", \"user\": ");
+		if (!p->other && *cli_user_name(p->uid, nm, sizeof(nm)))
+			json_str(nm);
+		else
+			fputs("null", stdout);
 		printf(", \"uid\": %u, \"other\": %s, \"connections\": %u, "
 		       "\"connections_total\": %" PRIu64 ", \"queues\": %u, "
 		       "\"idle_ms\": %" PRIu64 ", \"ops\": %" PRIu64

@@ -79,11 +79,11 @@ EOF
 	check "stats: programs table header" \
 		grep -Eq '^PROGRAM +UID +CONNS +QUEUES +OPS +BYTES +ERRORS +OFFLOAD +FALLBACK +IN-PROC$' "$tmp/progs.txt"
 	check "stats: the held program's row" \
-		grep -Eq "^cli \"q\" \\\\back +$uid +1 +1 +[0-9]+ +[0-9.]+[KMGTPE]? +0 +4 +2 +1$" "$tmp/progs.txt"
+		grep -Eq "^cli \"q\" \\\\back +$uid\\($(id -nu "$uid")\\) +1 +1 +[0-9]+ +[0-9.]+[KMGTPE]? +0 +4 +2 +1$" "$tmp/progs.txt"
 	check "stats: the programs table fits 100 columns" \
 		awk 'length($0) > 100 { exit 1 }' "$tmp/progs.txt"
 	check "stats: a long name is cut and marked" \
-		grep -Eq "^p+~ +$uid +1 +1 +1 +64 +0 +9 +0 +0$" "$tmp/progs.txt"
+		grep -Eq "^p+~ +$uid\\($(id -nu "$uid")\\) +1 +1 +1 +64 +0 +9 +0 +0$" "$tmp/progs.txt"
 	ctl stats --watch 0.2 --count 2
 	check "stats --watch: a programs table with rates" \
 		grep -Eq '^PROGRAM +UID +CONNS +OPS/s +Gbps +ERR/s +OFFLOAD/s +FALLBACK/s +IN-PROC/s$' "$out"

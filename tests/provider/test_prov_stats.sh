@@ -97,7 +97,7 @@ grep -q "cryptod" "$tmp/err" || bad "fallback = fail: the error does not name cr
 
 # The table and the Prometheus families show it too.
 "$ctl" --socket "$sock" stats >"$tmp/stats.txt"
-grep -Eq "^openssl/openssl +$(id -u) +0 +0 +$ops +[0-9.]+[KMGTPE]? +0 +1 +1 +1$" "$tmp/stats.txt" ||
+grep -Eq "^openssl/openssl +$(id -u)\\($(id -un)\\) +0 +0 +$ops +[0-9.]+[KMGTPE]? +0 +1 +1 +1$" "$tmp/stats.txt" ||
 	bad "stats table: no openssl/openssl row with 1 1 1: $(grep openssl "$tmp/stats.txt")"
 "$ctl" --socket "$sock" stats --prometheus >"$tmp/prom"
 grep -Fqx "cryptod_program_fallbacks_total{program=\"openssl/openssl\",uid=\"$(id -u)\"} 1" "$tmp/prom" ||
