@@ -49,6 +49,9 @@
 #ifndef CRYPTOD_ENGINE_STREAM_H
 #define CRYPTOD_ENGINE_STREAM_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "engine.h"
 
 /*
@@ -80,6 +83,54 @@ void aesni_stream_mac(void *wctx, struct engine_op *op, void *state);
  * for a digest. */
 void stream_sha(struct engine_op *op, void *state, const uint8_t *key,
 		unsigned key_len);
+
+/*
+ * A CCM stream's FIRST piece, checked and laid out once for every engine
+ * (SP 800-38C A.2): the nonce op->iv of 7..13 bytes, tag_len 4..16 and
+ * even, the message length op->param within the q = 15 - nonce bytes of
+ * its length field. b0 gets the first block the CBC-MAC takes; hdr the
+ * AAD's encoded length (A.2.2: 2 bytes below 2^16 - 2^8, else 0xff 0xfe
+ * and 4 bytes), *hdr_len its bytes (0 without AAD); a1 the first
+ * counter block (A_i = flags q - 1 || nonce || i: A1 first, A0 for the
+ * tag). 0, or CRD_ST_BAD_PARAM.
+ */
+static inline int ccm_stream_head(const struct engine_op *op, unsigned tag_len,
+				  uint8_t b0[16], uint8_t hdr[6],
+				  unsigned *hdr_len, uint8_t a1[16],
+				  unsigned *q)
+{
+	if (!op->iv || op->iv_len < 7 || op->iv_len > 13 || tag_len < 4 ||
+	    tag_len > 16 || tag_len % 2)
+		return CRD_ST_BAD_PARAM;
+	*q = 15u - op->iv_len;
+	/* q < 4 caps the message (param is 32 bits, so larger q take any) */
+	if (*q < 4 && (uint64_t)op->param >> (8 * *q))
+		return CRD_ST_BAD_PARAM;
+	b0[0] = (uint8_t)((op->aad_len ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 |
+			  (*q - 1));
+	memcpy(b0 + 1, op->iv, op->iv_len);
+	for (unsigned i = 0; i < *q; i++)
+		b0[15 - i] = i < 4 ? (uint8_t)(op->param >> (8 * i)) : 0;
+	uint32_t a = op->aad_len;
+	if (!a) {
+		*hdr_len = 0;
+	} else if (a < 0xff00) {
+		hdr[0] = (uint8_t)(a >> 8);
+		hdr[1] = (uint8_t)a;
+		*hdr_len = 2;
+	} else {
+		hdr[0] = 0xff;
+		hdr[1] = 0xfe;
+		for (unsigned i = 0; i < 4; i++)
+			hdr[2 + i] = (uint8_t)(a >> (24 - 8 * i));
+		*hdr_len = 6;
+	}
+	memset(a1, 0, 16);
+	a1[0] = (uint8_t)(*q - 1);
+	memcpy(a1 + 1, op->iv, op->iv_len);
+	a1[15] = 1;
+	return 0;
+}
 
 /* openssl_stream.c: the openssl engine's hook: AES-CBC, AES-CTR,
  * AES-ECB, AES-XTS per data unit, AES-CCM, AES-CMAC, and HMAC-SHA-n and

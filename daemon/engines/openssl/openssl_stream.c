@@ -358,56 +358,22 @@ static int ccm_mac_pad(EVP_CIPHER_CTX *ctx, struct ccm_state *c)
 static int ccm_first(EVP_CIPHER_CTX *ctx, struct engine_op *op,
 		     struct ccm_state *c)
 {
-	unsigned q = 15u - op->iv_len, t = op->sess->tag_len;
-	uint8_t b0[BLK], hdr[6];
-	unsigned hdr_len;
+	unsigned q, t = op->sess->tag_len, hdr_len;
+	uint8_t b0[BLK], hdr[6], a1[BLK];
 
-	if (!op->iv || op->iv_len < 7 || op->iv_len > 13 || t < 4 || t > 16 ||
-	    t % 2)
-		return CRD_ST_BAD_PARAM;
-	/* q bytes of length field: q < 4 caps the message (param is 32
-	 * bits, so larger q take any) */
-	if (q < 4 && (uint64_t)op->param >> (8 * q))
+	if (ccm_stream_head(op, t, b0, hdr, &hdr_len, a1, &q))
 		return CRD_ST_BAD_PARAM;
 	c->q = (uint8_t)q;
 	c->tag_len = (uint8_t)t;
 	c->total = op->param;
 	c->open = 1;
-
-	b0[0] = (uint8_t)((op->aad_len ? 0x40 : 0) | ((t - 2) / 2) << 3 |
-			  (q - 1));
-	memcpy(b0 + 1, op->iv, op->iv_len);
-	for (unsigned i = 0; i < q; i++)
-		b0[15 - i] = i < 4 ? (uint8_t)(op->param >> (8 * i)) : 0;
 	if (!ccm_mac(ctx, c, b0, BLK))
 		return CRD_ST_ENGINE;
-	if (op->aad_len) {
-		/* SP 800-38C A.2.2: 2 bytes below 2^16 - 2^8, else
-		 * 0xff 0xfe and 4 bytes */
-		uint32_t a = op->aad_len;
-		if (a < 0xff00) {
-			hdr[0] = (uint8_t)(a >> 8);
-			hdr[1] = (uint8_t)a;
-			hdr_len = 2;
-		} else {
-			hdr[0] = 0xff;
-			hdr[1] = 0xfe;
-			hdr[2] = (uint8_t)(a >> 24);
-			hdr[3] = (uint8_t)(a >> 16);
-			hdr[4] = (uint8_t)(a >> 8);
-			hdr[5] = (uint8_t)a;
-			hdr_len = 6;
-		}
-		if (!ccm_mac(ctx, c, hdr, hdr_len) ||
-		    !ccm_mac(ctx, c, op->aad, op->aad_len) ||
-		    !ccm_mac_pad(ctx, c))
-			return CRD_ST_ENGINE;
-	}
-	/* A_i = flags (q - 1) || nonce || i; A1 first, A0 for the tag */
-	memset(c->ctr, 0, BLK);
-	c->ctr[0] = (uint8_t)(q - 1);
-	memcpy(c->ctr + 1, op->iv, op->iv_len);
-	c->ctr[15] = 1;
+	if (hdr_len &&
+	    (!ccm_mac(ctx, c, hdr, hdr_len) ||
+	     !ccm_mac(ctx, c, op->aad, op->aad_len) || !ccm_mac_pad(ctx, c)))
+		return CRD_ST_ENGINE;
+	memcpy(c->ctr, a1, BLK);
 	return CRD_ST_OK;
 }
 
