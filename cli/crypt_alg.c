@@ -265,9 +265,10 @@ static int check_tag(struct crypt_args *a)
 		a->tag_len = cc_alg_tag_len(a->r->alg);
 	/* digest, mac --verify: the whole value, as sha256sum -c and
 	 * openssl dgst compare, unless --truncate says how much of it. A
-	 * cut .sha256 file must not pass. */
+	 * cut .sha256 file must not pass. (decrypt -t keeps its rule: the
+	 * tag given is the session's tag length, as for an AEAD.) */
 	if (a->have_tag && a->r->tag == CRYPT_TAG_MAC &&
-	    a->tag_given != a->tag_len) {
+	    a->what != CRYPT_CMD_CRYPT && a->tag_given != a->tag_len) {
 		if (a->tag_len_set)
 			return cli_usage_err(a->cmd,
 					     "--verify has %u bytes but "
