@@ -2,7 +2,7 @@
 /*
  * Copying streams (cc_stream_*): a message of any length as the pieces of
  * one stream on the connection's stream queue. Each call copies its input
- * into arena buffers piece by piece, keeps up to STREAM_DEPTH pieces in
+ * into arena buffers piece by piece, keeps up to PUMP_DEPTH pieces in
  * flight (the daemon runs one while the next is copied in) and copies
  * each piece's output out as it completes, in order. CBC and ECB pieces
  * must be whole blocks, XTS pieces whole data units: the library holds a
@@ -15,17 +15,19 @@
 #include <string.h>
 
 #include <cryptod/clock.h>
+#include <cryptod/pump.h>
 
 enum {
-	STREAM_PIECE = 1 << 20, /* bytes per piece (XTS: whole units) */
-	STREAM_DEPTH = 4,	/* pieces in flight; >= 2, see stream_run */
 	STREAM_ARENA = 8 << 20, /* DEPTH pieces, the AAD and a tag */
 	STREAM_ENTRIES = 16,
-	STREAM_XTS_UNIT = 4096,	    /* data_unit 0 */
-	STREAM_UNIT_MAX = 1u << 20, /* a unit must fit a piece */
+	STREAM_XTS_UNIT = 4096,	      /* data_unit 0 */
+	STREAM_UNIT_MAX = PUMP_PIECE, /* a unit must fit a piece */
 };
-_Static_assert(STREAM_DEPTH >= 2 && STREAM_DEPTH < STREAM_ENTRIES,
-	       "depth fits the ring");
+_Static_assert((int)PUMP_DEPTH < (int)STREAM_ENTRIES, "depth fits the ring");
+_Static_assert((size_t)STREAM_ARENA >=
+		       (size_t)PUMP_DEPTH * PUMP_PIECE + CRD_AAD_MAX + 64 +
+			       CRD_IV_ARENA_MAX + 64 + CRD_TAG_MAX,
+	       "the arena holds a call's pieces and its side buffer");
 
 struct cc_stream {
 	struct cc_conn *conn; /* not owned */
@@ -81,43 +83,90 @@ static void stream_closed(struct cc_stream *s)
 	s->handle = 0;
 }
 
-/* Take the oldest piece's completion. 0, or -errno (queue dropped). */
-static int stream_reap(struct cc_queue *q, struct cc_completion *cpl)
+/*
+ * The pump's policies here (cryptod/pump.h). The queue is the
+ * connection's, used by one stream_run at a time (stream_lock), so a
+ * piece's result is simply the next completion, and there is no room to
+ * wait for: nobody else holds any (stream_room). Pieces are wiped before they go back:
+ * the library does not know what its caller streams, and the arena keeps
+ * what is left in it until the next stream, which may be long in coming
+ * (the provider's arena is reused by the next TLS record at once, and it
+ * does not wipe: see piece_release in provider/prov_io.c).
+ */
+static uint8_t *stream_alloc(void *ctx, size_t len)
 {
+	struct cc_stream *s = ctx;
+	return cc_buf_alloc(s->conn->stream_q, len);
+}
+
+static void stream_free(void *ctx, uint8_t *buf)
+{
+	struct cc_stream *s = ctx;
+	cc_buf_free(s->conn->stream_q, buf);
+}
+
+static int stream_submit(void *ctx, struct cc_op *op, struct pump_piece *pc)
+{
+	struct cc_stream *s = ctx;
+	struct cc_conn *c = s->conn;
+	op->user_data = pc->id = ++c->stream_seq;
+	int n = cc_enqueue_burst(c->stream_q, op, 1);
+	if (n == 1)
+		return 0;
+	return n < 0 ? n : PUMP_RING_FULL;
+}
+
+/* The arena and ring hold a call's pieces (STREAM_ARENA, STREAM_ENTRIES)
+ * and nobody else's: no room is an error. Nor is a piece reaped early,
+ * which in place would copy out over input not yet copied in. */
+static int stream_room(void *ctx, int why, unsigned in_flight)
+{
+	(void)ctx;
+	(void)in_flight;
+	return why == PUMP_RING_FULL ? -EBUSY : -ENOMEM;
+}
+
+/* The oldest piece's completion is the next one. */
+static int stream_wait(void *ctx, struct pump_piece *pc, int32_t *st)
+{
+	struct cc_stream *s = ctx;
+	struct cc_queue *q = s->conn->stream_q;
+	struct cc_completion cpl;
 	for (;;) {
-		int n = cc_dequeue_burst(q, cpl, 1);
+		int n = cc_dequeue_burst(q, &cpl, 1);
 		if (n < 0)
 			return n;
 		if (n == 1)
-			return 0;
+			break;
 		int w = cc_wait(q, CRD_WAIT_MAX_MS);
 		if (w < 0)
 			return w;
 		if (w == 0)
 			return -ETIMEDOUT;
 	}
+	if (cpl.user_data != pc->id)
+		return -EPROTO;
+	*st = cpl.status;
+	return 0;
 }
 
-struct stream_piece {
-	uint8_t *buf;
-	size_t len;
-	uint64_t user_data;
-};
-
-/* Bytes [off, off + n) of a || b into dst. */
-static void stream_gather(uint8_t *dst, const uint8_t *a, size_t na,
-			  const uint8_t *b, size_t off, size_t n)
+/* Plaintext does not linger in shared memory. */
+static void stream_done(void *ctx, struct pump_piece *pc, int32_t st)
 {
-	if (off < na) {
-		size_t k = na - off < n ? na - off : n;
-		memcpy(dst, a + off, k);
-		dst += k;
-		off += k;
-		n -= k;
-	}
-	if (n)
-		memcpy(dst, b + (off - na), n);
+	struct cc_stream *s = ctx;
+	(void)st;
+	memset(pc->buf, 0, pc->len);
+	cc_buf_free(s->conn->stream_q, pc->buf);
 }
+
+static const struct pump_ops stream_pump = {
+	.alloc = stream_alloc,
+	.free = stream_free,
+	.submit = stream_submit,
+	.room = stream_room,
+	.wait = stream_wait,
+	.done = stream_done,
+};
 
 /*
  * Send a || b as pieces (the last one LAST when last), writing their
@@ -125,147 +174,62 @@ static void stream_gather(uint8_t *dst, const uint8_t *a, size_t na,
  * the first failure. Caller holds stream_lock.
  *
  * out may be b itself (in place): a piece's output lands on input bytes
- * up to s->held further on, and it is copied out only once the next
- * piece, which holds those bytes (held < unit <= a piece), is copied in:
- * the loop fills the pipeline before it waits.
+ * up to s->held further on, which the pump allows (held < unit <= a
+ * piece).
  */
 static int stream_run(struct cc_stream *s, const uint8_t *a, size_t na,
 		      const uint8_t *b, size_t nb, uint8_t *out, int last,
 		      uint8_t *tag, size_t *done)
 {
 	struct cc_conn *c = s->conn;
-	struct cc_queue *q = c->stream_q;
 	*done = 0;
-	if (!q || c->stream_gen != s->gen)
+	if (!c->stream_q || c->stream_gen != s->gen)
 		return -EPIPE;
 	/* A stream of one piece tells the daemon no length of its own (the
 	 * piece's is CCM's message length then): check the declared one. */
 	if (s->ccm && last && !s->started && na + nb != s->param)
 		return CC_ERR_BAD_PARAM;
 
-	const size_t total = na + nb;
-	size_t piece_max =
-		s->unit > 1 ? STREAM_PIECE / s->unit * s->unit : STREAM_PIECE;
-	if (s->xts && piece_max / s->unit > CRD_XTS_STREAM_UNITS_MAX)
-		piece_max = (size_t)CRD_XTS_STREAM_UNITS_MAX * s->unit;
-	struct stream_piece fl[STREAM_DEPTH];
-	unsigned head = 0, n_in = 0;
-	size_t sent = 0;
-	int last_sent = 0, err = 0;
-	/* Owned arena buffer: the AAD, an IV the descriptor cannot hold
-	 * (both FIRST's), then the tag (LAST's). */
-	uint8_t *side = NULL;
-	const size_t iv_arena =
-		!s->started && s->iv_len > CRD_IV_MAX ? s->iv_len : 0;
-	const size_t aad_room = crd_align_up(s->aad_len, 64),
-		     side_len = aad_room + crd_align_up(iv_arena, 64) + 64;
-
-	if ((!s->started && (s->aad_len || iv_arena)) || last) {
-		side = cc_buf_alloc(q, side_len);
-		if (!side)
-			return -ENOMEM;
-	}
-	uint8_t *aad_buf = side;
-	uint8_t *iv_buf = iv_arena ? side + aad_room : NULL;
-	uint8_t *tag_buf =
-		side ? side + aad_room + crd_align_up(iv_arena, 64) : NULL;
-	if (!s->started && s->aad_len)
-		memcpy(aad_buf, s->aad, s->aad_len);
-	if (iv_arena)
-		memcpy(iv_buf, s->iv, iv_arena);
-	if (last && s->tag_len && s->dir == CC_DECRYPT)
-		memcpy(tag_buf, tag, s->tag_len);
-
-	for (;;) {
-		while (!err && n_in < STREAM_DEPTH &&
-		       (sent < total || (last && !last_sent))) {
-			size_t plen = total - sent < piece_max ? total - sent
-							       : piece_max;
-			int is_last = last && sent + plen == total;
-			uint8_t *buf = cc_buf_alloc(q, plen ? plen : 1);
-			if (!buf) {
-				err = -ENOMEM;
-				break;
-			}
-			stream_gather(buf, a, na, b, sent, plen);
-			unsigned fl_flags = (s->started ? 0 : CC_STREAM_FIRST) |
-					    (is_last ? CC_STREAM_LAST : 0);
-			struct cc_op op = {
-				.user_data = ++c->stream_seq,
-				.session = s->session,
-				.dir = s->dir,
-				.src = buf,
-				.len = (uint32_t)plen,
-				.stream = s->handle,
-				.stream_flags = fl_flags,
-			};
-			if (!s->started) {
-				op.iv = iv_buf ? iv_buf : s->iv;
-				op.iv_len = s->iv_len;
-				op.aad = s->aad_len ? aad_buf : NULL;
-				op.aad_len = (uint32_t)s->aad_len;
-				op.stream_param = is_last ? 0 : s->param;
-			}
-			if (is_last)
-				op.tag = tag_buf;
-			int n = cc_enqueue_burst(q, &op, 1);
-			if (n != 1) {
-				cc_buf_free(q, buf);
-				err = n < 0 ? n : -EBUSY;
-				break;
-			}
-			s->started = s->open = 1;
-			fl[(head + n_in) % STREAM_DEPTH] =
-				(struct stream_piece){ buf, plen,
-						       op.user_data };
-			n_in++;
-			sent += plen;
-			last_sent |= is_last;
-		}
-		if (!n_in)
-			break;
-
-		struct cc_completion cpl;
-		struct stream_piece *p = &fl[head];
-		int r = stream_reap(q, &cpl);
-		if (r == 0 && cpl.user_data != p->user_data)
-			r = -EPROTO;
-		if (r < 0) {
-			/* Pieces may still be in flight, into buffers we
-			 * must not reuse: drop the whole queue. */
-			stream_queue_drop(c);
-			s->open = 0;
-			s->handle = 0;
-			return r;
-		}
-		if (cpl.status != CC_OK) {
-			if (!err)
-				err = cpl.status;
-			s->open = 0; /* a failed piece ends the stream */
-		}
-		if (s->writes && out) {
-			if (cpl.status == CC_OK)
-				memcpy(out + *done, p->buf, p->len);
-			else
-				memset(out + *done, 0, p->len);
-		}
-		*done += p->len;
-		/* Plaintext does not linger in shared memory. */
-		memset(p->buf, 0, p->len);
-		cc_buf_free(q, p->buf);
-		head = (head + 1) % STREAM_DEPTH;
-		n_in--;
-	}
-	if (last_sent)
+	size_t piece =
+		s->unit > 1 ? PUMP_PIECE / s->unit * s->unit : PUMP_PIECE;
+	if (s->xts && piece / s->unit > CRD_XTS_STREAM_UNITS_MAX)
+		piece = (size_t)CRD_XTS_STREAM_UNITS_MAX * s->unit;
+	const int first = !s->started;
+	const struct pump_req r = {
+		.session = s->session,
+		.dir = s->dir,
+		.stream = s->handle,
+		.first = first,
+		.last = last,
+		.param = s->param,
+		.iv = s->iv,
+		.iv_len = first ? s->iv_len : 0,
+		.aad = s->aad,
+		.aad_len = first ? s->aad_len : 0,
+		.a = a,
+		.na = na,
+		.b = b,
+		.nb = nb,
+		.piece = piece,
+		.out = s->writes ? out : NULL,
+		.tag = tag,
+		.tag_len = last ? s->tag_len : 0,
+	};
+	struct pump_out o;
+	int err = pump_run(&stream_pump, s, &r, &o);
+	*done = o.done;
+	if (o.dead) {
+		/* Pieces may still be in flight, into buffers we must not
+		 * reuse: drop the whole queue. */
+		stream_queue_drop(c);
 		s->open = 0;
-	if (!err && last && s->tag_len && s->dir == CC_ENCRYPT)
-		memcpy(tag, tag_buf, s->tag_len);
-	if (err == CC_ERR_AUTH_FAILED && s->writes && out)
-		memset(out, 0, *done); /* forged: release nothing of it */
-	if (side) {
-		memset(side, 0, side_len);
-		cc_buf_free(q, side);
+		s->handle = 0;
+		return err;
 	}
+	if (o.sent)
+		s->started = s->open = 1;
+	if (o.failed || o.last_sent)
+		s->open = 0; /* a failed piece ends the stream, as LAST does */
 	return err;
 }
 

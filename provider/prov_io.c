@@ -43,6 +43,7 @@
 #include <time.h>
 
 #include <cryptod/clock.h>
+#include <cryptod/pump.h>
 
 #include <openssl/async.h>
 #include <openssl/crypto.h>
@@ -52,8 +53,6 @@ enum {
 	PIO_SLOTS = 256,      /* result slots: ops submitted, not yet read */
 	PIO_ARENA = 8 << 20,  /* per thread queue */
 	PIO_OP_MAX = 2 << 20, /* longer one-shot ops take cc_crypt() */
-	PIO_PIECE = 1 << 20,  /* stream pieces */
-	PIO_DEPTH = 4,	      /* pieces of one call in flight */
 	PIO_SPIN_NS = 20000,  /* spin before sleeping, outside a job */
 };
 
@@ -375,41 +374,6 @@ static int pq_submit(struct pio_q *pq, struct cc_op *op, int s)
 	return n == -EPIPE || n == -ECHILD ? pq_kill(pq, n) : n;
 }
 
-/*
- * One call's pieces: in[0, len) cut into pieces of at most piece bytes,
- * output (when out) copied back in order, PIO_DEPTH in flight. The first
- * piece carries fl_first and the IV/AAD of r, the last fl_last and the
- * tag. Caller holds the lock. 0, a CC_ERR status of a piece, or -errno;
- * *done counts the bytes of the pieces that completed.
- */
-struct pio_req {
-	uint32_t session;
-	enum cc_dir dir;
-	const uint8_t *iv;
-	unsigned iv_len;
-	const uint8_t *aad;
-	size_t aad_len;
-	const uint8_t *in;
-	uint8_t *out;
-	size_t len;
-	uint8_t *tag; /* tag_len bytes: read (decrypt) or written */
-	unsigned tag_len;
-	unsigned short_tag; /* LAST: only this many of the tag's bytes */
-	uint32_t stream;    /* 0: one op */
-	unsigned first, last;
-	uint32_t param;
-	int writes; /* PIO_WRITES*: the op has output */
-	/* A one-shot op whose buffer the caller keeps (pio_crypt_keep):
-	 * the output stays in the arena, *keep gets it. */
-	uint8_t **keep;
-};
-
-struct pio_piece {
-	uint8_t *buf;
-	size_t len;
-	int slot;
-};
-
 static uint8_t *pq_alloc(struct pio_q *pq, size_t len)
 {
 	return cc_buf_alloc(pq->q, len ? len : 1);
@@ -446,146 +410,108 @@ static void res_take(struct pio_q *pq, int s)
  * wipe would be a third pass over every byte (the issue's bound is a
  * copy in and a copy out), for nothing the program's own copies do not
  * give away: buffers are reused by the next ops. Keys never travel in
- * it (they go with the session, over the control socket). */
-static void piece_release(struct pio_q *pq, struct pio_piece *pc)
+ * it (they go with the session, over the control socket). The library's
+ * streams wipe theirs (client-lib/stream.c): their arena may sit idle
+ * with what is left in it until the next stream. */
+static void piece_release(struct pio_q *pq, uint8_t *buf, int slot)
 {
-	cc_buf_free(pq->q, pc->buf);
-	res_take(pq, pc->slot);
+	cc_buf_free(pq->q, buf);
+	res_take(pq, slot);
 }
 
-static int pq_run(struct pio_q *pq, const struct pio_req *r, size_t *done)
+/*
+ * The pump's policies here (cryptod/pump.h): results are filed in slots
+ * by whoever reaps (the slot travels in user_data), waiting pauses an
+ * ASYNC_JOB, no room means waiting for the ops of others on this queue,
+ * and a one-shot op's output may stay in the arena (keep).
+ */
+struct pio_pump {
+	struct pio_q *pq;
+	uint64_t since; /* pq_sleep's, across the call */
+	/* A one-shot op whose buffer the caller keeps (pio_crypt_keep):
+	 * the output stays in the arena, *keep gets it. */
+	uint8_t **keep;
+};
+
+static uint8_t *pio_pump_alloc(void *ctx, size_t len)
 {
-	*done = 0;
-	const size_t piece = r->stream ? PIO_PIECE : r->len;
-	struct pio_piece fl[PIO_DEPTH];
-	unsigned head = 0, n_in = 0;
-	/* An IV the descriptor cannot hold goes in the arena, as the AAD. */
-	const size_t iv_arena = r->iv_len > CC_IV_INLINE ? r->iv_len : 0;
-	const size_t aad_room = crd_align_up(r->aad_len, 64);
-	size_t sent = 0, side_len = aad_room + crd_align_up(iv_arena, 64) + 64;
-	int last_sent = 0, err = 0;
-	uint64_t since = 0;
+	struct pio_pump *pp = ctx;
+	return cc_buf_alloc(pp->pq->q, len);
+}
 
-	uint8_t *side = NULL; /* the AAD, the IV, then the tag */
-	if (r->aad_len || iv_arena || r->tag_len) {
-		while (!(side = pq_alloc(pq, side_len)) && !err)
-			err = pq_no_room(pq, &since);
-		if (err)
-			return err;
-	}
-	uint8_t *aad_buf = side;
-	uint8_t *iv_buf = iv_arena ? side + aad_room : NULL;
-	uint8_t *tag_buf =
-		side ? side + aad_room + crd_align_up(iv_arena, 64) : NULL;
-	if (r->aad_len)
-		memcpy(aad_buf, r->aad, r->aad_len);
-	if (iv_arena)
-		memcpy(iv_buf, r->iv, iv_arena);
-	if (r->tag_len && r->dir == CC_DECRYPT)
-		memcpy(tag_buf, r->tag, r->tag_len);
+static void pio_pump_free(void *ctx, uint8_t *buf)
+{
+	struct pio_pump *pp = ctx;
+	cc_buf_free(pp->pq->q, buf);
+}
 
-	for (;;) {
-		while (!err && n_in < PIO_DEPTH &&
-		       (sent < r->len || (r->last && !last_sent) ||
-			(!r->stream && !last_sent))) {
-			size_t plen =
-				r->len - sent < piece ? r->len - sent : piece;
-			int is_first = sent == 0,
-			    is_last = sent + plen == r->len;
-			uint8_t *buf = pq_alloc(pq, plen);
-			int s = buf ? slot_take(pq) : -1;
-			if (!buf || s < 0) {
-				if (buf)
-					cc_buf_free(pq->q, buf);
-				if (n_in)
-					break; /* take ours first */
-				err = pq_no_room(pq, &since);
-				continue;
-			}
-			if (plen && r->in)
-				memcpy(buf, r->in + sent, plen);
-			else if (plen)
-				memset(buf, 0, plen); /* keystream (pio.h) */
-			struct cc_op op = {
-				.session = r->session,
-				.dir = r->dir,
-				.src = buf,
-				.len = (uint32_t)plen,
-				.stream = r->stream,
-			};
-			if (r->stream)
-				op.stream_flags =
-					(is_first && r->first ? CC_STREAM_FIRST
-							      : 0) |
-					(is_last && r->last ? CC_STREAM_LAST
-							    : 0);
-			if (is_first && (!r->stream || r->first)) {
-				op.iv = iv_buf ? iv_buf : r->iv;
-				op.iv_len = r->iv_len;
-				op.aad = r->aad_len ? aad_buf : NULL;
-				op.aad_len = (uint32_t)r->aad_len;
-				if (r->stream && !(is_last && r->last))
-					op.stream_param = r->param;
-			}
-			if (is_last && (!r->stream || r->last) && r->tag_len)
-				op.tag = tag_buf;
-			if (is_last && r->stream && r->last && r->short_tag)
-				op.stream_flags |=
-					CC_STREAM_TAG_LEN(r->short_tag);
-			int rc = pq_submit(pq, &op, s);
-			if (rc) {
-				cc_buf_free(pq->q, buf);
-				pq->res[s].busy = 0;
-				if (rc < 0) {
-					err = rc;
-					break;
-				}
-				if (n_in)
-					break;
-				err = pq_sleep(pq, &since);
-				continue;
-			}
-			fl[(head + n_in) % PIO_DEPTH] =
-				(struct pio_piece){ buf, plen, s };
-			n_in++;
-			sent += plen;
-			last_sent |= is_last;
-		}
-		if (!n_in)
-			break;
-		struct pio_piece *pc = &fl[head];
-		int w = pq_wait(pq, pc->slot);
-		if (w) {
-			/* The queue is dead: its buffers are abandoned. */
-			return w;
-		}
-		int32_t st = pq->res[pc->slot].status;
-		if (st != CC_OK && !err)
-			err = st;
-		if (r->writes && r->out) {
-			if (st == CC_OK)
-				memcpy(r->out + *done, pc->buf, pc->len);
-			else if (r->writes != PIO_WRITES_IF_OK)
-				memset(r->out + *done, 0, pc->len);
-		}
-		*done += pc->len;
-		if (r->keep && st == CC_OK) {
-			*r->keep = pc->buf; /* the caller's now */
-			res_take(pq, pc->slot);
-		} else {
-			piece_release(pq, pc);
-		}
-		head = (head + 1) % PIO_DEPTH;
-		n_in--;
+static int pio_pump_submit(void *ctx, struct cc_op *op, struct pump_piece *pc)
+{
+	struct pio_pump *pp = ctx;
+	int s = slot_take(pp->pq);
+	if (s < 0)
+		return PUMP_NO_ROOM;
+	int rc = pq_submit(pp->pq, op, s);
+	if (rc) {
+		pp->pq->res[s].busy = 0;
+		return rc < 0 ? rc : PUMP_RING_FULL;
 	}
-	if (!err && r->tag_len && r->dir == CC_ENCRYPT && tag_buf)
-		memcpy(r->tag, tag_buf, r->tag_len);
-	if (err == CC_ERR_AUTH_FAILED && r->writes == PIO_WRITES && r->out)
-		memset(r->out, 0, *done); /* forged: release none of it */
-	if (side) {
-		memset(side, 0, side_len);
-		cc_buf_free(pq->q, side);
+	pc->id = (uint64_t)s;
+	return 0;
+}
+
+/* Our own pieces complete without help: take them first. Else a full
+ * ring empties as the daemon works (sleep); other room is held by others'
+ * ops, or by paused jobs (pq_no_room). */
+static int pio_pump_room(void *ctx, int why, unsigned in_flight)
+{
+	struct pio_pump *pp = ctx;
+	if (in_flight)
+		return 1;
+	return why == PUMP_RING_FULL ? pq_sleep(pp->pq, &pp->since)
+				     : pq_no_room(pp->pq, &pp->since);
+}
+
+/* An error: the queue is dead, its buffers abandoned with it. */
+static int pio_pump_wait(void *ctx, struct pump_piece *pc, int32_t *st)
+{
+	struct pio_pump *pp = ctx;
+	int w = pq_wait(pp->pq, (int)pc->id);
+	if (!w)
+		*st = pp->pq->res[pc->id].status;
+	return w;
+}
+
+static void pio_pump_done(void *ctx, struct pump_piece *pc, int32_t st)
+{
+	struct pio_pump *pp = ctx;
+	if (pp->keep && st == CC_OK) {
+		*pp->keep = pc->buf; /* the caller's now */
+		res_take(pp->pq, (int)pc->id);
+	} else {
+		piece_release(pp->pq, pc->buf, (int)pc->id);
 	}
+}
+
+static const struct pump_ops pio_pump_ops = {
+	.alloc = pio_pump_alloc,
+	.free = pio_pump_free,
+	.submit = pio_pump_submit,
+	.room = pio_pump_room,
+	.wait = pio_pump_wait,
+	.done = pio_pump_done,
+};
+
+/* One call's pieces (pump_run). Caller holds the lock. 0, a CC_ERR
+ * status of a piece, or -errno; *done counts the bytes of the pieces
+ * that completed. */
+static int pq_run(struct pio_q *pq, const struct pump_req *r, uint8_t **keep,
+		  size_t *done)
+{
+	struct pio_pump pp = { .pq = pq, .keep = keep };
+	struct pump_out o;
+	int err = pump_run(&pio_pump_ops, &pp, r, &o);
+	*done = o.done;
 	return err;
 }
 
@@ -647,24 +573,26 @@ int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 	struct pio_q *pq = NULL;
 	if (len <= PIO_OP_MAX && aad_len <= CRD_AAD_MAX &&
 	    pio_queue(p, conn, &pq) == 0) {
-		struct pio_req r = {
+		const struct pump_req r = {
 			.session = session,
 			.dir = dir,
+			.first = 1,
+			.last = 1,
 			.iv = iv,
 			.iv_len = iv_len,
 			.aad = aad,
 			.aad_len = aad_len,
-			.in = in,
-			.out = out,
-			.len = len,
+			.a = in,
+			.na = len,
+			.out = writes ? out : NULL,
+			.out_if_ok = writes == PIO_WRITES_IF_OK,
 			.tag = tag,
 			.tag_len = tag ? tag_len : 0,
-			.writes = writes,
 		};
 		size_t done;
 		pthread_mutex_lock(&pq->lock);
-		int err =
-			atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, &done);
+		int err = atomic_load(&pq->dead) ? -EPIPE
+						 : pq_run(pq, &r, NULL, &done);
 		pthread_mutex_unlock(&pq->lock);
 		pq_put(pq);
 		if (err != -ENOMEM)
@@ -692,24 +620,24 @@ int pio_crypt_keep(struct prov *p, struct prov_conn *conn, uint32_t session,
 	int err = pio_queue(p, conn, &pq);
 	if (err)
 		return err;
-	struct pio_req r = {
+	const struct pump_req r = {
 		.session = session,
 		.dir = dir,
+		.first = 1,
+		.last = 1,
 		.iv = iv,
 		.iv_len = iv_len,
 		.aad = aad,
 		.aad_len = aad_len,
-		.in = in,
+		.a = in,
+		.na = len,
 		.out = out,
-		.len = len,
 		.tag = tag,
 		.tag_len = tag ? tag_len : 0,
-		.writes = 1,
-		.keep = &k->buf,
 	};
 	size_t done;
 	pthread_mutex_lock(&pq->lock);
-	err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, &done);
+	err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, &k->buf, &done);
 	pthread_mutex_unlock(&pq->lock);
 	if (!k->buf) {
 		pq_put(pq);
@@ -781,8 +709,7 @@ int pio_ks_wait(struct pio_ticket *t, struct pio_kept *k)
 			res_take(pq, t->slot);
 		} else {
 			memset(t->buf, 0, t->len);
-			piece_release(pq, &(struct pio_piece){ t->buf, t->len,
-							       t->slot });
+			piece_release(pq, t->buf, t->slot);
 		}
 	} /* else the queue is dead: its arena is abandoned with it */
 	pthread_mutex_unlock(&pq->lock);
@@ -887,26 +814,26 @@ static int stream_run(struct pio_stream *s, const void *in, void *out,
 	*done = 0;
 	if (!s->handle)
 		return CC_ERR_NO_STREAM; /* it ended */
-	struct pio_req r = {
+	const struct pump_req r = {
 		.session = s->session,
 		.dir = s->dir,
+		.stream = s->handle,
+		.first = !s->started,
+		.last = last,
 		.iv = s->iv,
 		.iv_len = s->started ? 0 : s->iv_len,
 		.aad = s->started ? NULL : s->aad,
 		.aad_len = s->started ? 0 : s->aad_len,
-		.in = in,
-		.out = out,
-		.len = len,
+		.a = in,
+		.na = len,
+		.piece = PUMP_PIECE,
+		.out = writes ? out : NULL,
 		.tag = last ? tag : NULL,
 		.tag_len = last ? s->tag_len : 0,
 		.short_tag = last ? short_tag : 0,
-		.stream = s->handle,
-		.first = !s->started,
-		.last = last,
-		.writes = writes,
 	};
 	pthread_mutex_lock(&pq->lock);
-	int err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, done);
+	int err = atomic_load(&pq->dead) ? -EPIPE : pq_run(pq, &r, NULL, done);
 	if (err || last) {
 		/* A failed piece ends the stream, as LAST does; a dead
 		 * queue takes its handles with it. */
