@@ -20,31 +20,10 @@ ROUNDS=${ROUNDS:-3}
 CIPHERS=${CIPHERS:-aes-128-ctr chacha20}
 WORKERS=${WORKERS:-1}
 PIN=${PIN:-1}
-CTL=$BUILD/cli/cryptoctl
-[ -x "$CTL" ] && [ -x "$BUILD/daemon/cryptod" ] &&
-	[ -e "$BUILD/provider/cryptod.so" ] || {
-	echo "provider-enc: build first ($BUILD/provider/cryptod.so missing)" >&2
-	exit 2
-}
-dir=$(mktemp -d)
-trap 'kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
-pin_d=() pin_c=()
-if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	pin_d=(taskset -c 1) pin_c=(taskset -c 0)
-fi
-"${pin_d[@]}" "$BUILD/daemon/cryptod" --no-config --socket "$dir/s.sock" \
-	--workers "$WORKERS" --log-level warn 2>"$dir/daemon.log" &
-dpid=$!
-export CRYPTOD_SOCKET=$dir/s.sock
-for _ in $(seq 100); do "$CTL" ping >/dev/null 2>&1 && break; sleep 0.05; done
-"$CTL" bench --spawn-daemon "$BUILD/daemon/cryptod" --alg aes-128-gcm \
-	--sizes 64 --smoke --csv 2>&1 >/dev/null | grep -E "^Machine" || true
-echo "openssl: $(openssl version)  file: $MIB MiB  daemon workers: $WORKERS  pinned: $([ ${#pin_d[@]} -gt 0 ] && echo "openssl CPU 0, daemon CPU 1" || echo no)"
+NAME=provider-enc
+. bench/provider_lib.sh # the checkout, after the cd above
+echo "openssl: $(openssl version)  file: $MIB MiB  daemon workers: $WORKERS  pinned: $(pinned)"
 head -c $((MIB << 20)) /dev/urandom >"$dir/in"
-dbytes() {
-	"$CTL" stats --json | python3 -c 'import json, sys
-print(sum(e["bytes"] for e in json.load(sys.stdin)["engines"]))'
-}
 KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 IV=f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff
 run() { # provider cipher -> MB/s or -

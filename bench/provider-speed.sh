@@ -28,30 +28,9 @@ PIN=${PIN:-1}
 WORKERS=${WORKERS:-1}
 ALGS=${ALGS:-aes-128-gcm aes-128-cbc chacha20-poly1305}
 JOBS=${JOBS:-0 8 32}
-CTL=$BUILD/cli/cryptoctl
-[ -x "$CTL" ] && [ -x "$BUILD/daemon/cryptod" ] &&
-	[ -e "$BUILD/provider/cryptod.so" ] || {
-	echo "provider-speed: build first ($BUILD/provider/cryptod.so missing)" >&2
-	exit 2
-}
-dir=$(mktemp -d)
-trap 'kill "$dpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
-pin_d=() pin_c=()
-if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	pin_d=(taskset -c 1) pin_c=(taskset -c 0)
-fi
-"${pin_d[@]}" "$BUILD/daemon/cryptod" --no-config --socket "$dir/s.sock" \
-	--workers "$WORKERS" --log-level warn 2>"$dir/daemon.log" &
-dpid=$!
-export CRYPTOD_SOCKET=$dir/s.sock
-for _ in $(seq 100); do "$CTL" ping >/dev/null 2>&1 && break; sleep 0.05; done
-"$CTL" bench --spawn-daemon "$BUILD/daemon/cryptod" --alg aes-128-gcm \
-	--sizes 64 --smoke --csv 2>&1 >/dev/null | grep -E "^Machine" || true
-echo "openssl: $(openssl version)  daemon workers: $("$CTL" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["workers"])')  pinned: $([ ${#pin_d[@]} -gt 0 ] && echo "openssl CPU 0, daemon CPU 1" || echo no)"
-dbytes() {
-	"$CTL" stats --json | python3 -c 'import json, sys
-print(sum(e["bytes"] for e in json.load(sys.stdin)["engines"]))'
-}
+NAME=provider-speed
+. bench/provider_lib.sh # the checkout, after the cd above
+echo "openssl: $(openssl version)  daemon workers: $("$CTL" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["workers"])')  pinned: $(pinned)"
 
 # One openssl speed run; prints MB/s (1e6 bytes per second), or "-" when
 # a cryptod run's bytes did not reach the daemon.
