@@ -20,7 +20,8 @@
  *   CIPHER (no tag), AUTHENC (a cipher and a MAC with its own auth_key),
  *   MAC (keyed, authentication only: a tag over the data, nothing
  *   written; encrypt generates, decrypt verifies), HASH (as MAC with no
- *   key), NONE.
+ *   key), PKEY (a public-key pair: sign, verify, derive, or RSA's
+ *   encrypt and decrypt, as its flags say; docs/asymmetric.md), NONE.
  * flags (enum crd_alg_flag, CRD_AF_*, or 0): BITS (an op's length counts
  *   bits), KEYSTREAM (the cipher XORs a keystream made from the key and a
  *   client IV: encrypt and decrypt are one operation, keyreq.c, and a
@@ -33,11 +34,14 @@
  * cipher (CRD_ALG_<cipher>): an authenc row's cipher half (its MAC half
  *   is HMAC with its sha), or NO.
  * use (CRD_USE_<use>): the usage class of a named key of the algorithm:
- *   CIPHER (encrypt, decrypt), MAC (mac-generate, mac-verify), or NO (no
- *   named key: no key, or two).
+ *   CIPHER (encrypt, decrypt), MAC (mac-generate, mac-verify), PKEY (the
+ *   ops its flags name: sign, verify, derive, decrypt, encrypt), or NO
+ *   (no named key: no key, or two).
  * OpenSSL name: the EVP cipher (or digest) that does the work, '*'
  *   standing for the bits of one AES key ("AES-*-GCM" at 16 bytes:
- *   "AES-128-GCM"); NULL where OpenSSL has none.
+ *   "AES-128-GCM"); a PKEY row's is the EVP_PKEY type and its one
+ *   parameter, "TYPE:PARAM" (the RSA modulus bits, the EC group) or
+ *   "TYPE"; NULL where OpenSSL has none.
  * Use ID, cipher and sha only with ## or # (the ID NULL would expand
  * otherwise). The numbers are wire values: never reuse or renumber one.
  */
@@ -52,9 +56,15 @@ enum crd_alg_flag {
 	CRD_AF_TWO_KEYS = 8,
 	CRD_AF_IV = 16,
 	CRD_AF_SALT = 32,
+	CRD_AF_SIGN = 64,
+	CRD_AF_DIGEST = 128,
+	CRD_AF_DERIVE = 256,
+	CRD_AF_PKE = 512,
 };
 #define CRD_AF_KS_STREAM (CRD_AF_KEYSTREAM | CRD_AF_STREAM)
 #define CRD_AF_3GPP_KS (CRD_AF_BITS | CRD_AF_KEYSTREAM)
+#define CRD_AF_RSA (CRD_AF_SIGN | CRD_AF_DIGEST | CRD_AF_PKE)
+#define CRD_AF_EC (CRD_AF_SIGN | CRD_AF_DIGEST | CRD_AF_DERIVE)
 
 /* clang-format off */
 #define CRD_ALGORITHMS(X)                                                      \
@@ -206,7 +216,37 @@ enum crd_alg_flag {
 	 * so that tag || data is the RFC's output; decrypt (unwrap) checks it \
 	 * and that MLI is len */                                              \
 	X(AES_KWP, 39, "aes-kwp", NULL, 8, AEAD, 0,                            \
-	  NO, NO, CIPHER, "AES-*-WRAP-PAD")
+	  NO, NO, CIPHER, "AES-*-WRAP-PAD")                                    \
+	/* Key pairs (docs/asymmetric.md), on the openssl engine. The key is  \
+	 * DER: PKCS#8 PrivateKeyInfo, or SubjectPublicKeyInfo (public ops    \
+	 * only). RSA: PKCS#1 v1.5 and PSS signatures of a digest, OAEP       \
+	 * encrypt and decrypt (no PKCS#1 v1.5 decryption); the tag column    \
+	 * is the modulus's bytes */                                          \
+	X(RSA_2048, 40, "rsa-2048", NULL, 256, PKEY, CRD_AF_RSA,               \
+	  NO, NO, PKEY, "RSA:2048")                                            \
+	X(RSA_3072, 41, "rsa-3072", NULL, 384, PKEY, CRD_AF_RSA,               \
+	  NO, NO, PKEY, "RSA:3072")                                            \
+	X(RSA_4096, 42, "rsa-4096", NULL, 512, PKEY, CRD_AF_RSA,               \
+	  NO, NO, PKEY, "RSA:4096")                                            \
+	/* ECDSA signatures of a digest (DER, at most the tag column's        \
+	 * bytes) and ECDH (the peer's key an uncompressed point, the secret  \
+	 * its x-coordinate) */                                               \
+	X(EC_P256, 43, "ec-p256", NULL, 72, PKEY, CRD_AF_EC,                   \
+	  NO, NO, PKEY, "EC:P-256")                                            \
+	X(EC_P384, 44, "ec-p384", NULL, 104, PKEY, CRD_AF_EC,                  \
+	  NO, NO, PKEY, "EC:P-384")                                            \
+	X(EC_P521, 45, "ec-p521", NULL, 139, PKEY, CRD_AF_EC,                  \
+	  NO, NO, PKEY, "EC:P-521")                                            \
+	/* RFC 8032 pure EdDSA: the whole message is signed */                 \
+	X(ED25519, 46, "ed25519", NULL, 64, PKEY, CRD_AF_SIGN,                 \
+	  NO, NO, PKEY, "ED25519")                                             \
+	X(ED448, 47, "ed448", NULL, 114, PKEY, CRD_AF_SIGN,                    \
+	  NO, NO, PKEY, "ED448")                                               \
+	/* RFC 7748: the peer's key is its raw u-coordinate */                 \
+	X(X25519, 48, "x25519", NULL, 32, PKEY, CRD_AF_DERIVE,                 \
+	  NO, NO, PKEY, "X25519")                                              \
+	X(X448, 49, "x448", NULL, 56, PKEY, CRD_AF_DERIVE,                     \
+	  NO, NO, PKEY, "X448")
 /* clang-format on */
 
 /*
@@ -238,6 +278,8 @@ enum crd_alg_flag {
 	X(STREAM_BUSY, -1010, "stream slot already open")                       \
 	/* a slot past the queue's table, or the client's open streams at     \
 	 * their limit */ \
-	X(STREAM_LIMIT, -1011, "too many open streams")
+	X(STREAM_LIMIT, -1011, "too many open streams")                         \
+	/* a verify op whose signature does not verify (the public-key rows) */ \
+	X(BAD_SIGNATURE, -1012, "signature verification failed")
 
 #endif

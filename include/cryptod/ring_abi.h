@@ -62,6 +62,11 @@ enum crd_limits {
 enum crd_op {
 	CRD_OP_ENCRYPT = 1,
 	CRD_OP_DECRYPT = 2,
+	/* The public-key rows (CRD_KIND_PKEY; below, and
+	 * docs/asymmetric.md). ENCRYPT and DECRYPT are RSA-OAEP there. */
+	CRD_OP_SIGN = 3,
+	CRD_OP_VERIFY = 4,
+	CRD_OP_DERIVE = 5,
 };
 
 /* Algorithms: the list is include/cryptod/algs.h. CRD_ALG_NO (0) is no
@@ -82,6 +87,7 @@ enum crd_alg_kind {
 	CRD_KIND_AUTHENC,
 	CRD_KIND_MAC,
 	CRD_KIND_HASH,
+	CRD_KIND_PKEY,
 };
 
 /*
@@ -109,6 +115,8 @@ enum crd_use {
 	CRD_USE_NO,	/* no named key: no key, or two */
 	CRD_USE_CIPHER, /* encrypt, decrypt */
 	CRD_USE_MAC,	/* mac-generate, mac-verify */
+	CRD_USE_PKEY,	/* what the row's flags name: sign, verify, derive,
+			 * encrypt, decrypt */
 };
 
 /* One column of algs.h's row for alg, as a switch the compiler turns
@@ -227,6 +235,12 @@ static inline int crd_alg_streams(unsigned alg)
 	return !!(crd_alg_flags(alg) & CRD_AF_STREAM);
 }
 
+/* A key pair's row (sign, verify, derive, RSA-OAEP)? */
+static inline int crd_alg_pkey(unsigned alg)
+{
+	return crd_alg_kind(alg) == CRD_KIND_PKEY;
+}
+
 /* Authentication only (MAC, HASH): a tag over the source, no destination;
  * encrypt generates the tag, decrypt verifies it. */
 static inline int crd_alg_auth_only(unsigned alg)
@@ -248,6 +262,58 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
 {
 	return crd_alg_bit_len(alg) ? (uint32_t)(((uint64_t)len + 7) / 8) : len;
 }
+
+/*
+ * Public-key ops (a CRD_KIND_PKEY session; docs/asymmetric.md). The op
+ * (crd_sqe.op) and its buffers:
+ *   SIGN     src: what is signed (len bytes): the digest, for a
+ *            CRD_AF_DIGEST row (its length the md's), else the message;
+ *            dst: the signature, room for crd_alg_tag_len() bytes; the
+ *            completion's len is its length.
+ *   VERIFY   src as SIGN's; aad: the signature (aad_len bytes); nothing
+ *            written; CRD_ST_BAD_SIGNATURE when it does not verify.
+ *   DERIVE   src: the peer's public key as TLS carries it (an EC point
+ *            uncompressed, 0x04 || x || y; X25519 and X448 the raw
+ *            u-coordinate); dst: the shared secret, room for
+ *            crd_alg_tag_len() bytes; a point not on the curve (or of
+ *            small order) is CRD_ST_BAD_PARAM.
+ *   ENCRYPT  RSA-OAEP: src the message; dst the ciphertext, room for the
+ *            modulus's bytes; aad the OAEP label (may be empty).
+ *   DECRYPT  RSA-OAEP: src the ciphertext; dst the message, room for the
+ *            modulus's bytes; aad the label; a bad ciphertext is
+ *            CRD_ST_AUTH_FAILED, whatever its cause, and nothing else is
+ *            told (no padding oracle).
+ * The op's parameters are struct crd_pk_params in iv[] (iv_len 16; 0
+ * means all zero). Scatter-gather, streams, arena IVs and session-less
+ * ops are refused (CRD_ST_BAD_DESC); tag_off and tag_len must be 0.
+ */
+enum crd_pk_pad {
+	CRD_PK_PAD_DEFAULT = 0, /* the key type's own scheme: ECDSA, EdDSA,
+				 * ECDH, X25519; for RSA signatures PKCS#1
+				 * v1.5, for RSA encryption OAEP */
+	CRD_PK_PAD_PKCS1 = 1,	/* RSA signatures: PKCS#1 v1.5 */
+	CRD_PK_PAD_PSS = 2,	/* RSA signatures: PSS, MGF1 */
+	CRD_PK_PAD_OAEP = 3,	/* RSA encryption: OAEP, MGF1 */
+};
+enum {
+	/* crd_pk_params.salt_len: PSS's salt as long as the digest (TLS's
+	 * rule), or the longest the key allows (verify: any length) */
+	CRD_PK_SALT_DIGEST = -1,
+	CRD_PK_SALT_MAX = -2,
+};
+struct crd_pk_params {
+	uint8_t pad;	 /* enum crd_pk_pad */
+	uint8_t md;	 /* the digest: 1 + enum crd_sha (CRD_SHA_256 + 1 is
+			  * SHA-256); 0 none (EdDSA, ECDH); a CRD_AF_DIGEST
+			  * row's sign and verify need one, OAEP's defaults
+			  * to SHA-1 as RFC 8017's */
+	uint8_t mgf1_md; /* PSS, OAEP: MGF1's digest, as md; 0 = md's */
+	uint8_t reserved0;
+	int32_t salt_len;    /* PSS: bytes, or CRD_PK_SALT_* */
+	uint8_t reserved[8]; /* must be zero */
+};
+_Static_assert(sizeof(struct crd_pk_params) == CRD_IV_MAX,
+	       "pk params fill the sqe's IV");
 
 /* crd_sqe.flags */
 #define CRD_SQE_F_SRC_SGL 1u	 /* src_off: a struct crd_seg[src_nseg] */

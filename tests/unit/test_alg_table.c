@@ -25,6 +25,7 @@
 #define E CRD_KIND_AUTHENC
 #define M CRD_KIND_MAC
 #define H CRD_KIND_HASH
+#define P CRD_KIND_PKEY
 
 static const struct want {
 	unsigned alg;
@@ -79,6 +80,19 @@ static const struct want {
 	{ 37, M, 1, -1, 1, 0, 4, "kasumi-f9", NULL },
 	{ 38, A, 0, -1, 0, 0, 8, "aes-kw", NULL },
 	{ 39, A, 0, -1, 0, 0, 8, "aes-kwp", NULL },
+	/* key pairs: the tag column is the longest output (docs/
+	 * asymmetric.md): the modulus, a DER ECDSA signature at its
+	 * longest, EdDSA's signature, the X25519/X448 secret */
+	{ 40, P, 0, -1, 0, 0, 256, "rsa-2048", NULL },
+	{ 41, P, 0, -1, 0, 0, 384, "rsa-3072", NULL },
+	{ 42, P, 0, -1, 0, 0, 512, "rsa-4096", NULL },
+	{ 43, P, 0, -1, 0, 0, 72, "ec-p256", NULL },
+	{ 44, P, 0, -1, 0, 0, 104, "ec-p384", NULL },
+	{ 45, P, 0, -1, 0, 0, 139, "ec-p521", NULL },
+	{ 46, P, 0, -1, 0, 0, 64, "ed25519", NULL },
+	{ 47, P, 0, -1, 0, 0, 114, "ed448", NULL },
+	{ 48, P, 0, -1, 0, 0, 32, "x25519", NULL },
+	{ 49, P, 0, -1, 0, 0, 56, "x448", NULL },
 };
 
 /*
@@ -91,6 +105,7 @@ static const struct want {
 #define CI CRD_USE_CIPHER
 #define MA CRD_USE_MAC
 #define NO CRD_USE_NO
+#define PK CRD_USE_PKEY
 static const struct want2 {
 	unsigned alg;
 	int streams;
@@ -138,6 +153,16 @@ static const struct want2 {
 	{ 37, 0, 0, 0, MA, 16, NULL },
 	{ 38, 0, 0, 0, CI, 24, "AES-192-WRAP" },
 	{ 39, 0, 0, 0, CI, 32, "AES-256-WRAP-PAD" },
+	{ 40, 0, 0, 0, PK, 0, "RSA:2048" },
+	{ 41, 0, 0, 0, PK, 0, "RSA:3072" },
+	{ 42, 0, 0, 0, PK, 0, "RSA:4096" },
+	{ 43, 0, 0, 0, PK, 0, "EC:P-256" },
+	{ 44, 0, 0, 0, PK, 0, "EC:P-384" },
+	{ 45, 0, 0, 0, PK, 0, "EC:P-521" },
+	{ 46, 0, 0, 0, PK, 0, "ED25519" },
+	{ 47, 0, 0, 0, PK, 0, "ED448" },
+	{ 48, 0, 0, 0, PK, 0, "X25519" },
+	{ 49, 0, 0, 0, PK, 0, "X448" },
 };
 
 static void check_str(unsigned alg, const char *what, const char *got,
@@ -205,8 +230,9 @@ static void test_columns_match_old_lists(void **state)
  * algorithms.md the 3GPP ones) and RFC 4106's salted key. */
 static void test_iv_and_salt_flags(void **state)
 {
-	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20, 21,
-					  22, 23, 24, 25, 26, 27, 38, 39 };
+	static const unsigned no_iv[] = { 2,  6,  16, 17, 18, 19, 20, 21, 22,
+					  23, 24, 25, 26, 27, 38, 39, 40, 41,
+					  42, 43, 44, 45, 46, 47, 48, 49 };
 
 	(void)state;
 	for (unsigned a = 1; a < CRD_ALG_MAX_; a++) {
@@ -219,6 +245,35 @@ static void test_iv_and_salt_flags(void **state)
 		CHECK(a, "SALT flag", !!(crd_alg_flags(a) & CRD_AF_SALT),
 		      a == CRD_ALG_AES_GCM_RFC4106);
 	}
+}
+
+/* The key pairs' flags: which ops each row takes, written out; no other
+ * row has any of them. */
+static void test_pkey_flags(void **state)
+{
+	const unsigned pk =
+		CRD_AF_SIGN | CRD_AF_DIGEST | CRD_AF_DERIVE | CRD_AF_PKE;
+
+	(void)state;
+	for (unsigned a = 1; a < CRD_ALG_MAX_; a++) {
+		unsigned f = crd_alg_flags(a) & pk, want_f = 0;
+
+		if (a >= CRD_ALG_RSA_2048 && a <= CRD_ALG_RSA_4096)
+			want_f = CRD_AF_SIGN | CRD_AF_DIGEST | CRD_AF_PKE;
+		else if (a >= CRD_ALG_EC_P256 && a <= CRD_ALG_EC_P521)
+			want_f = CRD_AF_SIGN | CRD_AF_DIGEST | CRD_AF_DERIVE;
+		else if (a == CRD_ALG_ED25519 || a == CRD_ALG_ED448)
+			want_f = CRD_AF_SIGN;
+		else if (a == CRD_ALG_X25519 || a == CRD_ALG_X448)
+			want_f = CRD_AF_DERIVE;
+		CHECK(a, "pkey flags", f, want_f);
+		CHECK(a, "pkey", crd_alg_pkey(a), want_f != 0);
+		/* no key pair streams, takes an IV or counts bits */
+		if (want_f)
+			CHECK(a, "other flags", crd_alg_flags(a) & ~pk, 0);
+	}
+	assert_string_equal(crd_status_text(CRD_ST_BAD_SIGNATURE),
+			    "signature verification failed");
 }
 
 /* The OpenSSL name refuses what has no EVP cipher, and a short buffer. */
@@ -299,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_columns_match_old_lists),
 		cmocka_unit_test(test_ossl_name_negative),
 		cmocka_unit_test(test_iv_and_salt_flags),
+		cmocka_unit_test(test_pkey_flags),
 		cmocka_unit_test(test_unknown_numbers),
 		cmocka_unit_test(test_every_row_listed),
 		cmocka_unit_test(test_no_named_key_reason),
