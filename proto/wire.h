@@ -20,6 +20,10 @@ enum wire_limits {
 	CTL_MAX_FDS = 4,     /* fds per packet */
 	CTL_NAME_MAX = 64,   /* client_name bytes */
 	CTL_KEY_MAX = 256,   /* key bytes in CreateSession (CRD_MAC_KEY_MAX) */
+	/* A key pair's key bytes: DER in CreateSession (PKCS#8 of RSA-4096
+	 * is about 2.4 KB), PEM or DER, perhaps encrypted, in a KeyRequest's
+	 * import (docs/asymmetric.md) */
+	CTL_PKEY_MAX = 8192,
 	WIRE_SCM_MAX_FD = 253, /* the kernel's SCM_MAX_FD: most per message */
 };
 
