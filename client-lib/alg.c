@@ -62,7 +62,8 @@ _Static_assert((int)CC_KIND_NONE == (int)CRD_KIND_NONE &&
 		       (int)CC_KIND_CIPHER == (int)CRD_KIND_CIPHER &&
 		       (int)CC_KIND_AUTHENC == (int)CRD_KIND_AUTHENC &&
 		       (int)CC_KIND_MAC == (int)CRD_KIND_MAC &&
-		       (int)CC_KIND_HASH == (int)CRD_KIND_HASH,
+		       (int)CC_KIND_HASH == (int)CRD_KIND_HASH &&
+		       (int)CC_KIND_PKEY == (int)CRD_KIND_PKEY,
 	       "cc_alg_kind is the ABI's");
 
 enum cc_alg_kind cc_alg_kind(enum cc_alg alg)
@@ -76,6 +77,7 @@ const char *cc_alg_kind_name(enum cc_alg_kind kind)
 		[CC_KIND_NONE] = "none",     [CC_KIND_AEAD] = "aead",
 		[CC_KIND_CIPHER] = "cipher", [CC_KIND_AUTHENC] = "authenc",
 		[CC_KIND_MAC] = "mac",	     [CC_KIND_HASH] = "hash",
+		[CC_KIND_PKEY] = "pkey",
 	};
 	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind]
 								 : "none";

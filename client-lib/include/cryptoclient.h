@@ -469,7 +469,9 @@ unsigned cc_alg_tag_len(enum cc_alg alg);
  * CC_KIND_HASH authenticate only: the op's source is the message, it has
  * no destination, CC_ENCRYPT writes the tag (the MAC or digest, maybe
  * truncated) and CC_DECRYPT verifies it (CC_ERR_AUTH_FAILED), and a HASH
- * takes no key. CC_KIND_NONE for the null algorithm and unknown values. */
+ * takes no key. CC_KIND_PKEY a key pair (sign, verify, derive, RSA-OAEP:
+ * docs/asymmetric.md). CC_KIND_NONE for the null algorithm and unknown
+ * values. */
 enum cc_alg_kind {
 	CC_KIND_NONE,
 	CC_KIND_AEAD,
@@ -477,9 +479,10 @@ enum cc_alg_kind {
 	CC_KIND_AUTHENC,
 	CC_KIND_MAC,
 	CC_KIND_HASH,
+	CC_KIND_PKEY,
 };
 enum cc_alg_kind cc_alg_kind(enum cc_alg alg);
-/* "aead", "cipher", "authenc", "mac", "hash" or "none". */
+/* "aead", "cipher", "authenc", "mac", "hash", "pkey" or "none". */
 const char *cc_alg_kind_name(enum cc_alg_kind kind);
 
 /* Fills *st (free it with cc_stats_free). */
