@@ -56,6 +56,10 @@ struct cc_queue {
 
 	uint32_t sq_tail; /* private producer index (published or staged) */
 	uint32_t cq_head; /* private consumer index */
+	/* The last arm count written to client.karm (0: every batch
+	 * rings), the daemon's ring count just before it, and the bytes
+	 * read from the doorbell (free-running, as the ring count). */
+	uint32_t arm, arm_rung, bells_read;
 	uint64_t retries;
 
 	/* Coalescing (submit.c): ops written but not yet published. */

@@ -362,8 +362,22 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 static void queue_doorbell_drain(struct cc_queue *q)
 {
 	char b[64];
-	while (recv(q->cq_sock, b, sizeof(b), MSG_DONTWAIT) == sizeof(b))
-		;
+	ssize_t n;
+	do {
+		n = recv(q->cq_sock, b, sizeof(b), MSG_DONTWAIT);
+		if (n > 0)
+			q->bells_read += (uint32_t)n;
+	} while (n == sizeof(b));
+}
+
+/* Does the doorbell hold a byte of a counted ring (ring_abi.h,
+ * daemon.krung)? Counted after it was sent, so a count ahead of what we
+ * read means unread bytes; a byte read before it was counted never
+ * makes this say yes. */
+static int queue_doorbell_full(const struct cc_queue *q)
+{
+	uint32_t rung = crd_load_acquire(&q->hdr->daemon.krung);
+	return (int32_t)(rung - q->bells_read) > 0;
 }
 
 void queue_publish(struct cc_queue *q)
@@ -435,6 +449,28 @@ static int queue_ready(const struct cc_queue *q)
 
 enum { CC_WAIT_SPIN_NS = 20000 };
 
+/*
+ * Set NEED_WAKEUP for a sleep. once: the daemon rings for this arm only
+ * (a fresh nonzero arm count); else for every batch while the flag stays
+ * set (arm count 0). The count is written before the flag, and the
+ * daemon's ring count read before both, so that cc_wait_pending() can
+ * tell whether this arm was answered. Pairs with worker_post
+ * (daemon/data/worker.c), which stores the cq tail, then reads the flag
+ * and the count: the caller re-reads the tail after this.
+ */
+static void queue_arm(struct cc_queue *q, int once)
+{
+	uint32_t arm = 0;
+	if (once) {
+		arm = q->arm + 1;
+		arm += !arm; /* 0 means "every batch" */
+	}
+	q->arm = arm;
+	q->arm_rung = crd_load_acquire(&q->hdr->daemon.krung);
+	crd_store_seq_cst(&q->hdr->client.karm, arm);
+	crd_flag_set(&q->hdr->client.kflags, CRD_F_NEED_WAKEUP);
+}
+
 int cc_wait(struct cc_queue *q, int timeout_ms)
 {
 	if (conn_forked(q->conn))
@@ -473,7 +509,7 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		}
 		/* Need-wakeup handshake, our half: flag, then re-check.
 		 * Pairs with the worker's cq tail store, then flag load. */
-		crd_flag_set(flags, CRD_F_NEED_WAKEUP);
+		queue_arm(q, 1); /* each pass round the loop arms anew */
 		if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head) {
 			ret = 1;
 			break;
@@ -514,26 +550,52 @@ int cc_queue_fd(const struct cc_queue *q)
 	return q->cq_sock;
 }
 
-int cc_wait_prepare(struct cc_queue *q)
+static int wait_prepare(struct cc_queue *q, int once)
 {
 	if (conn_forked(q->conn))
 		return -ECHILD;
 	if (q->staged)
 		queue_publish(q);
-	/* Leftover doorbells first: after this, readable means new. */
-	queue_doorbell_drain(q);
+	/* Leftover doorbells first: after this, readable means new. The
+	 * daemon counts the bytes its wake-up rings sent (krung): none
+	 * unread, no system call. A count of 0 may be a daemon that does
+	 * not count: drain. */
+	if (!crd_load_relaxed(&q->hdr->daemon.krung) || queue_doorbell_full(q))
+		queue_doorbell_drain(q);
 	if (queue_ready(q))
 		return 1;
 	if (queue_dead(q))
 		return -EPIPE;
 	/* The need-wakeup handshake, as cc_wait's. */
-	crd_flag_set(&q->hdr->client.kflags, CRD_F_NEED_WAKEUP);
+	queue_arm(q, once);
 	if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head)
 		return 1;
 	struct pollfd p = { .fd = q->conn->fd, .events = 0 };
 	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
 		return -EPIPE; /* the daemon went away */
 	return 0;
+}
+
+int cc_wait_prepare(struct cc_queue *q)
+{
+	return wait_prepare(q, 0);
+}
+
+int cc_wait_prepare_once(struct cc_queue *q)
+{
+	return wait_prepare(q, 1);
+}
+
+int cc_wait_pending(const struct cc_queue *q)
+{
+	if (conn_forked(q->conn))
+		return 0;
+	if (queue_doorbell_full(q))
+		return 1; /* readable now */
+	/* Armed once, and not answered yet: readable at the next post. */
+	return q->arm &&
+	       (crd_load_relaxed(&q->hdr->client.kflags) & CRD_F_NEED_WAKEUP) &&
+	       crd_load_acquire(&q->hdr->daemon.krung) == q->arm_rung;
 }
 
 void cc_wait_cancel(struct cc_queue *q)

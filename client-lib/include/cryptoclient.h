@@ -578,8 +578,19 @@ int cc_wait(struct cc_queue *q, int timeout_ms);
  * cc_wait_cancel() or the end of a cc_wait(); while it is armed the
  * daemon rings it for every batch it completes, so cancel it once
  * nobody waits. The fd belongs to the queue: do not read or close it.
+ *
+ * cc_wait_prepare_once() arms it for one ring: the daemon rings at the
+ * first batch it completes after, and not again until the next arm. For
+ * waiters that arm before every sleep (an ASYNC_JOB's pause): many
+ * completions between two sleeps then cost one wake-up.
+ * cc_wait_pending() says 1 when the fd is readable now (a ring not yet
+ * drained) or will be at the next completion (armed once, that ring not
+ * sent yet): a waiter may then sleep on the fd without arming (no system
+ * call). 0: arm before sleeping.
  */
 int cc_wait_prepare(struct cc_queue *q);
+int cc_wait_prepare_once(struct cc_queue *q);
+int cc_wait_pending(const struct cc_queue *q);
 int cc_queue_fd(const struct cc_queue *q);
 void cc_wait_cancel(struct cc_queue *q);
 

@@ -71,6 +71,9 @@ struct queue {
 	/* Ordering state shared by the workers that serve the queue. */
 	struct order ord;
 	_Atomic int broken; /* the client lied about an index: not served */
+	/* The client's karm the last wake-up was rung for (worker_post):
+	 * one ring per arm. */
+	uint32_t rung_arm;
 	/* Its open streams and the pieces on their way to the poster. */
 	struct stream_table streams;
 

@@ -304,10 +304,19 @@ static uint32_t worker_post(struct worker *w, struct queue *q, int64_t *budget)
 	if (!posted)
 		return 0;
 	/* Need-wakeup handshake, our half: order_post stored the tail
-	 * (seq_cst); now read the client's flag. The client sets its flag,
-	 * then re-reads our tail (client-lib/queue.c cc_wait). */
+	 * (seq_cst); now read the client's flag and arm count. The client
+	 * bumps its arm count, sets its flag, then re-reads our tail
+	 * (client-lib/queue.c queue_arm): either we see this arm, or it
+	 * sees our tail. One ring per arm (ring_abi.h, client.karm): the
+	 * posts that follow before the client arms again find it rung. */
 	if (crd_load_seq_cst(&q->hdr->client.kflags) & CRD_F_NEED_WAKEUP) {
-		(void)doorbell_ring_client(q->cq_sock);
+		uint32_t arm = crd_load_seq_cst(&q->hdr->client.karm);
+		if (arm && crd_exchange_relaxed_n(&q->rung_arm, arm) == arm)
+			return posted;
+		/* Ring, then count the byte sent: a client that reads the
+		 * count knows that many bytes reached its doorbell. */
+		if (doorbell_ring_client(q->cq_sock) == 0)
+			crd_fetch_add_release_n(&q->hdr->daemon.krung, 1);
 		stat_add(&q->st.wakeups, 1);
 	}
 	return posted;

@@ -22,5 +22,12 @@
 /* Set bits, ordering every earlier store before them. */
 #define crd_fetch_or_release_n(p, v)                                           \
 	__atomic_fetch_or((p), (v), __ATOMIC_RELEASE)
+/* Add, ordering every earlier store before the sum. */
+#define crd_fetch_add_release_n(p, v)                                          \
+	__atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
+/* Swap in v; the old value. Only the value matters (one winner among
+ * racing swappers), no other memory. */
+#define crd_exchange_relaxed_n(p, v)                                           \
+	__atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 
 #endif

@@ -528,14 +528,28 @@ struct crd_region_hdr {
 	struct {
 		uint32_t
 			kflags; /* CRD_F_NEED_WAKEUP: worker sleeps on sq doorbell */
-		uint32_t pad_[CRD_CACHELINE / 4 - 1];
+		/* The bytes the daemon's wake-up rings for the client's
+		 * NEED_WAKEUP have put in its doorbell (free-running;
+		 * counted after each is sent): whether the client's last
+		 * arm has been answered, and, beside the bytes it has read,
+		 * whether its doorbell holds one. */
+		uint32_t krung;
+		uint32_t pad_[CRD_CACHELINE / 4 - 2];
 	} daemon;
 
 	/* Written by the client only. */
 	struct {
 		uint32_t
 			kflags; /* CRD_F_NEED_WAKEUP: client sleeps on cq doorbell */
-		uint32_t pad0_;
+		/* The arm count: 0, or bumped (skipping 0) each time the
+		 * client sets NEED_WAKEUP to sleep. The daemon rings once
+		 * per value: a post that finds the flag set rings unless it
+		 * (or another) already rang for this karm, so a client whose
+		 * jobs pause many times per wake-up costs one ring, not one
+		 * per completion. 0 (a client that does not count, as
+		 * before this field): every post rings while the flag is
+		 * set. daemon/data/worker.c's worker_post rings. */
+		uint32_t karm;
 		uint64_t kretries; /* enqueue refused, ring full (for stats) */
 		uint64_t pad_[CRD_CACHELINE / 8 - 2];
 	} client;
