@@ -18,7 +18,8 @@
  *   is refused for n the engine does not take, n not shorter than the
  *   session's, and on a piece that is not LAST; on the default engine
  *   and on the openssl engine (its own GHASH);
- * - a GCM stream cloned in mid-message (CC_STREAM_CLONE) goes on, source
+ * - a GCM or ChaCha20-Poly1305 stream cloned in mid-message
+ *   (CC_STREAM_CLONE) goes on, source
  *   and clone each cut its own way, to OpenSSL's ciphertext and tag, in
  *   both directions, and a wrong tag fails the clone alone; on the
  *   default engine and on the openssl engine.
@@ -558,6 +559,8 @@ int main(void)
 	short_tags(c, q, buf, "openssl");
 	clone_midway(c, q, buf, CC_ALG_AES_GCM, NULL);
 	clone_midway(c, q, buf, CC_ALG_AES_GCM, "openssl");
+	clone_midway(c, q, buf, CC_ALG_CHACHA20_POLY1305, NULL);
+	clone_midway(c, q, buf, CC_ALG_CHACHA20_POLY1305, "openssl");
 
 	cc_buf_free(q, buf);
 	int st = fx_teardown(&d, c, q);

@@ -4,7 +4,7 @@
  * engine (daemon/engines/aesni/aesni_stream_aead.c) and on the openssl
  * engine (openssl_stream.c, openssl_stream_aead.c: the *_openssl cases,
  * which run the same checks there, and test_openssl_rows, which checks
- * its rows say it streams GCM and CCM), against OpenSSL's EVP
+ * its rows say it streams all three), against OpenSSL's EVP
  * one-shot results: random keys, IVs, AAD and messages (0 bytes to
  * 64 MiB), cut at random boundaries (empty, 1-byte, odd and up to 1 MiB
  * pieces), in place and out of place, both directions; every GCM IV
@@ -815,15 +815,14 @@ static int on_aesni(void **state)
 	return 0;
 }
 
-/* Its rows: CCM and GCM stream (GCM with the engine's own GHASH,
- * openssl_stream_aead.c), ChaCha20-Poly1305 does not (its Poly1305 is
- * EVP's), and the aesni engine streams all three. */
+/* Its rows: CCM, GCM and ChaCha20-Poly1305 stream (the last two with
+ * the engine's own GHASH and Poly1305, openssl_stream_aead.c), as all
+ * three do on the aesni engine. */
 static void test_openssl_rows(void **state)
 {
 	assert_true(engine_streams(&engine_openssl, CRD_ALG_AES_CCM));
 	assert_true(engine_streams(&engine_openssl, CRD_ALG_AES_GCM));
-	assert_false(
-		engine_streams(&engine_openssl, CRD_ALG_CHACHA20_POLY1305));
+	assert_true(engine_streams(&engine_openssl, CRD_ALG_CHACHA20_POLY1305));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_GCM));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_CHACHA20_POLY1305));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_CCM));
@@ -845,7 +844,7 @@ static void test_ccm_openssl(void **state)
 	test_ccm_sp800_38c(state);
 }
 
-/* GCM (test_single_piece, test_empty_pieces and
+/* GCM and ChaCha20-Poly1305 (test_single_piece, test_empty_pieces and
  * test_bad_tag run CCM's again: cheap). */
 static void test_gcm_openssl(void **state)
 {
@@ -855,6 +854,12 @@ static void test_gcm_openssl(void **state)
 	test_gcm_iv_tag_lengths(state);
 	test_gcm_random(state);
 	test_bad_tag(state);
+}
+
+static void test_chacha_openssl(void **state)
+{
+	on_openssl();
+	test_chacha_random(state);
 }
 
 static void test_long_streams_openssl(void **state)
@@ -881,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_openssl_rows),
 		cmocka_unit_test_teardown(test_ccm_openssl, on_aesni),
 		cmocka_unit_test_teardown(test_gcm_openssl, on_aesni),
+		cmocka_unit_test_teardown(test_chacha_openssl, on_aesni),
 		cmocka_unit_test_teardown(test_long_streams_openssl, on_aesni),
 	};
 

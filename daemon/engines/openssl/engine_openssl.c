@@ -56,8 +56,8 @@ static const struct alg_cap ossl_caps[] = {
 	CAP_CMAC(16, 32, 8),
 	CAP_XCBC(16),
 	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN, 1),
-	/* no streams: Poly1305's state is EVP's */
-	CAP_CHACHA20_POLY1305(0),
+	/* streams carry the engine's own Poly1305, as GCM's its GHASH */
+	CAP_CHACHA20_POLY1305(1),
 	/* RFC 8439 ChaCha20; IV = 32-bit LE block counter || nonce */
 	{ .alg = CRD_ALG_CHACHA20,
 	  .n_key = 1,

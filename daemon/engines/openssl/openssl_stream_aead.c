@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AES-GCM stream pieces of the openssl engine (stream.h), called from
- * ossl_stream() (openssl_stream.c), which resets the worker's contexts
- * and burns the stack after each piece.
+ * AES-GCM and ChaCha20-Poly1305 stream pieces of the openssl engine
+ * (stream.h), called from ossl_stream() (openssl_stream.c), which resets
+ * the worker's contexts and burns the stack after each piece.
  *
- * EVP's GCM context keeps GHASH where no stream state can hold it
- * (opaque, on OpenSSL's heap), so each half is built here:
+ * EVP's AEAD contexts keep GHASH and Poly1305 where no stream state can
+ * hold them (opaque, on OpenSSL's heap), so each half is built here:
  *  - the cipher from what the engine's CTR stream uses: EVP's AES-CTR
- *    (GCM's keystream from inc32(J0)), keyed per piece from the
- *    session's raw key, positioned from the counter block and how much
- *    of its keystream is used;
- *  - the MAC from ghash.c, whose state is plain bytes.
- * So the state holds H and the GHASH value, the MAC's block in progress,
- * the lengths, the counter and J0: a clone is a byte copy, an abort a
- * wipe, and no key schedule outlives the piece.
+ *    (GCM's keystream from inc32(J0)) and EVP's ChaCha20 (RFC 8439's
+ *    32-bit block counter from 1, block 0 giving the Poly1305 key),
+ *    keyed per piece from the session's raw key, positioned from the
+ *    counter block and how much of its keystream is used;
+ *  - the MAC from ghash.c and poly1305.c, whose state is plain bytes.
+ * So the state holds H and the GHASH value (or r, s and the Poly1305
+ * accumulator), the MAC's block in progress, the lengths, the counter
+ * and J0: a clone is a byte copy, an abort a wipe, and no key schedule
+ * outlives the piece.
  *
  * GCM's counter is inc32: only the low 32 bits count, wrapping mod 2^32,
  * where EVP's CTR adds to all 128. With a 12-byte IV they start at 2
@@ -28,6 +30,7 @@
  */
 #include "ghash.h"
 #include "openssl.h"
+#include "poly1305.h"
 #include "session.h"
 #include "stream.h"
 
@@ -39,8 +42,10 @@
 
 /* SP 800-38D: at most 2^39 - 256 bits of plaintext. */
 #define GCM_MSG_MAX ((1ull << 36) - 32)
+/* RFC 8439: the 32-bit block counter starts at 1 for the message. */
+#define CHACHA_MSG_MAX ((1ull << 38) - 64)
 
-enum { BLK = 16, CHUNK = 2048 };
+enum { BLK = 16, CHUNK = 2048, CHACHA_BLK = 64 };
 
 /* A MAC's block in progress (ciphertext: not secret). */
 struct carry {
@@ -57,21 +62,37 @@ struct gcm_stream {
 	uint32_t aad_len;
 };
 
+struct chacha_stream {
+	struct poly1305 mac; /* r, s, and the accumulator */
+	uint8_t nonce[12];
+	uint32_t ctr; /* block counter of the keystream block in progress,
+		       * or next */
+	struct carry k;
+	uint8_t off; /* keystream bytes of ctr's block used */
+	uint32_t aad_len;
+};
+
 struct aead_stream {
 	union {
 		struct gcm_stream gcm;
+		struct chacha_stream chacha;
 	} u;
 	uint64_t done; /* message bytes so far */
 	uint8_t open;  /* FIRST has run */
 };
 _Static_assert(sizeof(struct aead_stream) <= STREAM_STATE_SIZE,
-	       "GCM stream state fits");
+	       "GCM and ChaCha20-Poly1305 stream state fits");
 
 typedef void mac_blocks_fn(void *mac, const uint8_t *p, size_t n);
 
 static void gcm_blocks(void *mac, const uint8_t *p, size_t n)
 {
 	ghash_blocks(mac, p, n);
+}
+
+static void poly_blocks(void *mac, const uint8_t *p, size_t n)
+{
+	poly1305_blocks(mac, p, n);
 }
 
 /* n bytes into a MAC of whole blocks, k carrying the block in
@@ -95,7 +116,7 @@ static void mac_feed(void *mac, mac_blocks_fn *blocks, struct carry *k,
 	k->fill = (uint8_t)(n % BLK);
 }
 
-/* Close the block in progress, zero-padded. */
+/* Close the block in progress, zero-padded (both AEADs pad so). */
 static void mac_pad(void *mac, mac_blocks_fn *blocks, struct carry *k)
 {
 	if (!k->fill)
@@ -113,8 +134,8 @@ static void mac_pad(void *mac, mac_blocks_fn *blocks, struct carry *k)
 static int ks_seek(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const uint8_t *key,
 		   const uint8_t *iv, unsigned off)
 {
-	static const uint8_t zero[BLK];
-	uint8_t ks[BLK];
+	static const uint8_t zero[CHACHA_BLK];
+	uint8_t ks[CHACHA_BLK];
 	int out = 0, ok = EVP_EncryptInit_ex2(ctx, c, key, iv, NULL);
 
 	if (ok && off)
@@ -187,6 +208,12 @@ static int aead_finish(struct engine_op *op, uint8_t tag[BLK])
 static void put_be64(uint8_t *p, uint64_t v)
 {
 	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
 		p[i] = (uint8_t)v;
 }
 
@@ -312,6 +339,94 @@ static int gcm_piece(struct ossl_worker *w, struct engine_op *op,
 	return aead_finish(op, tag);
 }
 
+/* ---- ChaCha20-Poly1305 (RFC 8439 2.8) ---- */
+
+/* EVP's ChaCha20 IV: the 32-bit block counter, little-endian, then the
+ * nonce. */
+static void chacha_iv(uint8_t iv[16], uint32_t ctr, const uint8_t nonce[12])
+{
+	for (int i = 0; i < 4; i++)
+		iv[i] = (uint8_t)(ctr >> (8 * i));
+	memcpy(iv + 4, nonce, 12);
+}
+
+/* ctx is at (ctr, off); the length bound keeps ctr from wrapping. */
+static int chacha_ks(EVP_CIPHER_CTX *ctx, void *st, const uint8_t *src,
+		     uint8_t *dst, size_t n)
+{
+	struct chacha_stream *c = st;
+	if (!ks_xor(ctx, src, dst, n))
+		return 0;
+	uint64_t used = c->off + (uint64_t)n;
+	c->ctr += (uint32_t)(used / CHACHA_BLK);
+	c->off = (uint8_t)(used % CHACHA_BLK);
+	return 1;
+}
+
+/* FIRST: the Poly1305 key from block 0, the AAD (padded) into it, the
+ * counter at 1. ctx gets keyed. CRD_ST_*. */
+static int chacha_first(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cc,
+			const uint8_t *key, const struct engine_op *op,
+			struct chacha_stream *c)
+{
+	uint8_t iv[16], otk[32] = { 0 };
+
+	if (!op->iv || op->iv_len != 12 || (op->aad_len && !op->aad))
+		return CRD_ST_BAD_PARAM;
+	memcpy(c->nonce, op->iv, 12);
+	chacha_iv(iv, 0, c->nonce);
+	int ok = ks_seek(ctx, cc, key, iv, 0) &&
+		 ks_xor(ctx, otk, otk, sizeof(otk));
+	poly1305_init(&c->mac, otk);
+	explicit_bzero(otk, sizeof(otk));
+	if (!ok)
+		return CRD_ST_ENGINE;
+	mac_feed(&c->mac, poly_blocks, &c->k, op->aad, op->aad_len);
+	mac_pad(&c->mac, poly_blocks, &c->k);
+	c->aad_len = op->aad_len;
+	c->ctr = 1;
+	return CRD_ST_OK;
+}
+
+static int chacha_piece(struct ossl_worker *w, struct engine_op *op,
+			struct aead_stream *st)
+{
+	const struct session *s = op->sess;
+	const struct ossl_key *key = (const struct ossl_key *)s->key;
+	const EVP_CIPHER *cc =
+		w->cipher[CRD_ALG_CHACHA20][ossl_key_idx(CRD_ALG_CHACHA20, 32)];
+	struct chacha_stream *c = &st->u.chacha;
+	const struct aead_ops a = { chacha_ks, &c->mac, poly_blocks, &c->k };
+	uint8_t iv[16];
+
+	if (!cc)
+		return CRD_ST_ENGINE;
+	if (st->done + op->len > CHACHA_MSG_MAX ||
+	    ((op->pos & ENGINE_LAST) && (!op->tag_len || op->tag_len > BLK)))
+		return CRD_ST_BAD_PARAM;
+	if (op->pos & ENGINE_FIRST) {
+		int rc = chacha_first(w->ctx, cc, key->raw, op, c);
+		if (rc != CRD_ST_OK)
+			return rc;
+	}
+	chacha_iv(iv, c->ctr, c->nonce);
+	if (!ks_seek(w->ctx, cc, key->raw, iv, c->off) ||
+	    !aead_data(w->ctx, c, &a, op))
+		return CRD_ST_ENGINE;
+	st->done += op->len;
+	if (!(op->pos & ENGINE_LAST))
+		return CRD_ST_OK;
+
+	/* the ciphertext padded, then le64(len(AAD)) || le64(len(C)) */
+	uint8_t lens[BLK], tag[BLK];
+	mac_pad(&c->mac, poly_blocks, &c->k);
+	put_le64(lens, c->aad_len);
+	put_le64(lens + 8, st->done);
+	poly1305_blocks(&c->mac, lens, 1);
+	poly1305_final(&c->mac, NULL, 0, tag);
+	return aead_finish(op, tag);
+}
+
 /* ---- The entry ---- */
 
 static int aead_piece(struct ossl_worker *w, struct engine_op *op,
@@ -327,6 +442,8 @@ static int aead_piece(struct ossl_worker *w, struct engine_op *op,
 	switch (op->sess->alg) {
 	case CRD_ALG_AES_GCM:
 		return gcm_piece(w, op, st);
+	case CRD_ALG_CHACHA20_POLY1305:
+		return chacha_piece(w, op, st);
 	default:
 		return CRD_ST_BAD_PARAM;
 	}
