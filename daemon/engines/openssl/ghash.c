@@ -114,36 +114,85 @@ void ghash_blocks_ct64(struct ghash *g, const uint8_t *p, size_t n)
 	g->y[1] = y0;
 }
 
-/* ---- PCLMULQDQ ---- */
+/* ---- PCLMULQDQ (and SSSE3's byte shuffle) ---- */
 
 #if defined(__x86_64__)
-__attribute__((target("pclmul,sse2"))) static void
-blocks_clmul(struct ghash *g, const uint8_t *p, size_t n)
-{
-	const __m128i h =
-		_mm_set_epi64x((long long)g->h[0], (long long)g->h[1]);
-	uint64_t y[2] = { g->y[0], g->y[1] }, a[2], b[2], c[2];
+#define CLMUL_TARGET __attribute__((target("pclmul,ssse3")))
 
-	for (; n; n--, p += 16) {
-		__m128i x = _mm_set_epi64x((long long)(y[0] ^ ld64(p)),
-					   (long long)(y[1] ^ ld64(p + 8)));
-		_mm_storeu_si128((__m128i *)a,
-				 _mm_clmulepi64_si128(x, h, 0x00));
-		_mm_storeu_si128((__m128i *)b,
-				 _mm_clmulepi64_si128(x, h, 0x11));
-		_mm_storeu_si128(
-			(__m128i *)c,
-			_mm_xor_si128(_mm_clmulepi64_si128(x, h, 0x01),
-				      _mm_clmulepi64_si128(x, h, 0x10)));
-		gf_reduce(y, a[0], a[1] ^ c[0], b[0] ^ c[1], b[1]);
+/* An element as one vector: the first 8 bytes' word high, as read. */
+CLMUL_TARGET static __m128i ld128(const uint8_t *p)
+{
+	const __m128i rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+					 12, 13, 14, 15);
+	return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)p), rev);
+}
+
+/* The carry-less product x * h, unreduced, added into lo (x0 h0), hi
+ * (x1 h1) and mid (the cross terms). */
+CLMUL_TARGET static void clmul_acc(__m128i x, __m128i h, __m128i *lo,
+				   __m128i *hi, __m128i *mid)
+{
+	*lo = _mm_xor_si128(*lo, _mm_clmulepi64_si128(x, h, 0x00));
+	*hi = _mm_xor_si128(*hi, _mm_clmulepi64_si128(x, h, 0x11));
+	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(x, h, 0x01));
+	*mid = _mm_xor_si128(*mid, _mm_clmulepi64_si128(x, h, 0x10));
+}
+
+/* Reduce lo, hi, mid (gf_reduce) into an element. */
+CLMUL_TARGET static __m128i clmul_reduce(__m128i lo, __m128i hi, __m128i mid)
+{
+	uint64_t a[2], b[2], c[2], y[2];
+	_mm_storeu_si128((__m128i *)a, lo);
+	_mm_storeu_si128((__m128i *)b, hi);
+	_mm_storeu_si128((__m128i *)c, mid);
+	gf_reduce(y, a[0], a[1] ^ c[0], b[0] ^ c[1], b[1]);
+	return _mm_set_epi64x((long long)y[0], (long long)y[1]);
+}
+
+CLMUL_TARGET static __m128i clmul_mul(__m128i x, __m128i h)
+{
+	__m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
+	clmul_acc(x, h, &lo, &hi, &mid);
+	return clmul_reduce(lo, hi, mid);
+}
+
+/*
+ * Four blocks at a time: Y' = (Y ^ X1) H^4 ^ X2 H^3 ^ X3 H^2 ^ X4 H, the
+ * four products summed unreduced and reduced once (reduction is linear).
+ * The powers are made per call, not kept: the state stays H alone.
+ */
+CLMUL_TARGET static void blocks_clmul(struct ghash *g, const uint8_t *p,
+				      size_t n)
+{
+	const __m128i h1 =
+		_mm_set_epi64x((long long)g->h[0], (long long)g->h[1]);
+	__m128i y = _mm_set_epi64x((long long)g->y[0], (long long)g->y[1]);
+
+	if (n >= 4) {
+		__m128i h2 = clmul_mul(h1, h1), h3 = clmul_mul(h2, h1),
+			h4 = clmul_mul(h3, h1);
+		for (; n >= 4; n -= 4, p += 64) {
+			__m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
+			clmul_acc(_mm_xor_si128(y, ld128(p)), h4, &lo, &hi,
+				  &mid);
+			clmul_acc(ld128(p + 16), h3, &lo, &hi, &mid);
+			clmul_acc(ld128(p + 32), h2, &lo, &hi, &mid);
+			clmul_acc(ld128(p + 48), h1, &lo, &hi, &mid);
+			y = clmul_reduce(lo, hi, mid);
+		}
 	}
-	g->y[0] = y[0];
-	g->y[1] = y[1];
+	for (; n; n--, p += 16)
+		y = clmul_mul(_mm_xor_si128(y, ld128(p)), h1);
+	uint64_t out[2];
+	_mm_storeu_si128((__m128i *)out, y);
+	g->y[0] = out[1];
+	g->y[1] = out[0];
 }
 
 static int have_clmul(void)
 {
-	return __builtin_cpu_supports("pclmul");
+	return __builtin_cpu_supports("pclmul") &&
+	       __builtin_cpu_supports("ssse3");
 }
 #else
 static void blocks_clmul(struct ghash *g, const uint8_t *p, size_t n)
