@@ -19,6 +19,9 @@
  *    mid-message goes on, in pieces cut its own way, to the same result
  *    as its source and EVP's one-shot; a forged tag on the clone fails
  *    it alone.
+ *  - Refusals, with nothing written: no IV or an empty one (GCM), a
+ *    nonce other than 12 bytes (ChaCha20-Poly1305), a tag over 16 bytes,
+ *    a piece of a stream whose FIRST never ran.
  *
  * The seed is printed; STREAM_SEED=<n> replays a run;
  * CRYPTOD_TEST_SAMPLE=N runs every Nth CAVP record.
@@ -659,6 +662,84 @@ static void test_clone(void **unused)
 	}
 }
 
+/* ---- Refusals ---- */
+
+/* One piece on a zeroed state (pos: FIRST, LAST, or neither): its
+ * status; buf (64 bytes) must be left as it was. */
+static int refused_piece(const struct eng *g, const struct session *s,
+			 unsigned pos, const uint8_t *iv, unsigned iv_len,
+			 unsigned tag_len)
+{
+	uint8_t buf[64], tag[32] = { 0 };
+	struct engine_op op = { .sess = s,
+				.src = buf,
+				.dst = buf,
+				.len = sizeof(buf),
+				.op = CRD_OP_ENCRYPT,
+				.pos = (uint8_t)pos,
+				.status = 12345 };
+	if (pos & ENGINE_FIRST) {
+		op.iv = iv;
+		op.iv_len = (uint8_t)iv_len;
+		op.param = sizeof(buf);
+	}
+	if (pos & ENGINE_LAST) {
+		op.tag = tag;
+		op.tag_len = (uint8_t)tag_len;
+	}
+	memset(buf, 0xa5, sizeof(buf));
+	memset(state, 0, STREAM_STATE_SIZE);
+	g->e->stream(g->w, &op, state);
+	memset(state, 0, STREAM_STATE_SIZE);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		if (buf[i] != 0xa5)
+			fail_msg("%s: a refused piece wrote byte %u",
+				 g->e->name, i);
+	return op.status;
+}
+
+static void test_refusals(void **unused)
+{
+	static const uint8_t iv[16] = { 1 };
+	const unsigned F = ENGINE_FIRST, L = ENGINE_LAST;
+	for (unsigned e = 0; e < 2; e++) {
+		const struct eng *g = &engs[e];
+		for (unsigned a = 0; a < 2; a++) {
+			unsigned alg =
+				a ? CRD_ALG_CHACHA20_POLY1305 : CRD_ALG_AES_GCM;
+			struct amsg m = { .alg = alg,
+					  .key_len = 32,
+					  .tag_len = 16 };
+			if (!streams(g, alg))
+				continue;
+			su_fill(m.key, sizeof(m.key));
+			struct session *s = new_session(g, &m);
+			/* aesni's GCM takes an empty IV (ipsec-mb's
+			 * init_var_iv): the daemon refuses it before (the
+			 * rows say 1..128 bytes) */
+			if (alg == CRD_ALG_AES_GCM && e == 1) {
+				assert_int_equal(
+					refused_piece(g, s, F, NULL, 0, 16),
+					CRD_ST_BAD_PARAM);
+			} else if (alg != CRD_ALG_AES_GCM) {
+				assert_int_equal(
+					refused_piece(g, s, F, iv, 8, 16),
+					CRD_ST_BAD_PARAM);
+				assert_int_equal(
+					refused_piece(g, s, F, iv, 16, 16),
+					CRD_ST_BAD_PARAM);
+			}
+			assert_int_equal(refused_piece(g, s, F | L, iv, 12, 17),
+					 CRD_ST_BAD_PARAM);
+			assert_int_equal(refused_piece(g, s, 0, NULL, 0, 16),
+					 CRD_ST_BAD_PARAM);
+			assert_int_equal(refused_piece(g, s, L, NULL, 0, 16),
+					 CRD_ST_BAD_PARAM);
+			session_destroy(s);
+		}
+	}
+}
+
 /* ---- set-up ---- */
 
 static int group_setup(void **unused)
@@ -695,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_chacha_rfc8439),
 		cmocka_unit_test(test_gcm_counter_wrap),
 		cmocka_unit_test(test_clone),
+		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_gcm_cavp),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
