@@ -100,6 +100,8 @@ static void poly_blocks(void *mac, const uint8_t *p, size_t n)
 static void mac_feed(void *mac, mac_blocks_fn *blocks, struct carry *k,
 		     const uint8_t *p, size_t n)
 {
+	if (!n) /* p may be NULL then (no AAD, an empty piece) */
+		return;
 	if (k->fill) {
 		size_t room = (size_t)BLK - k->fill, t = room < n ? room : n;
 		memcpy(k->blk + k->fill, p, t);
