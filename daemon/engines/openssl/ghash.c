@@ -157,36 +157,39 @@ CLMUL_TARGET static __m128i clmul_mul(__m128i x, __m128i h)
 }
 
 /*
- * Four blocks at a time: Y' = (Y ^ X1) H^4 ^ X2 H^3 ^ X3 H^2 ^ X4 H, the
- * four products summed unreduced and reduced once (reduction is linear).
- * The powers are made per call, not kept: the state stays H alone.
+ * Eight blocks at a time: Y' = (Y ^ X1) H^8 ^ X2 H^7 ^ ... ^ X8 H, the
+ * products summed unreduced and reduced once (reduction is linear), then
+ * one at a time. The powers are made per call, not kept: the state
+ * stays H alone.
  */
 CLMUL_TARGET static void blocks_clmul(struct ghash *g, const uint8_t *p,
 				      size_t n)
 {
-	const __m128i h1 =
-		_mm_set_epi64x((long long)g->h[0], (long long)g->h[1]);
+	__m128i hp[8]; /* hp[i] = H^(i + 1) */
 	__m128i y = _mm_set_epi64x((long long)g->y[0], (long long)g->y[1]);
 
-	if (n >= 4) {
-		__m128i h2 = clmul_mul(h1, h1), h3 = clmul_mul(h2, h1),
-			h4 = clmul_mul(h3, h1);
-		for (; n >= 4; n -= 4, p += 64) {
+	hp[0] = _mm_set_epi64x((long long)g->h[0], (long long)g->h[1]);
+	if (n >= 8) {
+		for (int i = 1; i < 8; i++)
+			hp[i] = clmul_mul(hp[i - 1], hp[0]);
+		for (; n >= 8; n -= 8, p += 128) {
 			__m128i lo = _mm_setzero_si128(), hi = lo, mid = lo;
-			clmul_acc(_mm_xor_si128(y, ld128(p)), h4, &lo, &hi,
+			clmul_acc(_mm_xor_si128(y, ld128(p)), hp[7], &lo, &hi,
 				  &mid);
-			clmul_acc(ld128(p + 16), h3, &lo, &hi, &mid);
-			clmul_acc(ld128(p + 32), h2, &lo, &hi, &mid);
-			clmul_acc(ld128(p + 48), h1, &lo, &hi, &mid);
+			for (int i = 1; i < 8; i++)
+				clmul_acc(ld128(p + 16 * i), hp[7 - i], &lo,
+					  &hi, &mid);
 			y = clmul_reduce(lo, hi, mid);
 		}
 	}
 	for (; n; n--, p += 16)
-		y = clmul_mul(_mm_xor_si128(y, ld128(p)), h1);
+		y = clmul_mul(_mm_xor_si128(y, ld128(p)), hp[0]);
 	uint64_t out[2];
 	_mm_storeu_si128((__m128i *)out, y);
 	g->y[0] = out[1];
 	g->y[1] = out[0];
+	explicit_bzero(hp, sizeof(hp)); /* key-derived */
+	explicit_bzero(out, sizeof(out));
 }
 
 static int have_clmul(void)
