@@ -134,7 +134,13 @@ static inline int ccm_stream_head(const struct engine_op *op, unsigned tag_len,
 
 /* openssl_stream.c: the openssl engine's hook: AES-CBC, AES-CTR,
  * AES-ECB, AES-XTS per data unit, AES-CCM, AES-CMAC, and HMAC-SHA-n and
- * SHA-n through stream_sha(). */
+ * SHA-n through stream_sha(); GCM and ChaCha20-Poly1305 to the file
+ * below. */
 void ossl_stream(void *wctx, struct engine_op *op, void *state);
+
+/* openssl_stream_aead.c: AES-GCM and ChaCha20-Poly1305, with the MACs of
+ * ghash.c and poly1305.c. wctx is the worker's struct ossl_worker; the
+ * caller resets its contexts and burns the stack after. */
+void ossl_stream_aead(void *wctx, struct engine_op *op, void *state);
 
 #endif

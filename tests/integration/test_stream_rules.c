@@ -16,7 +16,13 @@
  * - a LAST with CC_STREAM_TAG_LEN(n) makes the first n bytes of the tag
  *   OpenSSL makes, verifies a truncated tag (and fails a wrong one), and
  *   is refused for n the engine does not take, n not shorter than the
- *   session's, and on a piece that is not LAST.
+ *   session's, and on a piece that is not LAST; on the default engine
+ *   and on the openssl engine (its own GHASH);
+ * - a GCM or ChaCha20-Poly1305 stream cloned in mid-message
+ *   (CC_STREAM_CLONE) goes on, source
+ *   and clone each cut its own way, to OpenSSL's ciphertext and tag, in
+ *   both directions, and a wrong tag fails the clone alone; on the
+ *   default engine and on the openssl engine.
  *
  * Exit: 0 all passed, 1 any failure, 77 no daemon.
  */
@@ -236,21 +242,33 @@ static void first_after_destroy(struct cc_conn *c, struct cc_queue *q,
 	(void)cc_session_destroy(c, s2);
 }
 
-/* The AES-128-GCM tag OpenSSL makes for (key, iv 12, aad, msg). */
-static int ossl_gcm_tag(const uint8_t *key, const uint8_t *iv,
-			const uint8_t *aad, int aad_len, const uint8_t *msg,
-			int len, uint8_t tag[16])
+/* What OpenSSL's c (an AEAD, IV 12) makes of (key, iv, aad, msg): the
+ * ciphertext into ct (NULL: dropped) and the 16-byte tag. */
+static int ossl_seal(const EVP_CIPHER *c, const uint8_t *key, const uint8_t *iv,
+		     const uint8_t *aad, int aad_len, const uint8_t *msg,
+		     int len, uint8_t *ct, uint8_t tag[16])
 {
 	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
 	uint8_t out[4096];
 	int n, ok = x && len <= (int)sizeof(out) &&
-		    EVP_EncryptInit_ex(x, EVP_aes_128_gcm(), NULL, key, iv) &&
+		    EVP_EncryptInit_ex(x, c, NULL, key, iv) &&
 		    EVP_EncryptUpdate(x, NULL, &n, aad, aad_len) &&
 		    EVP_EncryptUpdate(x, out, &n, msg, len) &&
 		    EVP_EncryptFinal_ex(x, out, &n) &&
 		    EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
 	EVP_CIPHER_CTX_free(x);
+	if (ok && ct)
+		memcpy(ct, out, (size_t)len);
 	return ok ? 0 : -1;
+}
+
+/* The AES-128-GCM tag OpenSSL makes for (key, iv 12, aad, msg). */
+static int ossl_gcm_tag(const uint8_t *key, const uint8_t *iv,
+			const uint8_t *aad, int aad_len, const uint8_t *msg,
+			int len, uint8_t tag[16])
+{
+	return ossl_seal(EVP_aes_128_gcm(), key, iv, aad, aad_len, msg, len,
+			 NULL, tag);
 }
 
 /* A GCM stream of two pieces whose LAST asks for an n-byte tag: the
@@ -288,14 +306,17 @@ static int short_tag_stream(struct cc_queue *q, uint32_t sid, enum cc_dir dir,
 	return cp[0].status ? cp[0].status : cp[1].status;
 }
 
-static void short_tags(struct cc_conn *c, struct cc_queue *q, uint8_t *buf)
+static void short_tags(struct cc_conn *c, struct cc_queue *q, uint8_t *buf,
+		       const char *engine)
 {
 	static const uint8_t key[16] = { 0x2b, 0x7e, 0x15, 0x16 };
 	struct cc_session_params sp = { .alg = CC_ALG_AES_GCM,
 					.key = key,
-					.key_len = 16 };
+					.key_len = 16,
+					.engine = engine };
 	uint32_t sid;
 	int r = cc_session_create(c, &sp, &sid);
+	printf("short tags on %s\n", engine ? engine : "the default engine");
 	expect(r == 0, "a GCM session for short tags", r);
 	if (r)
 		return;
@@ -359,6 +380,154 @@ static void short_tags(struct cc_conn *c, struct cc_queue *q, uint8_t *buf)
 	(void)cc_session_destroy(c, sid);
 }
 
+/* Arena layout of clone_midway's streams. */
+enum {
+	CL_LEN = 1000,	  /* the message, at buf */
+	CL_A = 4096,	  /* the source's output */
+	CL_B = 8192,	  /* the clone's */
+	CL_IV = 12288,	  /* 12 bytes */
+	CL_AAD = 12352,	  /* 20 bytes */
+	CL_TAG_A = 12416, /* 16 bytes each */
+	CL_TAG_B = 12432,
+	CL_CUT = 300, /* the clone is made after FIRST's CL_CUT bytes */
+};
+
+/*
+ * One stream of alg on engine cloned after its FIRST piece: the source
+ * goes on in two pieces, the clone in two of other lengths. dir: the
+ * message at buf is plaintext (encrypt) or ciphertext (decrypt, the tags
+ * at CL_TAG_A and CL_TAG_B already set). The completions' statuses in
+ * st[6] (FIRST, clone, the source's two, the clone's two); 0 or -errno.
+ */
+static int clone_stream(struct cc_queue *q, uint32_t sid, enum cc_dir dir,
+			uint8_t *buf, int32_t st[6])
+{
+	uint32_t h, h2;
+	if (cc_stream_handle_get(q, &h))
+		return -EBUSY;
+	if (cc_stream_handle_get(q, &h2)) {
+		cc_stream_handle_put(q, h);
+		return -EBUSY;
+	}
+	struct cc_op op[6] = {
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf,
+		  .dst = buf + CL_A,
+		  .len = CL_CUT,
+		  .iv = buf + CL_IV,
+		  .iv_len = 12,
+		  .aad = buf + CL_AAD,
+		  .aad_len = 20,
+		  .stream = h,
+		  .stream_flags = CC_STREAM_FIRST },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf,
+		  .stream = h,
+		  .stream_flags = CC_STREAM_CLONE,
+		  .stream_param = h2 },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf + CL_CUT,
+		  .dst = buf + CL_A + CL_CUT,
+		  .len = 333,
+		  .stream = h },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf + CL_CUT + 333,
+		  .dst = buf + CL_A + CL_CUT + 333,
+		  .len = CL_LEN - CL_CUT - 333,
+		  .tag = buf + CL_TAG_A,
+		  .stream = h,
+		  .stream_flags = CC_STREAM_LAST },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf + CL_CUT,
+		  .dst = buf + CL_B + CL_CUT,
+		  .len = 1,
+		  .stream = h2 },
+		{ .session = sid,
+		  .dir = dir,
+		  .src = buf + CL_CUT + 1,
+		  .dst = buf + CL_B + CL_CUT + 1,
+		  .len = CL_LEN - CL_CUT - 1,
+		  .tag = buf + CL_TAG_B,
+		  .stream = h2,
+		  .stream_flags = CC_STREAM_LAST },
+	};
+	struct cc_completion cp[6];
+	int r = run(q, op, 6, cp);
+	cc_stream_handle_put(q, h);
+	cc_stream_handle_put(q, h2);
+	for (unsigned i = 0; i < 6 && !r; i++)
+		st[i] = cp[i].status;
+	return r;
+}
+
+static void clone_midway(struct cc_conn *c, struct cc_queue *q, uint8_t *buf,
+			 enum cc_alg alg, const char *engine)
+{
+	int gcm = alg == CC_ALG_AES_GCM;
+	uint8_t key[32], msg[CL_LEN], ct[CL_LEN], tag[16];
+	struct cc_session_params sp = { .alg = alg,
+					.key = key,
+					.key_len = gcm ? 16 : 32,
+					.engine = engine };
+	char what[128];
+	uint32_t sid;
+	int32_t st[6];
+
+	for (unsigned i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(i * 13 + 1);
+	for (unsigned i = 0; i < CL_LEN; i++)
+		msg[i] = (uint8_t)(i * 7 + 3);
+	for (unsigned i = 0; i < 12 + 20; i++)
+		buf[(i < 12 ? CL_IV : CL_AAD - 12) + i] = (uint8_t)(0x40 + i);
+	expect(ossl_seal(gcm ? EVP_aes_128_gcm() : EVP_chacha20_poly1305(), key,
+			 buf + CL_IV, buf + CL_AAD, 20, msg, CL_LEN, ct,
+			 tag) == 0,
+	       "OpenSSL's seal", 0);
+	int r = cc_session_create(c, &sp, &sid);
+	snprintf(what, sizeof(what), "%s on %s",
+		 gcm ? "GCM" : "ChaCha20-Poly1305",
+		 engine ? engine : "the default engine");
+	printf("clones: %s\n", what);
+	expect(r == 0, "a session for clones", r);
+	if (r)
+		return;
+
+	memcpy(buf, msg, CL_LEN);
+	memset(buf + CL_A, 0, 2 * 4096);
+	r = clone_stream(q, sid, CC_ENCRYPT, buf, st);
+	expect(r == 0 && !st[0] && !st[1] && !st[2] && !st[3] && !st[4] &&
+		       !st[5],
+	       "encrypt: the source and its clone complete", r ? r : st[5]);
+	expect(!memcmp(buf + CL_A, ct, CL_LEN) &&
+		       !memcmp(buf + CL_TAG_A, tag, 16),
+	       "encrypt: the source's ciphertext and tag are OpenSSL's", 0);
+	expect(!memcmp(buf + CL_B + CL_CUT, ct + CL_CUT, CL_LEN - CL_CUT) &&
+		       !memcmp(buf + CL_TAG_B, tag, 16),
+	       "encrypt: the clone's ciphertext and tag are OpenSSL's", 0);
+
+	memcpy(buf, ct, CL_LEN);
+	memcpy(buf + CL_TAG_A, tag, 16);
+	memcpy(buf + CL_TAG_B, tag, 16);
+	buf[CL_TAG_B + 5] ^= 0x20;
+	r = clone_stream(q, sid, CC_DECRYPT, buf, st);
+	expect(r == 0 && !st[3] && !memcmp(buf + CL_A, msg, CL_LEN),
+	       "decrypt: the source verifies and gives the plaintext",
+	       r ? r : st[3]);
+	expect(r == 0 && st[5] == CC_ERR_AUTH_FAILED,
+	       "decrypt: the clone's wrong tag fails it", r ? r : st[5]);
+	expect(!memcmp(buf + CL_B + CL_CUT, msg + CL_CUT, 1),
+	       "decrypt: the clone's middle piece is plaintext", 0);
+	uint8_t zero[CL_LEN] = { 0 };
+	expect(!memcmp(buf + CL_B + CL_CUT + 1, zero, CL_LEN - CL_CUT - 1),
+	       "decrypt: the clone's failed LAST is zeroed", 0);
+	(void)cc_session_destroy(c, sid);
+}
+
 int main(void)
 {
 	struct fx_daemon d;
@@ -386,7 +555,12 @@ int main(void)
 	ccm_single_piece(c);
 	xts_units(c, q, buf);
 	first_after_destroy(c, q, buf);
-	short_tags(c, q, buf);
+	short_tags(c, q, buf, NULL);
+	short_tags(c, q, buf, "openssl");
+	clone_midway(c, q, buf, CC_ALG_AES_GCM, NULL);
+	clone_midway(c, q, buf, CC_ALG_AES_GCM, "openssl");
+	clone_midway(c, q, buf, CC_ALG_CHACHA20_POLY1305, NULL);
+	clone_midway(c, q, buf, CC_ALG_CHACHA20_POLY1305, "openssl");
 
 	cc_buf_free(q, buf);
 	int st = fx_teardown(&d, c, q);

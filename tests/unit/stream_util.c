@@ -130,6 +130,8 @@ static int su_run_piece(const struct engine *e, void *wctx,
 	if (pos & ENGINE_FIRST) {
 		op.iv = p->iv;
 		op.iv_len = (uint8_t)p->iv_len;
+		op.aad = p->aad;
+		op.aad_len = p->aad_len;
 		op.param = pos & ENGINE_LAST ? (uint32_t)len : p->param;
 	}
 	if (pos & ENGINE_LAST) {
@@ -194,6 +196,8 @@ int su_oneshot(const struct engine *e, void *wctx, const struct su_piece *p,
 		.dst = dst ? dst : (uint8_t *)src,
 		.tag = p->tag,
 		.iv = p->iv,
+		.aad = p->aad,
+		.aad_len = p->aad_len,
 		.len = (uint32_t)len,
 		.iv_len = (uint8_t)p->iv_len,
 		.tag_len = p->s->tag_len,

@@ -44,6 +44,8 @@ struct su_piece {
 	int dir; /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
 	const uint8_t *iv;
 	unsigned iv_len;
+	const uint8_t *aad; /* FIRST's (AEADs) */
+	unsigned aad_len;
 	uint32_t param; /* FIRST's (FIRST|LAST: the daemon passes len) */
 	uint8_t *tag;	/* LAST's, the session's tag_len bytes */
 };

@@ -4,7 +4,10 @@
  * (include/cryptod/algs.h): a row is for a known algorithm, appears once
  * per engine, takes the table's default tag (a session that names no tag
  * gets it, engines/session.c), and has an IV range exactly when the
- * table's IV flag says the algorithm takes one. A new row that disagrees
+ * table's IV flag says the algorithm takes one, and says it streams only
+ * what the table says can (CRD_AF_STREAM). The openssl engine streams
+ * every algorithm it serves that can stream (issue 27: a session routed
+ * there streams as one on aesni does). A new row that disagrees
  * with the table fails here by engine and algorithm name, before any
  * client sees a capability the daemon cannot honour.
  */
@@ -13,6 +16,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <string.h>
 
 #include <cryptod/ring_abi.h>
 
@@ -64,11 +69,35 @@ static void test_tag_constants(void **state)
 	assert_int_equal(CRD_TAG_NULL, 0);
 }
 
+/* Streams: a row's .stream only where the table allows it; on openssl,
+ * wherever the table allows it. */
+static void test_stream_rows(void **state)
+{
+	(void)state;
+	for (unsigned e = 0; e < engine_count(); e++) {
+		const struct engine *eng = engine_get(e);
+		int ossl = !strcmp(eng->name, "openssl");
+		for (unsigned i = 0; i < eng->n_caps; i++) {
+			unsigned alg = eng->caps[i].alg;
+			if (eng->caps[i].stream && !crd_alg_streams(alg))
+				fail_msg("%s: %s streams, the table says it "
+					 "cannot",
+					 eng->name, crd_alg_name(alg));
+			if (ossl && crd_alg_streams(alg) &&
+			    !engine_streams(eng, alg))
+				fail_msg("openssl serves %s but does not "
+					 "stream it",
+					 crd_alg_name(alg));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_agree_with_table),
 		cmocka_unit_test(test_tag_constants),
+		cmocka_unit_test(test_stream_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

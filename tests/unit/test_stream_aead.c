@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stream pieces of AES-GCM, ChaCha20-Poly1305 and AES-CCM on the aesni
- * engine (daemon/engines/aesni/aesni_stream_aead.c), and of what the
- * openssl engine streams of them (AES-CCM, openssl_stream.c: the
- * *_openssl cases, which also check that its rows say it streams no GCM
- * or ChaCha20-Poly1305), against OpenSSL's EVP
+ * engine (daemon/engines/aesni/aesni_stream_aead.c) and on the openssl
+ * engine (openssl_stream.c, openssl_stream_aead.c: the *_openssl cases,
+ * which run the same checks there, and test_openssl_rows, which checks
+ * its rows say it streams all three), against OpenSSL's EVP
  * one-shot results: random keys, IVs, AAD and messages (0 bytes to
  * 64 MiB), cut at random boundaries (empty, 1-byte, odd and up to 1 MiB
- * pieces), in place and out of place, both directions; every GCM IV and
- * tag length; forged tags; CCM's declared length.
+ * pieces), in place and out of place, both directions; every GCM IV
+ * (1..128 bytes) and tag length; forged tags; CCM's declared length.
+ * Vectors, GCM's counter wrap and clones: test_stream_aead_vectors.c.
  *
  * The pieces are fed as the daemon feeds them (engines/stream.h): IV,
  * AAD and param on FIRST only, the tag on LAST only, a zeroed 64-byte
@@ -154,7 +155,7 @@ static struct session *new_session(unsigned alg, const uint8_t *key,
 
 struct msg {
 	unsigned alg;
-	uint8_t key[32], iv[16], tag[16];
+	uint8_t key[32], iv[CRD_IV_ARENA_MAX], tag[16];
 	size_t key_len, iv_len, tag_len;
 	const uint8_t *aad;
 	size_t aad_len;
@@ -327,8 +328,10 @@ static size_t pick_iv(unsigned alg, uint64_t len)
 {
 	if (alg == CRD_ALG_CHACHA20_POLY1305)
 		return 12;
-	if (alg == CRD_ALG_AES_GCM)
-		return rnd() % 2 ? 12 : rnd_in(1, 16);
+	if (alg == CRD_ALG_AES_GCM) /* now and then past 16 (the arena) */
+		return rnd() % 2   ? 12
+		       : rnd() % 4 ? rnd_in(1, 16)
+				   : rnd_in(1, CRD_IV_ARENA_MAX);
 	size_t hi = len <= 0xffff ? 13 : len <= 0xffffff ? 12 : 11;
 	return rnd_in(7, hi);
 }
@@ -494,14 +497,14 @@ static void test_empty_pieces(void **state)
 				  CUT_ZEROS);
 }
 
-/* Every GCM IV length the aesni cap takes (1..16 bytes: 12 on the
- * normal init, the others GHASHed) with every tag length. */
+/* Every GCM IV length the rows take (1..128 bytes: 12 on the normal
+ * init, the others GHASHed into J0) with every tag length. */
 static void test_gcm_iv_tag_lengths(void **state)
 {
 	static const size_t tags[] = { 4, 8, 12, 13, 14, 15, 16 };
 	need_aesni();
 	for (unsigned k = 0; k < 3; k++)
-		for (size_t iv = 1; iv <= CRD_IV_MAX; iv++)
+		for (size_t iv = 1; iv <= CRD_IV_ARENA_MAX; iv++)
 			for (unsigned g = 0; g < sizeof(tags) / sizeof(tags[0]);
 			     g++)
 				check_msg(CRD_ALG_AES_GCM, aes_keys[k], iv,
@@ -812,15 +815,14 @@ static int on_aesni(void **state)
 	return 0;
 }
 
-/* Its rows: CCM streams, GCM and ChaCha20-Poly1305 do not (their
- * running GHASH and Poly1305 values are EVP's, openssl_stream.c), and
- * the aesni engine streams all three. */
+/* Its rows: CCM, GCM and ChaCha20-Poly1305 stream (the last two with
+ * the engine's own GHASH and Poly1305, openssl_stream_aead.c), as all
+ * three do on the aesni engine. */
 static void test_openssl_rows(void **state)
 {
 	assert_true(engine_streams(&engine_openssl, CRD_ALG_AES_CCM));
-	assert_false(engine_streams(&engine_openssl, CRD_ALG_AES_GCM));
-	assert_false(
-		engine_streams(&engine_openssl, CRD_ALG_CHACHA20_POLY1305));
+	assert_true(engine_streams(&engine_openssl, CRD_ALG_AES_GCM));
+	assert_true(engine_streams(&engine_openssl, CRD_ALG_CHACHA20_POLY1305));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_GCM));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_CHACHA20_POLY1305));
 	assert_true(engine_streams(&engine_aesni, CRD_ALG_AES_CCM));
@@ -840,6 +842,24 @@ static void test_ccm_openssl(void **state)
 	test_bad_tag(state);
 	test_ccm_declared_length(state);
 	test_ccm_sp800_38c(state);
+}
+
+/* GCM and ChaCha20-Poly1305 (test_single_piece, test_empty_pieces and
+ * test_bad_tag run CCM's again: cheap). */
+static void test_gcm_openssl(void **state)
+{
+	on_openssl();
+	test_single_piece(state);
+	test_empty_pieces(state);
+	test_gcm_iv_tag_lengths(state);
+	test_gcm_random(state);
+	test_bad_tag(state);
+}
+
+static void test_chacha_openssl(void **state)
+{
+	on_openssl();
+	test_chacha_random(state);
 }
 
 static void test_long_streams_openssl(void **state)
@@ -865,6 +885,8 @@ int main(void)
 		cmocka_unit_test(test_ccm_sp800_38c),
 		cmocka_unit_test(test_openssl_rows),
 		cmocka_unit_test_teardown(test_ccm_openssl, on_aesni),
+		cmocka_unit_test_teardown(test_gcm_openssl, on_aesni),
+		cmocka_unit_test_teardown(test_chacha_openssl, on_aesni),
 		cmocka_unit_test_teardown(test_long_streams_openssl, on_aesni),
 	};
 

@@ -30,10 +30,9 @@
 #include <cryptod/ring_abi.h>
 
 static const struct alg_cap ossl_caps[] = {
-	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm). No GCM
-	 * streams: EVP's GHASH state cannot live in the stream's plain
-	 * bytes (stream.h, openssl_stream.c). */
-	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 0),
+	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm); streams
+	 * carry the engine's own GHASH (openssl_stream_aead.c). */
+	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 1),
 	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0, 0),
 	CAP_AES_MODE(CRD_ALG_AES_CBC, 16, 16),
 	CAP_AES_MODE(CRD_ALG_AES_CTR, 16, 1),
@@ -57,8 +56,8 @@ static const struct alg_cap ossl_caps[] = {
 	CAP_CMAC(16, 32, 8),
 	CAP_XCBC(16),
 	CAP_AES_CCM(8, CRD_AAD_MAX, CRD_OP_MAX_LEN, 1),
-	/* no streams: as GCM's, Poly1305's state is EVP's */
-	CAP_CHACHA20_POLY1305(0),
+	/* streams carry the engine's own Poly1305, as GCM's its GHASH */
+	CAP_CHACHA20_POLY1305(1),
 	/* RFC 8439 ChaCha20; IV = 32-bit LE block counter || nonce */
 	{ .alg = CRD_ALG_CHACHA20,
 	  .n_key = 1,

@@ -2,9 +2,10 @@
 /*
  * Stream pieces of the openssl engine (stream.h): AES-CBC, AES-CTR and
  * AES-ECB, AES-XTS per data unit, AES-CCM, AES-CMAC (for the key size the
- * aesni engine lacks, 192, too), and HMAC-SHA-n and SHA-n through
- * stream_sha() (stream_mac.c). Which of them stream is the capability
- * rows' say (engine_openssl.c, engine_streams()).
+ * aesni engine lacks, 192, too), HMAC-SHA-n and SHA-n through
+ * stream_sha() (stream_mac.c), and AES-GCM and ChaCha20-Poly1305 through
+ * ossl_stream_aead() (openssl_stream_aead.c). Which of them stream is the
+ * capability rows' say (engine_openssl.c, engine_streams()).
  *
  * The state must be plain bytes in the daemon's locked memory (a clone is
  * a byte copy of it), so no EVP context lives in it: each piece keys the
@@ -14,13 +15,12 @@
  * the contexts after, which cleanses the key schedules: no session's key
  * outlives the piece in them. A key schedule per piece is the price.
  *
- * AES-GCM and ChaCha20-Poly1305 do not stream here: their running GHASH
- * and Poly1305 values live inside EVP's opaque contexts, which can be
- * neither resumed from bytes nor copied into the locked state, and a
- * second GHASH or Poly1305 of our own is not worth a second engine. The
- * aesni engine streams them. (EVP's CCM takes its data in one update; the
- * CCM here is CBC-MAC and CTR through EVP's AES-CBC and AES-CTR, as SP
- * 800-38C defines it, with FIRST's param, the message length, in B0.)
+ * AES-GCM and ChaCha20-Poly1305 go to openssl_stream_aead.c: EVP's AEAD
+ * contexts keep GHASH and Poly1305 where no state can hold them, so those
+ * are the engine's own (ghash.c, poly1305.c) beside EVP's AES-CTR and
+ * ChaCha20. (EVP's CCM takes its data in one update; the CCM here is
+ * CBC-MAC and CTR through EVP's AES-CBC and AES-CTR, as SP 800-38C
+ * defines it, with FIRST's param, the message length, in B0.)
  *
  * XTS per data unit as IEEE 1619 numbers them: FIRST's param is the unit's size
  * (>= 16), and the tweak of unit k is FIRST's IV plus k, a 128-bit
@@ -461,6 +461,10 @@ void ossl_stream(void *wctx, struct engine_op *op, void *state)
 		break;
 	case CRD_ALG_AES_CCM:
 		op->status = ccm_piece(w, op, state);
+		break;
+	case CRD_ALG_AES_GCM:
+	case CRD_ALG_CHACHA20_POLY1305:
+		ossl_stream_aead(w, op, state);
 		break;
 	case CRD_ALG_AES_CMAC:
 		op->status = cmac_piece(w, op, state);
