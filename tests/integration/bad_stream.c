@@ -5,6 +5,7 @@
  * and the program's main (bs_main).
  */
 #include "bad_stream.h"
+#include "stream_ring.h"
 
 #include <errno.h>
 #include <stdarg.h>

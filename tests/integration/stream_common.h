@@ -6,9 +6,8 @@
  * answer (one-shot EVP; AES-XTS one EVP op per data unit with the tweak
  * IV + k, 128-bit little-endian); a stream's pieces as zero-copy ops
  * (cc_op.stream, stream_flags, stream_param); a runner that keeps
- * several queues busy at once; the "allowed missing" rule; and, for the
- * refusal test, access to a queue's submission ring so that a staged
- * descriptor can be edited before it is published.
+ * several queues busy at once; and the "allowed missing" rule. The
+ * refusal tests' access to a queue's submission ring: stream_ring.h.
  *
  * Functions return 0 (or a count) or a negative errno.
  */
@@ -158,23 +157,5 @@ struct sc_qrun {
 	unsigned n, sent, got;
 };
 int sc_run_queues(struct sc_qrun *r, unsigned nq, int timeout_ms);
-
-/* ---- The submission ring, for hand-edited descriptors ---- */
-
-/*
- * The region behind q (found from the arena: the header lies a whole
- * number of cache lines before it). NULL if not found.
- */
-struct crd_region_hdr *sc_region(struct cc_queue *q);
-/*
- * Stage op with cc_submit() (q must have coalesce and flush_us large
- * enough that it stays staged), let edit() change its descriptor in the
- * ring, then publish it with cc_flush(). 0 or -errno.
- */
-int sc_submit_edited(struct cc_queue *q, const struct cc_op *op,
-		     void (*edit)(struct crd_sqe *e, void *arg), void *arg);
-/* Wait for n completions of q (after sc_submit_edited). */
-int sc_collect(struct cc_queue *q, struct cc_completion *comps, unsigned n,
-	       int timeout_ms);
 
 #endif
