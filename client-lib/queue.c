@@ -70,9 +70,11 @@ static int64_t queue_list(const struct cc_queue *q,
 /* The tag length the daemon will use for op. */
 static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
 {
-	if (op->sessionless)
-		return op->sessionless->tag_len
-			       ? op->sessionless->tag_len
+	if (op->sessionless) /* a key pair's has none (the daemon refuses
+			      * session-less ones) */
+		return op->sessionless->tag_len ? op->sessionless->tag_len
+		       : crd_alg_pkey(op->sessionless->alg)
+			       ? 0
 			       : cc_alg_tag_len(op->sessionless->alg);
 	return op->session <= q->conn->max_sessions
 		       ? q->conn->tag_len[op->session]
