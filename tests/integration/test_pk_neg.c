@@ -19,7 +19,8 @@
  *   for RSA, a digest for EdDSA, a salt off PSS, a 12-byte IV, a digest
  *   of the wrong length: CC_ERR_BAD_PARAM;
  * - descriptors: a tag, scatter-gather, a session-less key pair, an
- *   arena IV: CC_ERR_BAD_DESC; a destination without the room of the
+ *   arena IV: CC_ERR_BAD_DESC; a stream piece: -EOPNOTSUPP, as on any
+ *   algorithm that does not stream; a destination without the room of the
  *   longest output: CC_ERR_BAD_RANGE; the library's -ENOSPC for a short
  *   output buffer.
  *
@@ -256,6 +257,16 @@ static void bad_rsa(void)
 	o.src_sgl = l;
 	o.src_nseg = 1;
 	WANT(run(&o), CC_ERR_BAD_DESC, "scatter-gather");
+	/* a stream piece: a key pair does not stream, which the daemon
+	 * says as for any algorithm that does not (streams.c) */
+	uint32_t handle;
+	if (cc_stream_handle_get(q, &handle) == 0) {
+		o = op;
+		o.stream = handle;
+		o.stream_flags = CC_STREAM_FIRST | CC_STREAM_LAST;
+		WANT(run(&o), -EOPNOTSUPP, "a stream piece");
+		cc_stream_handle_put(q, handle);
+	}
 	cc_buf_free(q, b);
 	/* room for 255 bytes only, at the arena's end: the library sees it
 	 * (the daemon's check is the same: BAD_RANGE) */
