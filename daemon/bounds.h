@@ -38,8 +38,8 @@ enum daemon_limits {
 	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,
 	ACCEPT_PAUSE_MS = 100, /* out of fds: stop accepting this long */
 	/* RLIMIT_MEMLOCK a daemon started as root raises before it drops to
-	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab plus
-	 * per-worker scratch, with room). */
+	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab,
+	 * per-worker scratch and OpenSSL's secure heap, with room). */
 	PRIV_MEMLOCK_MIB = 64,
 	/* OpenSSL's secure heap (locked, out of core dumps), where key
 	 * pairs' private numbers live (main.c): an RSA-4096 key's d, p, q
