@@ -60,7 +60,8 @@ _cryptoctl()
 			;;
 		--socket=*) _cryptoctl_sock=("$w") ;;
 		-a | --alg | -e | --engine | -k | --key | -i | --iv | --in | --out | \
-			--key-file | --key-name | --uid | --gid | --usage | --bits)
+			--key-file | --key-name | --uid | --gid | --usage | --bits | \
+			-d | --digest | --sig | --peer | -o | --saltlen)
 			i=$((i + 1)) # and its value
 			;;
 		-*) ;;
@@ -77,7 +78,8 @@ _cryptoctl()
 	# An option's value.
 	case $prev in
 	-s | --socket | --in | --out | --key-file | --auth-key-file | \
-		--wrapping-key-file | --wrapped-file | --png | --spawn-daemon)
+		--wrapping-key-file | --wrapped-file | --png | --spawn-daemon | \
+		--sig | --peer | -o)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return 0
 		;;
@@ -88,6 +90,7 @@ _cryptoctl()
 		digest) kinds="hash" ;;
 		mac) kinds="mac" ;;
 		key) kinds="aead cipher mac" ;;
+		sign | verify | derive) kinds="pkey" ;;
 		esac
 		# shellcheck disable=SC2086 # kinds is a list
 		mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_algs $kinds)" -- "$cur")
@@ -95,6 +98,16 @@ _cryptoctl()
 		;;
 	-e | --engine)
 		mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_engines)" -- "$cur")
+		return 0
+		;;
+	-d | --digest)
+		mapfile -t COMPREPLY < <(compgen -W "sha1 sha224 sha256 sha384 sha512" -- "$cur")
+		return 0
+		;;
+	-k)
+		# sign, verify, derive: -k is --key-name (elsewhere a hex key)
+		[[ " sign verify derive " == *" $cmd "* ]] || return 0
+		mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key list --names)" -- "$cur")
 		return 0
 		;;
 	--key-name)

@@ -38,9 +38,21 @@ enum daemon_limits {
 	MAX_INFLIGHT_PER_CLIENT = MAX_QUEUES_PER_CLIENT * 65536,
 	ACCEPT_PAUSE_MS = 100, /* out of fds: stop accepting this long */
 	/* RLIMIT_MEMLOCK a daemon started as root raises before it drops to
-	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab plus
-	 * per-worker scratch, with room). */
+	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab,
+	 * per-worker scratch and OpenSSL's secure heap, with room). */
 	PRIV_MEMLOCK_MIB = 64,
+	/* OpenSSL's secure heap (locked), where key pairs' private numbers
+	 * live (main.c): an RSA-4096 key's d, p, q and CRT numbers take
+	 * 1.75 KiB there (powers of two already: no buddy rounding), an EC
+	 * or Ed25519 key under 128 bytes, and a private op's temporaries a
+	 * few KiB more per worker. 16 MiB holds MAX_SESSIONS RSA-4096 keys
+	 * (14 MiB) with room for the temporaries: a full heap fails a
+	 * session's key as a bad one, so it must not fill before the key
+	 * store does. Within PRIV_MEMLOCK_MIB beside the key store's slab
+	 * (MAX_SESSIONS slots of 1408 bytes: 11 MiB). A power of two, as
+	 * OpenSSL requires. */
+	SECURE_HEAP_MIB = 16,
+	SECURE_HEAP_MIN = 32,	/* its smallest block, bytes */
 	LOG_RATE_BURST = 10,	/* client-caused log lines per uid... */
 	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
 	/* Programs (client name, uid) whose history the daemon keeps after
@@ -53,5 +65,12 @@ enum daemon_limits {
 };
 
 #define MAX_ARENA_PER_CLIENT ((uint64_t)MAX_ARENA_PER_CLIENT_MIB << 20)
+
+_Static_assert((SECURE_HEAP_MIB & (SECURE_HEAP_MIB - 1)) == 0 &&
+		       ((uint64_t)SECURE_HEAP_MIB << 20) >=
+			       (uint64_t)MAX_SESSIONS * 1792 &&
+		       SECURE_HEAP_MIB < PRIV_MEMLOCK_MIB / 2,
+	       "the secure heap: a power of two, every session's RSA-4096 "
+	       "key, within the locked-memory budget");
 
 #endif
