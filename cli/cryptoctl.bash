@@ -60,7 +60,8 @@ _cryptoctl()
 			;;
 		--socket=*) _cryptoctl_sock=("$w") ;;
 		-a | --alg | -e | --engine | -k | --key | -i | --iv | --in | --out | \
-			--key-file | --key-name | --uid | --gid | --usage | --bits)
+			--key-file | --key-name | --uid | --gid | --usage | --bits | \
+			-o | --passphrase-file | --version)
 			i=$((i + 1)) # and its value
 			;;
 		-*) ;;
@@ -77,7 +78,8 @@ _cryptoctl()
 	# An option's value.
 	case $prev in
 	-s | --socket | --in | --out | --key-file | --auth-key-file | \
-		--wrapping-key-file | --wrapped-file | --png | --spawn-daemon)
+		--wrapping-key-file | --wrapped-file | --png | --spawn-daemon | \
+		-o | --passphrase-file)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return 0
 		;;
@@ -87,7 +89,7 @@ _cryptoctl()
 		encrypt | decrypt) kinds="aead cipher authenc mac none" ;;
 		digest) kinds="hash" ;;
 		mac) kinds="mac" ;;
-		key) kinds="aead cipher mac" ;;
+		key) kinds="aead cipher mac pkey" ;;
 		esac
 		# shellcheck disable=SC2086 # kinds is a list
 		mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_algs $kinds)" -- "$cur")
@@ -110,7 +112,7 @@ _cryptoctl()
 		return 0
 		;;
 	--usage)
-		mapfile -t COMPREPLY < <(compgen -W "encrypt decrypt mac-generate mac-verify" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "encrypt decrypt mac-generate mac-verify sign verify derive" -- "$cur")
 		return 0
 		;;
 	esac
@@ -131,7 +133,7 @@ _cryptoctl()
 		if [ -z "$sub" ]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key --help |
 				grep -oE 'cryptoctl key [a-z]+' | awk '{ print $3 }')" -- "$cur")
-		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete " == *" $sub "* ]]; then
+		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete pub " == *" $sub "* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key list --names)" -- "$cur")
 		fi
 		;;
