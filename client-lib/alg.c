@@ -34,6 +34,33 @@ CC_SAME_FIELD(cc_sessionless, crd_sessionless, tag_len);
 CC_SAME_FIELD(cc_sessionless, crd_sessionless, reserved);
 CC_SAME_FIELD(cc_sessionless, crd_sessionless, key);
 CC_SAME_FIELD(cc_sessionless, crd_sessionless, auth_key);
+_Static_assert(sizeof(struct cc_pk_params) == sizeof(struct crd_pk_params),
+	       "cc_pk_params is crd_pk_params");
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, pad);
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, md);
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, mgf1_md);
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, reserved0);
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, salt_len);
+CC_SAME_FIELD(cc_pk_params, crd_pk_params, reserved);
+_Static_assert((int)CC_ENCRYPT == CRD_OP_ENCRYPT &&
+		       (int)CC_DECRYPT == CRD_OP_DECRYPT &&
+		       (int)CC_SIGN == CRD_OP_SIGN &&
+		       (int)CC_VERIFY == CRD_OP_VERIFY &&
+		       (int)CC_DERIVE == CRD_OP_DERIVE,
+	       "cc_dir is crd_op");
+_Static_assert((int)CC_PK_PAD_DEFAULT == CRD_PK_PAD_DEFAULT &&
+		       (int)CC_PK_PAD_PKCS1 == CRD_PK_PAD_PKCS1 &&
+		       (int)CC_PK_PAD_PSS == CRD_PK_PAD_PSS &&
+		       (int)CC_PK_PAD_OAEP == CRD_PK_PAD_OAEP &&
+		       CC_PK_SALT_DIGEST == CRD_PK_SALT_DIGEST &&
+		       CC_PK_SALT_MAX == CRD_PK_SALT_MAX,
+	       "cc_pk_pad is crd_pk_pad");
+_Static_assert((int)CC_PK_MD_SHA1 == CRD_SHA_1 + 1 &&
+		       (int)CC_PK_MD_SHA224 == CRD_SHA_224 + 1 &&
+		       (int)CC_PK_MD_SHA256 == CRD_SHA_256 + 1 &&
+		       (int)CC_PK_MD_SHA384 == CRD_SHA_384 + 1 &&
+		       (int)CC_PK_MD_SHA512 == CRD_SHA_512 + 1,
+	       "cc_pk_md is 1 + crd_sha");
 _Static_assert(sizeof(struct cc_sgl_entry) == sizeof(struct crd_seg),
 	       "cc_sgl_entry is crd_seg");
 CC_SAME_FIELD(cc_sgl_entry, crd_seg, off);

@@ -173,7 +173,12 @@ void cc_disconnect(struct cc_conn *c)
 int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 		      uint32_t *session_id)
 {
-	if (!p || (p->key_len && !p->key) || p->key_len > CTL_KEY_MAX ||
+	if (!p)
+		return -EINVAL;
+	/* a key pair's DER is longer than any other key (wire.h) */
+	size_t key_max = cc_alg_kind(p->alg) == CC_KIND_PKEY ? CTL_PKEY_MAX
+							     : CTL_KEY_MAX;
+	if ((p->key_len && !p->key) || p->key_len > key_max ||
 	    (p->auth_key_len && !p->auth_key) || p->auth_key_len > CTL_KEY_MAX)
 		return -EINVAL;
 	Cryptod__CreateSession m = CRYPTOD__CREATE_SESSION__INIT;
@@ -204,8 +209,11 @@ int cc_session_create(struct cc_conn *c, const struct cc_session_params *p,
 				p->alg ? p->alg
 				       : (enum cc_alg)
 						 rep->create_session_reply->alg;
-			unsigned t =
-				p->tag_len ? p->tag_len : cc_alg_tag_len(alg);
+			/* a key pair writes no tag (its tag column is the
+			 * room an output needs: cc_pk.c) */
+			unsigned t = cc_alg_kind(alg) == CC_KIND_PKEY ? 0
+				     : p->tag_len ? p->tag_len
+						  : cc_alg_tag_len(alg);
 			c->tag_len[id] = t;
 			c->sess_alg[id] = alg;
 			*session_id = id;

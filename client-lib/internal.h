@@ -151,4 +151,10 @@ CRD_MUST_CHECK int conn_simple(struct cc_conn *c, Cryptod__Envelope *req);
 /* CloseQueue round trip. 0 or -errno. */
 int conn_close_queue(struct cc_conn *c, uint32_t queue_id);
 
+/* The one-shot queue (sync.c), under conn->sync_lock: make sure its
+ * arena holds need bytes; run op and wait for its own completion (its
+ * status; *out_len, if given, its len). cc_crypt and cc_pk_op use them. */
+int sync_queue(struct cc_conn *c, uint64_t need);
+int sync_run(struct cc_conn *c, struct cc_op *op, uint32_t *out_len);
+
 #endif

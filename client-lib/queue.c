@@ -70,12 +70,23 @@ static int64_t queue_list(const struct cc_queue *q,
 /* The tag length the daemon will use for op. */
 static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
 {
-	if (op->sessionless)
-		return op->sessionless->tag_len
-			       ? op->sessionless->tag_len
+	if (op->sessionless) /* a key pair's has none (the daemon refuses
+			      * session-less ones) */
+		return op->sessionless->tag_len ? op->sessionless->tag_len
+		       : crd_alg_pkey(op->sessionless->alg)
+			       ? 0
 			       : cc_alg_tag_len(op->sessionless->alg);
 	return op->session <= q->conn->max_sessions
 		       ? q->conn->tag_len[op->session]
+		       : 0;
+}
+
+/* The algorithm of op's session (0 when unknown). */
+static unsigned queue_alg(const struct cc_queue *q, const struct cc_op *op)
+{
+	return op->sessionless ? op->sessionless->alg
+	       : op->session <= q->conn->max_sessions
+		       ? q->conn->sess_alg[op->session]
 		       : 0;
 }
 
@@ -84,11 +95,18 @@ static unsigned queue_tag_len(const struct cc_queue *q, const struct cc_op *op)
 static uint32_t queue_len_bytes(const struct cc_queue *q,
 				const struct cc_op *op)
 {
-	unsigned alg = op->sessionless ? op->sessionless->alg
-		       : op->session <= q->conn->max_sessions
-			       ? q->conn->sess_alg[op->session]
-			       : 0;
-	return crd_len_bytes(alg, op->len);
+	return crd_len_bytes(queue_alg(q, op), op->len);
+}
+
+/* The bytes op's destination holds: a key pair's op's room for its
+ * longest output (none for verify), else the source's. */
+static uint32_t queue_dst_len(const struct cc_queue *q, const struct cc_op *op,
+			      uint32_t len)
+{
+	unsigned alg = queue_alg(q, op);
+	if (!crd_alg_pkey(alg))
+		return len;
+	return op->dir == CC_VERIFY ? 0 : cc_alg_tag_len((enum cc_alg)alg);
 }
 
 /*
@@ -165,7 +183,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		dst = src; /* in place: the same list */
 		flags |= CRD_SQE_F_DST_SGL;
 	} else {
-		dst = op->dst ? queue_off(q, op->dst, len) : src;
+		dst = op->dst ? queue_off(q, op->dst, queue_dst_len(q, op, len))
+			      : src;
 	}
 	if (op->sessionless) {
 		if (op->session)
@@ -230,7 +249,9 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	}
 	if (src < 0 || dst < 0 || aad < 0 || tag < 0 || sl < 0 || iv_off < 0)
 		return -EFAULT;
-	if (op->dir != CC_ENCRYPT && op->dir != CC_DECRYPT)
+	/* the op's code is the ABI's (alg.c): sign, verify and derive
+	 * only on a key pair's session, which the daemon checks */
+	if (op->dir < CC_ENCRYPT || op->dir > CC_DERIVE)
 		return -EINVAL;
 
 	/* Compose the entry in registers and store it as four 16-byte
@@ -240,7 +261,7 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	 * entry's stores to a line the worker holds: one full line transfer
 	 * per op, in series. Four stores from registers ask nothing of the
 	 * store buffer, which overlaps the transfers of several entries. */
-	uint8_t dir = op->dir == CC_ENCRYPT ? CRD_OP_ENCRYPT : CRD_OP_DECRYPT;
+	uint8_t dir = (uint8_t)op->dir;
 	uint16_t dst_nseg = op->dst_sgl		      ? op->dst_nseg
 			    : op->src_sgl && !op->dst ? op->src_nseg
 						      : 0;

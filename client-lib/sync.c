@@ -14,7 +14,7 @@
 enum { SYNC_MIN_ARENA = 256 << 10 };
 
 /* Make sure the sync queue's arena holds need bytes. */
-static int sync_queue(struct cc_conn *c, uint64_t need)
+int sync_queue(struct cc_conn *c, uint64_t need)
 {
 	if (c->sync_q && cc_arena_size(c->sync_q) >= need)
 		return 0;
@@ -37,7 +37,7 @@ static int sync_queue(struct cc_conn *c, uint64_t need)
  * completion left over from an abandoned call can never be taken for
  * this one.
  */
-static int sync_run(struct cc_conn *c, struct cc_op *op)
+int sync_run(struct cc_conn *c, struct cc_op *op, uint32_t *out_len)
 {
 	struct cc_queue *q = c->sync_q;
 	op->user_data = ++c->sync_seq;
@@ -52,8 +52,11 @@ static int sync_run(struct cc_conn *c, struct cc_op *op)
 		if (n < 0)
 			return n;
 		if (n == 1) {
-			if (cpl.user_data == op->user_data)
+			if (cpl.user_data == op->user_data) {
+				if (out_len)
+					*out_len = cpl.len;
 				return cpl.status;
+			}
 			continue; /* stale: from an abandoned call */
 		}
 		int w = cc_wait(q, CRD_WAIT_MAX_MS);
@@ -165,7 +168,7 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 		.iv = iv_arena ? base + iv_off : iv,
 		.iv_len = iv_len,
 	};
-	err = sync_run(c, &op);
+	err = sync_run(c, &op, NULL);
 	if (err == CC_OK) {
 		if (bytes && writes)
 			memcpy(out, base, bytes);

@@ -41,6 +41,15 @@ enum daemon_limits {
 	 * --user: the unit's LimitMEMLOCK=64M (the key store's slab plus
 	 * per-worker scratch, with room). */
 	PRIV_MEMLOCK_MIB = 64,
+	/* OpenSSL's secure heap (locked, out of core dumps), where key
+	 * pairs' private numbers live (main.c): an RSA-4096 key's d, p, q
+	 * and CRT numbers take 1.8 KiB there, an EC or Ed25519 key well
+	 * under 256 bytes, and a private op's temporaries a few KiB more per
+	 * worker: 4 MiB holds ~2000 RSA-4096 keys or 16000 EC keys, within
+	 * PRIV_MEMLOCK_MIB beside the key store's slab (MAX_SESSIONS slots
+	 * of 1408 bytes). A power of two, as OpenSSL requires. */
+	SECURE_HEAP_MIB = 4,
+	SECURE_HEAP_MIN = 32,	/* its smallest block, bytes */
 	LOG_RATE_BURST = 10,	/* client-caused log lines per uid... */
 	LOG_RATE_WINDOW_S = 60, /* ...per this many seconds */
 	/* Programs (client name, uid) whose history the daemon keeps after

@@ -412,6 +412,24 @@ int main(int argc, char **argv)
 		err = -ENOMEM;
 		goto out_keystore;
 	}
+	/* Key pairs' private numbers in locked memory (bounds.h), before
+	 * any key is parsed (named keys, sessions). Without it OpenSSL
+	 * allocates them from the plain heap: still wiped on free, but
+	 * swappable, so a warning rather than a failure. */
+	switch (CRYPTO_secure_malloc_init((size_t)SECURE_HEAP_MIB << 20,
+					  SECURE_HEAP_MIN)) {
+	case 1:
+		break;
+	case 2:
+		log_warn("OpenSSL secure heap not locked in RAM: key pairs' "
+			 "private numbers may be swapped (raise "
+			 "RLIMIT_MEMLOCK)");
+		break;
+	default:
+		log_warn("no OpenSSL secure heap: key pairs' private numbers "
+			 "are in ordinary memory");
+		break;
+	}
 	err = keyreq_start(cfg); /* named keys: logs its own errors */
 	if (err) {
 		/* A missing or unreadable KEK, a key directory of the wrong

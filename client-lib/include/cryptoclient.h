@@ -45,9 +45,15 @@ enum cc_alg {
 #undef CC_X
 };
 
+/* An op's direction, or for a key pair's session (CC_KIND_PKEY) its
+ * operation: sign, verify, derive, and RSA-OAEP's encrypt and decrypt
+ * (struct cc_pk_params; docs/asymmetric.md). */
 enum cc_dir {
 	CC_ENCRYPT = 1,
 	CC_DECRYPT = 2,
+	CC_SIGN = 3,
+	CC_VERIFY = 4,
+	CC_DERIVE = 5,
 };
 
 /*
@@ -68,7 +74,12 @@ enum cc_status {
 
 struct cc_session_params {
 	enum cc_alg alg;
-	const void *key; /* copied to the daemon, never kept by the library */
+	/* copied to the daemon, never kept by the library. A key pair's
+	 * (rsa-2048 ... x448): DER, PKCS#8 PrivateKeyInfo, or
+	 * SubjectPublicKeyInfo for a session that only verifies and
+	 * encrypts, up to 8192 bytes; of the row's type and size, or
+	 * CreateSession fails with -EINVAL. */
+	const void *key;
 	size_t key_len;
 	const void *auth_key; /* authenc: the HMAC key; else NULL */
 	size_t auth_key_len;
@@ -627,6 +638,94 @@ unsigned cc_in_flight(const struct cc_queue *q);
 int cc_crypt(struct cc_conn *conn, uint32_t session, enum cc_dir dir,
 	     const void *iv, unsigned iv_len, const void *aad, size_t aad_len,
 	     const void *in, void *out, size_t len, void *tag);
+
+/*
+ * ---- Key pairs: sign, verify, derive, RSA-OAEP (cc_pk.c) ----
+ *
+ * A session of a key pair's algorithm (CC_KIND_PKEY) takes these ops,
+ * synchronous below or as any op through a queue: cc_op.dir CC_SIGN,
+ * CC_VERIFY, CC_DERIVE, CC_ENCRYPT or CC_DECRYPT (RSA-OAEP), the
+ * parameters a struct cc_pk_params in cc_op.iv (iv_len sizeof of it, or 0
+ * for all zero), src the input (len bytes), dst room for
+ * cc_alg_tag_len(alg) bytes (the longest output; none for verify), aad
+ * the signature (verify) or OAEP label, tag NULL; the completion's len
+ * is the output's bytes. No scatter-gather, streams or session-less ops.
+ *
+ *   sign    in: the digest (RSA, ECDSA: md's length; the caller hashes)
+ *           or the message (Ed25519, Ed448); out: the signature.
+ *   verify  in as sign's; the signature; CC_ERR_BAD_SIGNATURE when it
+ *           does not verify.
+ *   derive  in: the peer's public key as TLS carries it (an uncompressed
+ *           EC point, X25519's and X448's raw bytes); out: the shared
+ *           secret. A point off the curve: CC_ERR_BAD_PARAM.
+ *   encrypt RSA-OAEP: in the message, out the ciphertext, the label.
+ *   decrypt RSA-OAEP: in the ciphertext, out the message; any failure is
+ *           CC_ERR_AUTH_FAILED (no padding oracle). No PKCS#1 v1.5
+ *           decryption.
+ * A session given a public key alone (SubjectPublicKeyInfo) verifies and
+ * encrypts; other ops complete with CC_ERR_POLICY, as ops a named key's
+ * usage rules forbid. An op its algorithm lacks (x25519 sign) is
+ * CC_ERR_BAD_PARAM.
+ */
+enum cc_pk_pad {
+	CC_PK_PAD_DEFAULT = 0, /* the key's own scheme; RSA: PKCS#1 v1.5
+				* signatures, OAEP encryption */
+	CC_PK_PAD_PKCS1 = 1,   /* RSA signatures: PKCS#1 v1.5 */
+	CC_PK_PAD_PSS = 2,     /* RSA signatures: PSS, MGF1 */
+	CC_PK_PAD_OAEP = 3,    /* RSA encryption: OAEP, MGF1 */
+};
+/* cc_pk_params.md and mgf1_md */
+enum cc_pk_md {
+	CC_PK_MD_NONE = 0, /* EdDSA, derives; OAEP: SHA-1; MGF1: md's */
+	CC_PK_MD_SHA1,
+	CC_PK_MD_SHA224,
+	CC_PK_MD_SHA256,
+	CC_PK_MD_SHA384,
+	CC_PK_MD_SHA512,
+};
+/* cc_pk_params.salt_len: PSS's salt as long as the digest, or the
+ * longest the key allows (verify: any length). */
+#define CC_PK_SALT_DIGEST (-1)
+#define CC_PK_SALT_MAX (-2)
+/* An op's parameters (the ABI's struct crd_pk_params), 16 bytes. */
+struct cc_pk_params {
+	uint8_t pad;	 /* enum cc_pk_pad */
+	uint8_t md;	 /* enum cc_pk_md: RSA and ECDSA signatures need one */
+	uint8_t mgf1_md; /* PSS, OAEP: enum cc_pk_md; 0 = md's */
+	uint8_t reserved0;
+	int32_t salt_len;    /* PSS: bytes, or CC_PK_SALT_* */
+	uint8_t reserved[8]; /* zero */
+};
+
+/*
+ * One op on a key pair's session, copied in and out of the connection's
+ * one-shot queue (as cc_crypt). params may be NULL (all zero); aad is the
+ * signature (verify) or the OAEP label, else NULL/0; out (none for
+ * verify) receives the output and *out_len, in: out's room, its bytes.
+ * Returns 0, a negative status (CC_ERR_BAD_SIGNATURE, CC_ERR_AUTH_FAILED,
+ * CC_ERR_BAD_PARAM, CC_ERR_POLICY, ...), or -errno (-ENOSPC: out too
+ * small, nothing written; -EINVAL: bad arguments).
+ */
+int cc_pk_op(struct cc_conn *conn, uint32_t session, enum cc_dir op,
+	     const struct cc_pk_params *params, const void *in, size_t in_len,
+	     const void *aad, size_t aad_len, void *out, size_t *out_len);
+/* The same, by op. */
+int cc_pk_sign(struct cc_conn *conn, uint32_t session,
+	       const struct cc_pk_params *params, const void *in, size_t in_len,
+	       void *sig, size_t *sig_len);
+int cc_pk_verify(struct cc_conn *conn, uint32_t session,
+		 const struct cc_pk_params *params, const void *in,
+		 size_t in_len, const void *sig, size_t sig_len);
+int cc_pk_derive(struct cc_conn *conn, uint32_t session, const void *peer,
+		 size_t peer_len, void *secret, size_t *secret_len);
+int cc_pk_encrypt(struct cc_conn *conn, uint32_t session,
+		  const struct cc_pk_params *params, const void *label,
+		  size_t label_len, const void *in, size_t in_len, void *out,
+		  size_t *out_len);
+int cc_pk_decrypt(struct cc_conn *conn, uint32_t session,
+		  const struct cc_pk_params *params, const void *label,
+		  size_t label_len, const void *in, size_t in_len, void *out,
+		  size_t *out_len);
 
 /*
  * ---- Streams: messages of any length, many ops each ----

@@ -134,7 +134,9 @@ static int ctl_open_queue(struct client *c, uint32_t seq,
 static int ctl_create_session(struct client *c, uint32_t seq,
 			      const Cryptod__CreateSession *m)
 {
-	if (m->key.len > CTL_KEY_MAX || m->auth_key.len > CTL_KEY_MAX)
+	/* a key pair's DER is longer than any other key (wire.h) */
+	size_t key_max = crd_alg_pkey(m->alg) ? CTL_PKEY_MAX : CTL_KEY_MAX;
+	if (m->key.len > key_max || m->auth_key.len > CTL_KEY_MAX)
 		return reply_error(c->fd, seq, -EINVAL, "key too long");
 	const char *limit = client_session_limit(c);
 	if (limit) {

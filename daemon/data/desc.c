@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "desc.h"
+#include "names.h"
 #include "session.h"
 
 #include <string.h>
+
+/* desc_fields(): a key pair's op, whose checks are desc_pkey()'s (not a
+ * status: those are 0 or negative). */
+enum { DESC_PKEY = 1 };
 
 /* Copy a segment list out of the arena and check it: n in 1..CRD_SEG_MAX,
  * the list and every segment inside the arena, segments pairwise
@@ -99,9 +104,17 @@ static int desc_stream_fields(const struct crd_sqe *e, const struct session *s,
 static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		       unsigned *tag_len, uint32_t *len)
 {
-	if (e->op != CRD_OP_ENCRYPT && e->op != CRD_OP_DECRYPT)
+	if (e->op < CRD_OP_ENCRYPT || e->op > CRD_OP_DERIVE)
 		return CRD_ST_BAD_DESC;
-	/* A named key's usage rules: encrypt/generate, decrypt/verify. */
+	/* sign, verify and derive are a key pair's (its row's ops and the
+	 * session's rules are in op_mask below) */
+	if (s && e->op > CRD_OP_DECRYPT && !crd_alg_pkey(s->alg))
+		return CRD_ST_BAD_DESC;
+	/* an op the key pair's row does not take (x25519 sign) */
+	if (s && crd_alg_pkey(s->alg) && !(session_pk_ops(s->alg) >> e->op & 1))
+		return CRD_ST_BAD_PARAM;
+	/* A named key's usage rules: encrypt/generate, decrypt/verify (a
+	 * key pair's: the ops named; a public key's: verify, encrypt). */
 	if (s && !(s->op_mask >> e->op & 1))
 		return CRD_ST_POLICY;
 	if (e->flags & ~CRD_SQE_FLAGS_KNOWN)
@@ -124,6 +137,8 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_DESC;
 	if (!s)
 		return CRD_ST_NO_SESSION;
+	if (crd_alg_pkey(s->alg))
+		return DESC_PKEY; /* desc_pkey() */
 	if (stream)
 		return desc_stream_fields(e, s, tag_len, len);
 
@@ -145,6 +160,106 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 		return CRD_ST_BAD_PARAM;
 	*tag_len = t;
 	*len = bytes;
+	return CRD_ST_OK;
+}
+
+/* A key pair's op's parameters (struct crd_pk_params in the IV, checked
+ * against the row: ring_abi.h). */
+static int desc_pk_params(const struct crd_sqe *e, const struct session *s,
+			  struct crd_pk_params *pp)
+{
+	static const uint8_t zero[sizeof(pp->reserved)];
+	const unsigned f = crd_alg_flags(s->alg);
+	const int sig = e->op == CRD_OP_SIGN || e->op == CRD_OP_VERIFY;
+	const int pke = e->op == CRD_OP_ENCRYPT || e->op == CRD_OP_DECRYPT;
+
+	memset(pp, 0, sizeof(*pp));
+	if (e->iv_len == sizeof(*pp))
+		memcpy(pp, e->iv, sizeof(*pp));
+	else if (e->iv_len)
+		return CRD_ST_BAD_PARAM;
+	if (pp->reserved0 || memcmp(pp->reserved, zero, sizeof(zero)) ||
+	    pp->md > CRD_SHA_N || pp->mgf1_md > CRD_SHA_N ||
+	    pp->salt_len < CRD_PK_SALT_MAX)
+		return CRD_ST_BAD_PARAM;
+	/* the scheme: RSA's signature paddings and OAEP; every other row's
+	 * one scheme is the default */
+	switch (pp->pad) {
+	case CRD_PK_PAD_DEFAULT:
+		break;
+	case CRD_PK_PAD_PKCS1:
+	case CRD_PK_PAD_PSS:
+		if (!sig || !(f & CRD_AF_PKE))
+			return CRD_ST_BAD_PARAM;
+		break;
+	case CRD_PK_PAD_OAEP:
+		if (!pke)
+			return CRD_ST_BAD_PARAM;
+		break;
+	default:
+		return CRD_ST_BAD_PARAM;
+	}
+	const int mgf1 = pp->pad == CRD_PK_PAD_PSS || pke;
+	if ((!mgf1 && pp->mgf1_md) ||
+	    (pp->pad != CRD_PK_PAD_PSS && pp->salt_len))
+		return CRD_ST_BAD_PARAM;
+	/* a digest: a CRD_AF_DIGEST row signs one (and needs it), OAEP may
+	 * name one; EdDSA and the derives take none */
+	if (sig && (f & CRD_AF_DIGEST) ? !pp->md : !pke && pp->md)
+		return CRD_ST_BAD_PARAM;
+	return CRD_ST_OK;
+}
+
+/*
+ * A key pair's op (ring_abi.h's contract): the parameters, the source's
+ * length, and the buffers' ranges. Flat buffers only, the IV inline, and
+ * no tag: what a flag or field beyond that asks for is BAD_DESC.
+ */
+static int desc_pkey(const struct crd_sqe *e, uint8_t *arena,
+		     uint64_t arena_size, const struct session *s,
+		     struct engine_op *op)
+{
+	struct crd_pk_params pp;
+	if (e->flags || e->tag_len || e->tag_off)
+		return op->status = CRD_ST_BAD_DESC;
+	int st = desc_pk_params(e, s, &pp);
+	if (st)
+		return op->status = st;
+	const struct alg_cap *cap = s->cap;
+	const int sig = e->op == CRD_OP_SIGN || e->op == CRD_OP_VERIFY;
+	/* a digest signed is exactly its digest's length */
+	if (sig && (crd_alg_flags(s->alg) & CRD_AF_DIGEST)
+		    ? e->len != crd_alg_tag_len(CRD_ALG_SHA1 + pp.md - 1)
+		    : e->len < cap->min_len || e->len > cap->max_len)
+		return op->status = CRD_ST_BAD_PARAM;
+	/* the AAD: a signature to verify, an OAEP label; nothing else */
+	const uint32_t room = crd_alg_tag_len(s->alg);
+	if (e->op == CRD_OP_VERIFY ? !e->aad_len || e->aad_len > room
+	    : e->op == CRD_OP_SIGN || e->op == CRD_OP_DERIVE ? e->aad_len != 0
+							     : 0)
+		return op->status = CRD_ST_BAD_PARAM;
+	/* dst: room for the longest output; verify writes nothing */
+	const uint32_t dst_len = e->op == CRD_OP_VERIFY ? 0 : room;
+	if (!desc_range_ok(e->src_off, e->len, arena_size) ||
+	    !desc_range_ok(e->dst_off, dst_len, arena_size) ||
+	    !desc_range_ok(e->aad_off, e->aad_len, arena_size) ||
+	    desc_overlap(e->dst_off, dst_len, e->src_off, e->len) ||
+	    desc_overlap(e->dst_off, dst_len, e->aad_off, e->aad_len))
+		return op->status = CRD_ST_BAD_RANGE;
+	op->status = CRD_ST_OK;
+	op->sess = s;
+	op->src = arena + e->src_off;
+	op->dst = dst_len ? arena + e->dst_off : NULL;
+	op->aad = arena + e->aad_off;
+	op->tag = NULL;
+	op->iv = e->iv;
+	op->len = e->len;
+	op->bits = 0;
+	op->aad_len = e->aad_len;
+	op->iv_len = e->iv_len;
+	op->tag_len = 0;
+	op->op = e->op;
+	op->sgl = 0;
 	return CRD_ST_OK;
 }
 
@@ -299,6 +414,8 @@ int desc_resolve(const struct crd_sqe *e, uint8_t *arena, uint64_t arena_size,
 	uint32_t len = 0; /* bytes */
 	const uint8_t *iv = e->iv;
 	int st = desc_fields(e, s, &tag_len, &len);
+	if (st == DESC_PKEY)
+		return desc_pkey(e, arena, arena_size, s, op);
 	if (st == CRD_ST_OK)
 		st = desc_iv(e, arena, arena_size, sg, &iv);
 	if (st == CRD_ST_OK) {

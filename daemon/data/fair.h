@@ -7,7 +7,8 @@
  * queues, from where its last turn stopped, while its credit lasts. Each
  * turn adds FAIR_QUANTUM to the credit (capped at FAIR_QUANTUM, so an
  * idle user banks nothing), every op claimed or stream piece run takes its
- * cost off it (fair_op_cost: its bytes plus FAIR_OP_COST), and a turn
+ * cost off it (fair_op_cost: its bytes plus FAIR_OP_COST, and a key
+ * pair's op the bytes of symmetric work it takes as long as), and a turn
  * always runs at least one op. A user whose op was larger than its credit
  * is in debt and sits out turns until the quanta have paid it back, so
  * over time every user with work gets the same bytes, however many queues
@@ -33,14 +34,17 @@
 #include "bounds.h"
 
 /* What an op costs a turn, in bytes: its data and AAD (a bit-length op's
- * length counts as bytes: an overestimate), and the fixed work of any op.
- * A stream piece costs only the fixed part when it is claimed: the poster
- * charges its data when it runs it (fair_piece_cost). */
-static inline int64_t fair_op_cost(const struct crd_sqe *e)
+ * length counts as bytes: an overestimate), the fixed work of any op, and
+ * what its engine's row says one op of its kind costs beyond its bytes
+ * (alg_cap.cost: a key pair's signature is a fixed amount of work, the
+ * time of hundreds of KiB of AES; the caller looks it up, 0 for the
+ * symmetric rows). A stream piece costs only the fixed part when it is
+ * claimed: the poster charges its data when it runs it (fair_piece_cost). */
+static inline int64_t fair_op_cost(const struct crd_sqe *e, uint32_t op_cost)
 {
 	if (e->flags & CRD_SQE_F_STREAM)
 		return FAIR_OP_COST;
-	return (int64_t)e->len + e->aad_len + FAIR_OP_COST;
+	return (int64_t)e->len + e->aad_len + FAIR_OP_COST + op_cost;
 }
 
 static inline int64_t fair_piece_cost(const struct crd_sqe *e)
@@ -54,7 +58,8 @@ static inline int64_t fair_piece_cost(const struct crd_sqe *e)
  * length costs its sender no more than any other refusal. */
 static inline int fair_op_ran(int status)
 {
-	return status == CRD_ST_OK || status == CRD_ST_AUTH_FAILED;
+	return status == CRD_ST_OK || status == CRD_ST_AUTH_FAILED ||
+	       status == CRD_ST_BAD_SIGNATURE;
 }
 
 /* Control thread: the slot of uid, shared by its queues, with one more

@@ -69,8 +69,10 @@ int stage_sessionless(struct stage *st, const uint8_t *arena,
 	memcpy(&p, arena + e->sl_off, sizeof(p)); /* read once */
 
 	int st_ = CRD_ST_OK;
+	/* A key pair is parsed into OpenSSL's heap, which a scratch slot's
+	 * wipe would not free: sessions only (ring_abi.h). */
 	if (p.reserved || p.key_len > CRD_KEY_MAX ||
-	    p.auth_key_len > CRD_AUTH_KEY_MAX)
+	    p.auth_key_len > CRD_AUTH_KEY_MAX || crd_alg_pkey(p.alg))
 		st_ = CRD_ST_BAD_DESC;
 	struct session *s = &st->sl[st->sl_used];
 	if (st_ == CRD_ST_OK) {

@@ -313,21 +313,53 @@ static uint32_t worker_post(struct worker *w, struct queue *q, int64_t *budget)
 	return posted;
 }
 
+/* The last session worker_op_cost looked up: runs share one. */
+struct worker_cost_cache {
+	uint32_t sid;
+	const struct session *s;
+};
+
+/* The session's row's cost of e's op beyond its bytes (alg_cap.cost; 0
+ * for every symmetric row), for the fair shares. A claim looks the
+ * session up before resolve does; the session cannot go away under this
+ * pass (grace periods), and if the id is replaced between the two
+ * look-ups the share bends by one op. */
+static uint32_t worker_pk_cost(const struct queue *q, const struct crd_sqe *e,
+			       struct worker_cost_cache *cc)
+{
+	if (e->flags & (CRD_SQE_F_STREAM | CRD_SQE_F_SESSIONLESS) ||
+	    e->op >= ENGINE_OP_N)
+		return 0;
+	if (!cc->s || cc->sid != e->session) {
+		cc->sid = e->session;
+		cc->s = session_table_get(q->sessions, e->session);
+	}
+	return cc->s ? cc->s->cap->cost[e->op] : 0;
+}
+
+static int64_t worker_op_cost(const struct queue *q, const struct crd_sqe *e,
+			      struct worker_cost_cache *cc)
+{
+	return fair_op_cost(e, worker_pk_cost(q, e, cc));
+}
+
 /* How many of the n copied entries fit the budget, and their cost in
  * *cost: each whose cost still fits; the first even if it does not when
  * first_claim (a turn runs at least one op). Within a turn, a run never
  * overshoots: a run of one op cut off the end of the budget would make
  * the engines' multi-buffer lanes run nearly empty (CBC at 16 KiB: -35%
  * when every other run was a single op). */
-static uint32_t worker_fit(const struct crd_sqe *sqe, uint32_t n,
-			   int64_t budget, int first_claim, int64_t *cost)
+static uint32_t worker_fit(const struct queue *q, const struct crd_sqe *sqe,
+			   uint32_t n, int64_t budget, int first_claim,
+			   int64_t *cost)
 {
+	struct worker_cost_cache cc = { 0 };
 	int64_t c = 0;
 	uint32_t i = 0;
 	if (first_claim)
-		c = fair_op_cost(&sqe[i++]);
-	while (i < n && c + fair_op_cost(&sqe[i]) <= budget)
-		c += fair_op_cost(&sqe[i++]);
+		c = worker_op_cost(q, &sqe[i++], &cc);
+	while (i < n && c + worker_op_cost(q, &sqe[i], &cc) <= budget)
+		c += worker_op_cost(q, &sqe[i++], &cc);
 	*cost = c;
 	return i;
 }
@@ -378,7 +410,8 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 		for (int i = 0; i < got; i++)
 			memcpy(&sqe[i], &q->sq[(start + i) & sq_mask],
 			       sizeof(sqe[i]));
-		n = worker_fit(sqe, (uint32_t)got, *budget, !*claimed, &cost);
+		n = worker_fit(q, sqe, (uint32_t)got, *budget, !*claimed,
+			       &cost);
 		if (n == 0) {
 			got = 0; /* the rest of the budget takes no op */
 			break;
@@ -443,10 +476,12 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
 	/* What was refused before it ran costs what any op does. */
+	struct worker_cost_cache cc = { 0 };
 	for (uint32_t i = 0; i < n; i++)
 		if (ops[i].status != STREAM_DEFERRED &&
 		    !fair_op_ran(ops[i].status))
-			*budget += fair_op_cost(&sqe[i]) - FAIR_OP_COST;
+			*budget +=
+				worker_op_cost(q, &sqe[i], &cc) - FAIR_OP_COST;
 	/* The engines leave round keys and hash words in the vector
 	 * registers; whatever saves those later must find nothing. */
 	engine_clear_vector_regs();

@@ -28,14 +28,15 @@ struct engine_op {
 	uint8_t *tag;
 	const uint8_t *iv; /* private copy, not shared memory (iv_len up to
 			    * CRD_IV_ARENA_MAX) */
-	uint32_t len;	   /* bytes of src and dst */
+	uint32_t len;	   /* bytes of src and dst; a key pair's op sets
+			    * it to its output's bytes (ring_abi.h) */
 	/* crd_alg_bit_len() algorithms: the length in bits (len is then
 	 * its byte extent, ceil(bits / 8)); else 0. */
 	uint32_t bits;
 	uint32_t aad_len;
 	uint8_t iv_len;
 	uint8_t tag_len;
-	uint8_t op;	 /* CRD_OP_ENCRYPT / CRD_OP_DECRYPT */
+	uint8_t op;	 /* enum crd_op */
 	uint8_t sgl;	 /* worker: needs gather/scatter */
 	uint8_t sg_slot; /* worker, with sgl (or an arena IV): its lists (and
 			  * IV) are stage.sg[sg_slot] */
@@ -61,6 +62,9 @@ struct range {
 
 enum { CAP_RANGES = 4 };
 
+/* Ops by enum crd_op: the size of a table indexed by one. */
+enum { ENGINE_OP_N = CRD_OP_DERIVE + 1 };
+
 /* What one engine does for one algorithm. */
 struct alg_cap {
 	uint8_t alg; /* enum crd_alg */
@@ -75,6 +79,11 @@ struct alg_cap {
 	/* The engine runs it as a stream of pieces (stream.h), where the
 	 * algorithm table's CRD_AF_STREAM allows: engine_streams(). */
 	uint8_t stream;
+	/* What one op (by enum crd_op) costs the workers' fair shares
+	 * (fair.h) beyond its bytes: the bytes of symmetric work that take
+	 * as long on this engine. 0 for the symmetric rows, whose cost is
+	 * their bytes; a key pair's op is a fixed amount of work. */
+	uint32_t cost[ENGINE_OP_N];
 };
 
 enum { ENGINE_NAME_MAX = 16, ENGINE_MAX = 6 };
@@ -101,7 +110,9 @@ struct engine {
 	/* Per-worker state (an IMB_MGR for aesni); NULL on failure. */
 	void *(*worker_init)(const struct engine *e);
 	void (*worker_fini)(void *wctx);
-	/* Run n ops; set each op's status. Never fails as a whole. */
+	/* Run n ops; set each op's status. Never fails as a whole. No
+	 * allocation, lock or syscall per op, but for the key pairs' rows,
+	 * whose ops cost a thousand allocations each (openssl_pkey.c). */
 	void (*process)(void *wctx, struct engine_op *ops, unsigned n);
 	/* Release what probe set up (optional). */
 	void (*fini)(void);

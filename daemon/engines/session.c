@@ -8,6 +8,7 @@
 #include <cryptod/ring_abi.h>
 
 #include "names.h"
+#include "wire.h"
 
 /* Relaxed: a reload racing with a session-less op may apply either way. */
 static unsigned policy_min_bits;
@@ -33,7 +34,10 @@ int session_sessionless_allowed(void)
 static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 {
 	unsigned min = crd_load_relaxed_n(&policy_min_bits);
-	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH || !min)
+	/* a key pair's strength is its row's (rsa-2048 ...), not its DER's
+	 * length */
+	if (alg == CRD_ALG_NULL || crd_alg_kind(alg) == CRD_KIND_HASH ||
+	    crd_alg_pkey(alg) || !min)
 		return 1;
 	/* two keys (XTS): the policy holds one half to min */
 	size_t bits =
@@ -41,6 +45,20 @@ static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 	if (crd_alg_kind(alg) == CRD_KIND_AUTHENC && auth_key_len * 8 < min)
 		return 0;
 	return bits >= min;
+}
+
+unsigned session_pk_ops(unsigned alg)
+{
+	unsigned f = crd_alg_flags(alg), m = 0;
+	if (!crd_alg_pkey(alg))
+		return 0;
+	if (f & CRD_AF_SIGN)
+		m |= 1u << CRD_OP_SIGN | 1u << CRD_OP_VERIFY;
+	if (f & CRD_AF_DERIVE)
+		m |= 1u << CRD_OP_DERIVE;
+	if (f & CRD_AF_PKE)
+		m |= 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
+	return m;
 }
 
 /* Do the rows of cap take p's key, authentication key and tag lengths? */
@@ -83,7 +101,8 @@ int session_setup(struct session *s, const struct session_params *p,
 	}
 
 	unsigned tag = p->tag_len ? p->tag_len : crd_alg_tag_len(p->alg);
-	if (p->key_len > CRD_MAC_KEY_MAX ||
+	const int pkey = crd_alg_pkey(p->alg);
+	if (p->key_len > (pkey ? CTL_PKEY_MAX : CRD_MAC_KEY_MAX) ||
 	    p->auth_key_len > CRD_AUTH_KEY_MAX ||
 	    !range_has(cap->key, cap->n_key, p->key_len) ||
 	    !range_has(cap->tag, cap->n_tag, tag))
@@ -96,11 +115,16 @@ int session_setup(struct session *s, const struct session_params *p,
 		return -EPERM;
 
 	s->alg = p->alg;
-	s->tag_len = tag;
+	/* A key pair writes no tag: its tag column is the room an output
+	 * needs (crd_alg_tag_len), beyond what tag_len holds. */
+	s->tag_len = pkey ? 0 : tag;
 	s->key_len = p->key_len;
 	s->eng_idx = idx;
 	s->op_mask = p->op_mask ? p->op_mask
 				: 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
+	if (pkey) /* the ops its row takes (the engine may narrow them) */
+		s->op_mask = (p->op_mask ? p->op_mask : 0xff) &
+			     session_pk_ops(p->alg);
 	s->eng = engine_get(idx);
 	s->cap = cap;
 	/* The IV check of every op, as one bit test. */

@@ -30,8 +30,10 @@ struct session {
 	const struct alg_cap *cap; /* the engine's limits for alg */
 	uint32_t iv_ok;	 /* bit n set: an n-byte IV is in cap->iv (n <= 16) */
 	uint8_t eng_idx; /* engine registry index */
-	/* bit CRD_OP_ENCRYPT / CRD_OP_DECRYPT: the op may run (a named
-	 * key's usage rules; both for a key the client gave) */
+	/* bit n set: op n (enum crd_op) may run (a named key's usage
+	 * rules; for a key the client gave, encrypt and decrypt, or the ops
+	 * a key pair's row takes: session_pk_ops(), and of those only
+	 * verify and encrypt for a public key alone) */
 	uint8_t op_mask;
 	/* The named key this session was opened on (a reference, dropped by
 	 * session_destroy), for its counters; NULL for a client's key. */
@@ -73,7 +75,7 @@ struct session_params {
 	size_t auth_key_len;
 	unsigned tag_len;   /* 0 = the algorithm's default */
 	const char *engine; /* NULL or "" = fastest available */
-	unsigned op_mask;   /* 0 = both directions (see struct session) */
+	unsigned op_mask;   /* 0 = every op the row takes (struct session) */
 };
 
 /*
@@ -85,6 +87,12 @@ struct session_params {
  */
 void session_policy_set(unsigned min_bits, int sessionless);
 int session_sessionless_allowed(void);
+
+/* The ops (bits 1 << enum crd_op) a key pair's row takes, from its
+ * flags: sign and verify, derive, RSA-OAEP's encrypt and decrypt; 0 for
+ * any other row. */
+unsigned session_pk_ops(unsigned alg);
+_Static_assert(ENGINE_OP_N <= 8, "op_mask holds every op");
 
 /*
  * Validate p against the chosen engine's capabilities and expand the key

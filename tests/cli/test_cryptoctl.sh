@@ -95,9 +95,7 @@ algs = {int(n): (name, kind.lower()) for n, name, kind in re.findall(
     r'X\(\w+,\s*(\d+),\s*"([^"]+)",\s*(?:NULL|"[^"]*"),\s*\d+,\s*(\w+),',
     open(sys.argv[2]).read().replace("\\\n", " "))}
 assert len(algs) >= 37, algs
-# Every row of algs.h has an engine (LRW's is unavailable here), but the
-# key pairs' (docs/asymmetric.md), whose openssl rows are not there yet.
-algs = {n: a for n, a in algs.items() if a[1] != "pkey"}
+# Every row of algs.h has an engine (LRW's is unavailable here).
 assert {r["id"] for r in rows} == set(algs), set(algs) - {r["id"] for r in rows}
 for r in rows:
     assert (r["alg"], r["kind"]) == algs[r["id"]], (r, algs[r["id"]])

@@ -255,9 +255,9 @@ static void run_bad_ops(struct t *t)
 	expect(t, r < 0 && r > -1000, "17-byte IV: want a -errno from enqueue",
 	       r);
 	op = ops[0];
-	op.dir = (enum cc_dir)3;
+	op.dir = (enum cc_dir)(CC_DERIVE + 1); /* past the last op */
 	r = submit_one(t, &op);
-	expect(t, r < 0 && r > -1000, "direction 3: want a -errno from enqueue",
+	expect(t, r < 0 && r > -1000, "direction 6: want a -errno from enqueue",
 	       r);
 
 	/* AAD one byte past the limit: the library or the daemon refuses. */

@@ -296,6 +296,45 @@ static void test_ossl_name_negative(void **state)
 	assert_int_equal(crd_alg_ossl_name(0, 16, name, sizeof(name)), -ENOENT);
 }
 
+/* A key pair's OpenSSL name splits into its EVP_PKEY type and one
+ * parameter; other rows and short buffers are refused. */
+static void test_pkey_type(void **state)
+{
+	char type[16];
+	const char *param = "x";
+
+	(void)state;
+	assert_int_equal(
+		crd_alg_pkey_type(CRD_ALG_RSA_3072, type, sizeof(type), &param),
+		0);
+	assert_string_equal(type, "RSA");
+	assert_string_equal(param, "3072");
+	assert_int_equal(
+		crd_alg_pkey_type(CRD_ALG_EC_P521, type, sizeof(type), &param),
+		0);
+	assert_string_equal(type, "EC");
+	assert_string_equal(param, "P-521");
+	assert_int_equal(
+		crd_alg_pkey_type(CRD_ALG_X448, type, sizeof(type), &param), 0);
+	assert_string_equal(type, "X448");
+	assert_null(param);
+	/* every key pair's row has a type */
+	for (unsigned a = 1; a < CRD_ALG_MAX_; a++)
+		assert_int_equal(
+			crd_alg_pkey_type(a, type, sizeof(type), &param) == 0,
+			crd_alg_pkey(a));
+	assert_int_equal(
+		crd_alg_pkey_type(CRD_ALG_AES_GCM, type, sizeof(type), &param),
+		-ENOENT);
+	assert_int_equal(
+		crd_alg_pkey_type(CRD_ALG_MAX_, type, sizeof(type), &param),
+		-ENOENT);
+	assert_int_equal(crd_alg_pkey_type(CRD_ALG_ED25519, type, 7, &param),
+			 -ENOSPC);
+	assert_int_equal(crd_alg_pkey_type(CRD_ALG_ED25519, type, 8, &param),
+			 0);
+}
+
 /* Numbers outside the table: no facts at all. */
 static void test_unknown_numbers(void **state)
 {
@@ -353,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_helpers_match_old_values),
 		cmocka_unit_test(test_columns_match_old_lists),
 		cmocka_unit_test(test_ossl_name_negative),
+		cmocka_unit_test(test_pkey_type),
 		cmocka_unit_test(test_iv_and_salt_flags),
 		cmocka_unit_test(test_pkey_flags),
 		cmocka_unit_test(test_unknown_numbers),

@@ -17,6 +17,7 @@
 #include "openssl_authenc.h"
 #include "session.h"
 #include "names.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,52 @@
 #include <openssl/opensslv.h>
 
 #include <cryptod/ring_abi.h>
+
+/*
+ * A key pair's row (openssl_pkey.c; ring_abi.h's contract). key: DER up
+ * to CTL_PKEY_MAX bytes; IV: none, or struct crd_pk_params' 16 bytes; tag:
+ * the table's column, the room an output needs (no tag is written); AAD:
+ * a signature or an OAEP label; len: what is signed (a digest, or EdDSA's
+ * message), a peer's key, an OAEP message or ciphertext, whose exact
+ * bounds desc.c and the engine check per op.
+ *
+ * cost (fair.h): the bytes of AES-128-GCM that take as long as one op.
+ * Measured on the 2-core CI host (Debian 12, OpenSSL 3.0) with
+ * `openssl speed -seconds 2 rsa2048 ... ecdhx448` against `openssl speed
+ * -evp aes-128-gcm -bytes 1024` (1.66 GB/s): cost = GCM bytes/s divided
+ * by the ops/s of the scheme, rounded. OAEP decryption is a private-key
+ * operation as a signature, encryption a public one as a verification.
+ * The ratios are what matters, and those hold across x86 machines
+ * within a factor of two, which fairness tolerates.
+ */
+#define KIB(n) ((n)*1024u)
+#define CAP_PKEY(id, max_, sign_, verify_, derive_)                            \
+	{                                                                      \
+		.alg = CRD_ALG_##id, .n_key = 1,                               \
+		.key = { { 1, CTL_PKEY_MAX, 1 } }, .n_iv = 2,                  \
+		.iv = { RANGE1(0), RANGE1(CRD_IV_MAX) }, .n_tag = 1,           \
+		.tag = { RANGE1(CRD_TAG_##id) }, .aad = { 0, CRD_AAD_MAX, 1 }, \
+		.min_len = 0, .max_len = (max_), .block = 1, .cost = {         \
+			[CRD_OP_ENCRYPT] = (verify_),                          \
+			[CRD_OP_DECRYPT] = (sign_),                            \
+			[CRD_OP_SIGN] = (sign_),                               \
+			[CRD_OP_VERIFY] = (verify_),                           \
+			[CRD_OP_DERIVE] = (derive_)                            \
+		}                                                              \
+	}
+/* max_len: RSA's longest input is a ciphertext (the modulus's bytes);
+ * EC's a peer's point (0x04 || x || y); EdDSA signs whole messages. */
+#define CAP_PKEYS                                                              \
+	CAP_PKEY(RSA_2048, 256, KIB(430), KIB(27), 0),                         \
+		CAP_PKEY(RSA_3072, 384, KIB(1400), KIB(57), 0),                \
+		CAP_PKEY(RSA_4096, 512, KIB(3200), KIB(110), 0),               \
+		CAP_PKEY(EC_P256, 65, KIB(39), KIB(86), KIB(86)),              \
+		CAP_PKEY(EC_P384, 97, KIB(1150), KIB(1000), KIB(1150)),        \
+		CAP_PKEY(EC_P521, 133, KIB(480), KIB(780), KIB(420)),          \
+		CAP_PKEY(ED25519, CRD_OP_MAX_LEN, KIB(50), KIB(135), 0),       \
+		CAP_PKEY(ED448, CRD_OP_MAX_LEN, KIB(290), KIB(345), 0),        \
+		CAP_PKEY(X25519, 32, 0, 0, KIB(49)),                           \
+		CAP_PKEY(X448, 56, 0, 0, KIB(320))
 
 static const struct alg_cap ossl_caps[] = {
 	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm). No GCM
@@ -91,6 +138,8 @@ static const struct alg_cap ossl_caps[] = {
 	  .min_len = 1,
 	  .max_len = OSSL_KW_MAX,
 	  .block = 1 },
+	/* Key pairs: openssl_pkey.c. */
+	CAP_PKEYS,
 };
 
 /* struct ossl_key, struct ossl_worker, ossl_key_idx(): openssl.h */
@@ -113,6 +162,8 @@ static int ossl_session_init(struct session *s, void *wctx, const uint8_t *key,
 {
 	if (auth_alg(s->alg))
 		return ossl_auth_session_init(s, key, key_len);
+	if (crd_alg_pkey(s->alg))
+		return ossl_pk_session_init(s, key, key_len);
 	/* IEEE 1619 / SP 800-38E: the two halves must differ. */
 	if (s->alg == CRD_ALG_AES_XTS &&
 	    !CRYPTO_memcmp(key, key + key_len / 2, key_len / 2))
@@ -135,6 +186,7 @@ static void ossl_worker_fini(void *wctx)
 	EVP_CIPHER_CTX_free(w->sctx);
 	ossl_auth_free(w->auth);
 	ossl_hmac_free(w->hmac); /* and the HMAC states */
+	ossl_pk_worker_free(w->pk);
 	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
 		for (unsigned i = 0; i < 4; i++)
 			EVP_CIPHER_free(w->cipher[a][i]);
@@ -150,12 +202,15 @@ static void *ossl_worker_init(const struct engine *e)
 	w->sctx = EVP_CIPHER_CTX_new();
 	w->auth = ossl_auth_new();
 	w->hmac = ossl_hmac_new();
-	if (!w->ctx || !w->sctx || !w->auth || !w->hmac)
+	w->pk = ossl_pk_worker_new();
+	if (!w->ctx || !w->sctx || !w->auth || !w->hmac || !w->pk)
 		goto err;
 	static const unsigned key_lens[] = { 16, 24, 32, 64 };
 	for (unsigned i = 0; i < sizeof(ossl_caps) / sizeof(ossl_caps[0]);
 	     i++) {
 		unsigned alg = ossl_caps[i].alg;
+		if (crd_alg_pkey(alg))
+			continue; /* no cipher: openssl_pkey.c */
 		for (unsigned k = 0; k < 4 && !auth_alg(alg); k++) {
 			unsigned salt =
 				crd_alg_flags(alg) & CRD_AF_SALT ? 4 : 0;
@@ -401,11 +456,16 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 	 * the context is reset at its end. */
 	const struct session *keyed_sess = NULL;
 	uint8_t keyed_op = 0;
-	int hmac_used = 0, auth_used = 0;
+	int hmac_used = 0, auth_used = 0, pk_used = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct engine_op *op = &ops[i];
 		const struct session *s = op->sess;
 		const struct ossl_key *k = (const struct ossl_key *)s->key;
+		if (crd_alg_pkey(s->alg)) {
+			op->status = ossl_pk_run(w->pk, op);
+			pk_used = 1;
+			continue;
+		}
 		if (auth_alg(s->alg)) {
 			op->status = ossl_auth_run(w->auth, op);
 			auth_used = 1;
@@ -468,8 +528,14 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		ossl_hmac_wipe(w->hmac);
 	/* EVP_MAC_init's key set-up may leave key bytes below this frame,
 	 * as authenc's does (openssl_authenc.c). */
-	if (auth_used)
+	if (auth_used || pk_used) /* and the key pairs' bignum frames */
 		engine_burn_stack();
+}
+
+static void ossl_session_fini(struct session *s)
+{
+	if (crd_alg_pkey(s->alg))
+		ossl_pk_session_fini(s);
 }
 
 const struct engine engine_openssl = {
@@ -481,5 +547,6 @@ const struct engine engine_openssl = {
 	.worker_init = ossl_worker_init,
 	.worker_fini = ossl_worker_fini,
 	.process = ossl_process,
+	.session_fini = ossl_session_fini,
 	.stream = ossl_stream,
 };
