@@ -34,21 +34,16 @@ static void why_set(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The row's OpenSSL name split: type ("RSA", "EC", "ED25519") and its
- * parameter ("2048", "P-256", or ""). 0, or -EINVAL for no key pair. */
+/* The row's OpenSSL name split (crd_alg_pkey_type): type ("RSA", "EC",
+ * "ED25519") and its parameter ("2048", "P-256", or ""). 0, or < 0 for
+ * no key pair. */
 static int row_name(unsigned alg, char *type, size_t tlen, const char **param)
 {
-	const char *on = crd_alg_pkey(alg) ? crd_alg_ossl_stem(alg) : NULL;
+	int err = crd_alg_pkey_type(alg, type, tlen, param);
 
-	if (!on)
-		return -EINVAL;
-	size_t n = strcspn(on, ":");
-	if (n >= tlen)
-		return -EINVAL;
-	memcpy(type, on, n);
-	type[n] = '\0';
-	*param = on[n] ? on + n + 1 : "";
-	return 0;
+	if (!err && !*param)
+		*param = "";
+	return err;
 }
 
 unsigned pk_slot_len(unsigned alg)

@@ -13,7 +13,9 @@
  * restart; no 8-byte window of a private key in the sealed key files or
  * in the daemon's log; another uid (root runs: nobody) can neither pub
  * nor use a key it is not allowed, nor tell it from a missing one; a
- * deleted pair's secret is gone from the daemon's memory.
+ * deleted pair's secret is gone from the daemon's memory. Sessions on
+ * named pairs: the daemon's signatures verify in-process under `key
+ * pub`'s key, X25519 derives OpenSSL's secret, usage bounds the ops.
  */
 #include "named_keys.h"
 
@@ -30,6 +32,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/rsa.h>
 #include <openssl/x509.h>
 
 #include <cryptoclient.h>
@@ -438,6 +441,126 @@ static void pubs_same(struct cc_conn *c)
 		      !memcmp(pub, kept_pub[i], (size_t)kept_len[i]));
 }
 
+/* Verify sig over in (a SHA-256 digest, or the message for EdDSA) with
+ * the public key name's pub gives, in-process. */
+static int ossl_verifies(struct cc_conn *c, const char *name, int pss,
+			 const uint8_t *in, size_t n, const uint8_t *sig,
+			 size_t sl)
+{
+	uint8_t pub[1024];
+	int pl = cc_key_pub(c, name, 0, pub, sizeof(pub));
+	const uint8_t *p = pub;
+	EVP_PKEY *pk = pl > 0 ? d2i_PUBKEY(NULL, &p, pl) : NULL;
+	int ok = 0;
+	if (pk &&
+	    (EVP_PKEY_is_a(pk, "ED25519") || EVP_PKEY_is_a(pk, "ED448"))) {
+		EVP_MD_CTX *m = EVP_MD_CTX_new();
+		ok = m && EVP_DigestVerifyInit(m, NULL, NULL, NULL, pk) == 1 &&
+		     EVP_DigestVerify(m, sig, sl, in, n) == 1;
+		EVP_MD_CTX_free(m);
+	} else if (pk) {
+		EVP_PKEY_CTX *x = EVP_PKEY_CTX_new(pk, NULL);
+		ok = x && EVP_PKEY_verify_init(x) == 1 &&
+		     EVP_PKEY_CTX_set_signature_md(x, EVP_sha256()) == 1 &&
+		     (!EVP_PKEY_is_a(pk, "RSA") ||
+		      EVP_PKEY_CTX_set_rsa_padding(
+			      x, pss ? RSA_PKCS1_PSS_PADDING
+				     : RSA_PKCS1_PADDING) == 1) &&
+		     EVP_PKEY_verify(x, sig, sl, in, n) == 1;
+		EVP_PKEY_CTX_free(x);
+	}
+	EVP_PKEY_free(pk);
+	return ok;
+}
+
+/*
+ * Sessions on named key pairs, end to end: the daemon signs with the key
+ * it holds and OpenSSL verifies in-process with `key pub`'s public key;
+ * X25519 derives what OpenSSL derives; each key's usage rules bound its
+ * session's ops.
+ */
+static void test_sessions(struct cc_conn *c)
+{
+	static const struct {
+		const char *name;
+		int md, pss;
+	} signers[] = {
+		{ "gen-rsa-2048", 1, 0 }, { "gen-rsa-3072", 1, 1 },
+		{ "gen-ec-p256", 1, 0 },  { "gen-ec-p521", 1, 0 },
+		{ "gen-ed25519", 0, 0 },  { "gen-ed448", 0, 0 },
+		{ "u-sign", 0, 0 },
+	};
+	uint8_t dg[32], sig[600];
+	unsigned dl;
+	EVP_Digest(msg, sizeof(msg), dg, &dl, EVP_sha256(), NULL);
+	for (size_t i = 0; i < sizeof(signers) / sizeof(signers[0]); i++) {
+		uint32_t sid;
+		struct cc_pk_params pp = { 0 };
+		const uint8_t *in = signers[i].md ? dg : msg;
+		size_t n = signers[i].md ? 32 : sizeof(msg), sl = sizeof(sig);
+		if (signers[i].md)
+			pp.md = CC_PK_MD_SHA256;
+		if (signers[i].pss) {
+			pp.pad = CC_PK_PAD_PSS;
+			pp.salt_len = CC_PK_SALT_DIGEST;
+		}
+		int err = session_on(c, signers[i].name, 0, &sid);
+		if (err)
+			fprintf(stderr, "FAIL session on %s: %d %s\n",
+				signers[i].name, err, cc_conn_last_error(c));
+		CHECK(err == 0);
+		if (err)
+			continue;
+		err = cc_pk_sign(c, sid, &pp, in, n, sig, &sl);
+		CHECK(err == 0);
+		int ok = !err && ossl_verifies(c, signers[i].name,
+					       signers[i].pss, in, n, sig, sl);
+		if (!ok)
+			fprintf(stderr, "FAIL: %s: sign %d, OpenSSL verify\n",
+				signers[i].name, err);
+		CHECK(ok);
+		/* usage sign alone: the session does not verify */
+		int v = cc_pk_verify(c, sid, &pp, in, n, sig, sl);
+		CHECK(strcmp(signers[i].name, "u-sign") ? v == 0
+							: v == CC_ERR_POLICY);
+		CHECK(cc_session_destroy(c, sid) == 0);
+	}
+
+	/* X25519: the daemon's secret is OpenSSL's */
+	uint32_t sid;
+	uint8_t pub[128], ppub[64], s1[64], s2[64];
+	size_t pl = sizeof(ppub), l1 = sizeof(s1), l2 = sizeof(s2);
+	EVP_PKEY *peer = EVP_PKEY_Q_keygen(NULL, NULL, "X25519");
+	CHECK(peer && EVP_PKEY_get_raw_public_key(peer, ppub, &pl) == 1);
+	CHECK(session_on(c, "gen-x25519", 0, &sid) == 0);
+	CHECK(cc_pk_derive(c, sid, ppub, pl, s1, &l1) == 0);
+	int n = cc_key_pub(c, "gen-x25519", 0, pub, sizeof(pub));
+	const uint8_t *p = pub;
+	EVP_PKEY *ours = n > 0 ? d2i_PUBKEY(NULL, &p, n) : NULL;
+	EVP_PKEY_CTX *x = peer ? EVP_PKEY_CTX_new(peer, NULL) : NULL;
+	CHECK(x && ours && EVP_PKEY_derive_init(x) == 1 &&
+	      EVP_PKEY_derive_set_peer(x, ours) == 1 &&
+	      EVP_PKEY_derive(x, s2, &l2) == 1);
+	CHECK(l1 == 32 && l2 == 32 && !memcmp(s1, s2, 32));
+	EVP_PKEY_CTX_free(x);
+	EVP_PKEY_free(ours);
+	EVP_PKEY_free(peer);
+	CHECK(cc_session_destroy(c, sid) == 0);
+
+	/* decrypt-only RSA and derive-only EC sessions do not sign */
+	static const char *const nosign[] = { "u-dec", "u-derive" };
+	for (int i = 0; i < 2; i++) {
+		struct cc_pk_params pp = { .md = CC_PK_MD_SHA256 };
+		size_t sl = sizeof(sig);
+		CHECK(session_on(c, nosign[i], 0, &sid) == 0);
+		CHECK(cc_pk_sign(c, sid, &pp, dg, 32, sig, &sl) ==
+		      CC_ERR_POLICY);
+		CHECK(cc_session_destroy(c, sid) == 0);
+	}
+	explicit_bzero(s1, sizeof(s1));
+	explicit_bzero(s2, sizeof(s2));
+}
+
 /* As nobody: pub, use and show of a key it may not use look like no
  * key; of one it may, pub works. */
 static void test_other_uid(struct fx_daemon *d, struct cc_conn *c)
@@ -584,6 +707,7 @@ int main(void)
 	CHECK(err == 0);
 	CHECK(cc_connect(d.sock, "key-pairs", &c) == 0);
 	pubs_same(c);
+	test_sessions(c);
 	test_other_uid(&d, c);
 	test_files_sealed();
 	test_delete_wipes(&d, c);
