@@ -11,13 +11,19 @@
 #include <cryptod/ring_abi.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 static int enabled;
+static void gen_stop(void);
 
 int keyreq_enabled(void)
 {
@@ -105,6 +111,7 @@ out:
 
 void keyreq_stop(void)
 {
+	gen_stop();
 	nk_fini();
 	enabled = 0;
 }
@@ -154,6 +161,9 @@ static const char *errmsg(int err)
 		return "not a key wrapped (RFC 5649) under that wrapping key";
 	case -ENODEV:
 		return "named keys are off (keys.kek is not set)";
+	case -EBUSY:
+		return "another key pair is being generated: try again in a "
+		       "moment";
 	default:
 		return strerror(-err);
 	}
@@ -423,6 +433,152 @@ static int unwrap(const Cryptod__KeyRequest *m, uint8_t **out, char *why,
 			  m->wrapped.len, *out, KW_MAX_INPUT);
 }
 
+/*
+ * Key pairs are generated off the control thread: RSA-4096 takes seconds,
+ * and every client's control requests would wait that long. One job at
+ * a time (another create or rotate meanwhile gets -EBUSY): a thread makes
+ * the DER into locked memory and writes a byte to a pipe, on which the
+ * control loop finishes the request (the registry, the reply) in
+ * gen_done(). The thread touches only gen.s.alg, gen.s.key_len, gen.der,
+ * gen.n and gen.why; pthread_join() orders its writes before the
+ * control thread's reads.
+ */
+static struct {
+	int busy; /* a job is out; the fields below are its */
+	pthread_t thr;
+	int fds[2]; /* the pipe: the thread writes, the control loop reads */
+	uint32_t client, seq;
+	uid_t uid;
+	int rotate;
+	char name[KF_NAME_MAX + 1];
+	struct nk_spec s; /* s.name = name, s.uids = uids, s.gids = gids */
+	uint32_t uids[KF_MAX_IDS], gids[KF_MAX_IDS];
+	uint8_t *der; /* KF_PKEY_MAX bytes, ks_map()ped */
+	int n;	      /* pk_generate()'s answer */
+	char why[200];
+} gen = { .fds = { -1, -1 } };
+
+static void *gen_run(void *arg)
+{
+	char b = 1;
+
+	(void)arg;
+	gen.n = pk_generate(gen.s.alg, gen.der, gen.s.key_len, gen.why,
+			    sizeof(gen.why));
+	while (write(gen.fds[1], &b, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static struct client *client_by_id(uint32_t id)
+{
+	for (struct client *c = client_first(); c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* The job is done: into the registry, then the answer, if the client
+ * is still there (if not, the change stands, like any request whose
+ * reply was lost). */
+static void gen_done(evutil_socket_t fd, short what, void *arg)
+{
+	char b;
+
+	(void)what;
+	(void)arg;
+	while (read(fd, &b, 1) < 0 && errno == EINTR)
+		;
+	pthread_join(gen.thr, NULL);
+	int err = gen.n < 0 ? gen.n : 0, ver = 1;
+	if (!err && gen.rotate)
+		err = ver = nk_rotate_to(gen.name, gen.der, (size_t)gen.n);
+	else if (!err)
+		err = nk_import(&gen.s, gen.der, (size_t)gen.n);
+	ks_unmap(gen.der, KF_PKEY_MAX);
+	gen.der = NULL;
+	gen.busy = 0;
+	if (err >= 0)
+		log_info("keys: %s (%s) %s by uid %u", gen.name,
+			 crd_alg_name(gen.s.alg),
+			 gen.rotate ? "rotated to a new pair" : "created",
+			 (unsigned)gen.uid);
+	struct client *c = client_by_id(gen.client);
+	if (!c)
+		return;
+	/* A send that fails closes nothing here: the client's next read
+	 * does. */
+	if (err < 0)
+		(void)send_error(c, gen.seq, err,
+				 gen.why[0] ? gen.why : errmsg(err));
+	else
+		(void)reply_one(c, gen.seq, gen.name, (uint32_t)ver);
+}
+
+/* Hand a pair's generation for s (create) or for the key name (rotate)
+ * to the thread: 0 (gen_done() answers) or -errno. */
+static int gen_start(struct client *c, uint32_t seq, const struct nk_spec *s,
+		     int rotate)
+{
+	sigset_t all, old;
+
+	if (gen.busy)
+		return -EBUSY;
+	if (s->nuids > KF_MAX_IDS || s->ngids > KF_MAX_IDS ||
+	    (s->nuids && !s->uids) || (s->ngids && !s->gids))
+		return -EINVAL;
+	if (gen.fds[0] < 0 && pipe2(gen.fds, O_CLOEXEC) < 0)
+		return -errno;
+	gen.der = ks_map(KF_PKEY_MAX);
+	if (!gen.der)
+		return -ENOMEM;
+	gen.s = *s;
+	snprintf(gen.name, sizeof(gen.name), "%s", s->name);
+	gen.s.name = gen.name;
+	if (s->nuids)
+		memcpy(gen.uids, s->uids, sizeof(uint32_t) * s->nuids);
+	if (s->ngids)
+		memcpy(gen.gids, s->gids, sizeof(uint32_t) * s->ngids);
+	gen.s.uids = gen.uids;
+	gen.s.gids = gen.gids;
+	gen.client = c->id;
+	gen.seq = seq;
+	gen.uid = c->uid;
+	gen.rotate = rotate;
+	gen.why[0] = '\0';
+	/* The thread takes no signals: the daemon's are the loop's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(&gen.thr, NULL, gen_run, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		ks_unmap(gen.der, KF_PKEY_MAX);
+		gen.der = NULL;
+		return -err;
+	}
+	gen.busy = 1;
+	/* Freed with the base if the daemon stops first (keyreq_stop()
+	 * joins the thread). Without it, finish here, waiting. */
+	if (event_base_once(event_get_base(c->ev), gen.fds[0], EV_READ,
+			    gen_done, NULL, NULL))
+		gen_done(gen.fds[0], EV_READ, NULL);
+	return 0;
+}
+
+static void gen_stop(void)
+{
+	if (gen.busy)
+		pthread_join(gen.thr, NULL);
+	gen.busy = 0;
+	ks_unmap(gen.der, KF_PKEY_MAX);
+	gen.der = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (gen.fds[i] >= 0)
+			close(gen.fds[i]);
+		gen.fds[i] = -1;
+	}
+}
+
 static const char *enter_verb(const Cryptod__KeyRequest *m)
 {
 	return m->op == CRYPTOD__KEY_OP__KEY_CREATE   ? "created"
@@ -450,9 +606,23 @@ static int pkey_enter(struct client *c, uint32_t seq,
 	if (!der)
 		return send_error(c, seq, -ENOMEM, "out of locked memory");
 	if (m->op == CRYPTOD__KEY_OP__KEY_CREATE) {
-		n = pk_generate(s.alg, der, pk_slot_len(s.alg), why,
-				sizeof(why));
-	} else if (m->op == CRYPTOD__KEY_OP__KEY_IMPORT) {
+		/* Every check that needs no key now, the pair in gen_run() */
+		struct nk_info in;
+		int err = 0;
+		ks_unmap(der, KF_PKEY_MAX);
+		if (!s.usage)
+			s.usage = pk_usage_allowed(s.alg);
+		s.key_len = (uint16_t)pk_slot_len(s.alg);
+		if (s.name && !nk_info(s.name, &in))
+			err = -EEXIST;
+		if (!err)
+			err = key_check(&s, 0, 0, why, sizeof(why));
+		if (!err)
+			err = gen_start(c, seq, &s, 0);
+		return err ? send_error(c, seq, err, why[0] ? why : errmsg(err))
+			   : 0;
+	}
+	if (m->op == CRYPTOD__KEY_OP__KEY_IMPORT) {
 		n = pk_import(m->key.data, m->key.len, m->passphrase.data,
 			      m->passphrase.len, &s.alg, der, KF_PKEY_MAX, why,
 			      sizeof(why));
@@ -544,12 +714,13 @@ static int key_rotate(struct client *c, uint32_t seq, const char *name)
 		err = key_check(&s, in.key_len, in.key_len, why, sizeof(why));
 	}
 	if (!err && crd_alg_pkey(in.alg)) {
-		uint8_t *der = ks_map(KF_PKEY_MAX);
-		int n = der ? pk_generate(in.alg, der, in.key_len, why,
-					  sizeof(why))
-			    : -ENOMEM;
-		err = n < 0 ? n : nk_rotate_to(name, der, (size_t)n);
-		ks_unmap(der, KF_PKEY_MAX);
+		struct nk_spec s = { .name = in.name,
+				     .alg = in.alg,
+				     .key_len = in.key_len,
+				     .usage = in.usage };
+		err = gen_start(c, seq, &s, 1); /* gen_done() answers */
+		if (!err)
+			return 0;
 	} else if (!err) {
 		err = nk_rotate(name);
 	}

@@ -16,12 +16,14 @@
  * deleted pair's secret is gone from the daemon's memory. Sessions on
  * named pairs: the daemon's signatures verify in-process under `key
  * pub`'s key, X25519 derives OpenSSL's secret, usage bounds the ops.
+ * Generation runs off the control thread (others are answered meanwhile).
  */
 #include "named_keys.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,6 +563,66 @@ static void test_sessions(struct cc_conn *c)
 	explicit_bzero(s2, sizeof(s2));
 }
 
+/* A create of an RSA-4096 pair on its own connection, timed. */
+struct slow_create {
+	const char *sock;
+	int err;
+	uint64_t ms;
+	_Atomic int done;
+};
+
+static void *slow_create_run(void *arg)
+{
+	struct slow_create *sc = arg;
+	struct cc_conn *c;
+	uint64_t t0 = fx_now_ms();
+	sc->err = cc_connect(sc->sock, "slow-create", &c);
+	if (!sc->err) {
+		struct cc_key_spec s =
+			pspec("slow", CC_ALG_RSA_4096, 0, 0, &me);
+		sc->err = cc_key_create(c, &s, NULL);
+		cc_disconnect(c);
+	}
+	sc->ms = fx_now_ms() - t0;
+	sc->done = 1;
+	return NULL;
+}
+
+/*
+ * The pair is made off the control thread: while an RSA-4096 pair is
+ * generated (seconds), another client's request is answered at once,
+ * and another generation is refused (-EBUSY) rather than queued.
+ */
+static void test_generation_async(struct fx_daemon *d, struct cc_conn *c)
+{
+	struct slow_create sc = { .sock = d->sock };
+	pthread_t t;
+	struct cc_key_info in;
+	CHECK(pthread_create(&t, NULL, slow_create_run, &sc) == 0);
+	usleep(100 * 1000);
+	uint64_t t0 = fx_now_ms();
+	CHECK(cc_key_show(c, "gen-ed25519", &in) == 0);
+	uint64_t show_ms = fx_now_ms() - t0;
+	int pending = !sc.done;
+	struct cc_key_spec s = pspec("second", CC_ALG_ED25519, 0, 0, &me);
+	int busy = cc_key_create(c, &s, NULL);
+	int still = !sc.done;
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(sc.err == 0);
+	printf("rsa-4096 create: %llu ms; a show meanwhile: %llu ms\n",
+	       (unsigned long long)sc.ms, (unsigned long long)show_ms);
+	/* Blocked, the show would have waited for the rest of it. */
+	if (sc.ms > 400)
+		CHECK(show_ms < sc.ms / 2);
+	if (pending && still)
+		CHECK(busy == -EBUSY &&
+		      strstr(cc_conn_last_error(c), "being generated"));
+	CHECK(cc_key_show(c, "slow", &in) == 0 && in.alg == CC_ALG_RSA_4096);
+	CHECK(cc_key_delete(c, "slow") == 0);
+	if (!busy)
+		CHECK(cc_key_delete(c, "second") == 0);
+}
+
 /* As nobody: pub, use and show of a key it may not use look like no
  * key; of one it may, pub works. */
 static void test_other_uid(struct fx_daemon *d, struct cc_conn *c)
@@ -708,6 +770,7 @@ int main(void)
 	CHECK(cc_connect(d.sock, "key-pairs", &c) == 0);
 	pubs_same(c);
 	test_sessions(c);
+	test_generation_async(&d, c);
 	test_other_uid(&d, c);
 	test_files_sealed();
 	test_delete_wipes(&d, c);
