@@ -20,5 +20,9 @@ int cmd_clients(struct cli *cli, int argc, char **argv);
 int cmd_sessions(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_key(struct cli *cli, int argc, char **argv);
+/* key pairs' ops (cmd_pkey.c) */
+int cmd_sign(struct cli *cli, int argc, char **argv);
+int cmd_verify(struct cli *cli, int argc, char **argv);
+int cmd_derive(struct cli *cli, int argc, char **argv);
 
 #endif /* CRYPTOCTL_COMMANDS_H */

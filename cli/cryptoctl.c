@@ -45,6 +45,11 @@ static const char usage_main[] =
 	"  digest     SHA-1 or SHA-2 digest of the input, in hex (streams)\n"
 	"  mac        HMAC-SHA-1/2 or AES-CMAC of the input, in hex, or\n"
 	"             --verify it (streams)\n"
+	"  sign       sign the input with a key pair (RSA, ECDSA: its\n"
+	"             digest; Ed25519, Ed448), as openssl pkeyutl -sign\n"
+	"  verify     verify a signature of the input (exit 3: it does not)\n"
+	"  derive     the secret shared with a peer's public key (ECDH,\n"
+	"             X25519, X448)\n"
 	"  key        named keys held by the daemon, used by name, never\n"
 	"             seen by clients: create, import, list, show, rotate,\n"
 	"             wrap, unwrap, delete (--json)\n"
@@ -301,7 +306,8 @@ static const struct cli_cmd {
 	{ "decrypt", cmd_decrypt },  { "digest", cmd_digest },
 	{ "mac", cmd_mac },	     { "ping", cmd_ping },
 	{ "version", cmd_version },  { "help", cmd_help },
-	{ "key", cmd_key },
+	{ "key", cmd_key },	     { "sign", cmd_sign },
+	{ "verify", cmd_verify },    { "derive", cmd_derive },
 };
 
 static const struct cli_cmd *find_cmd(const char *name)
@@ -403,11 +409,13 @@ int main(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 
-	/* encrypt, decrypt, digest and mac say themselves when they need
-	 * stdout (digest --verify does not); every other command prints. */
+	/* encrypt, decrypt, digest, mac, sign, verify and derive say
+	 * themselves when they need stdout (digest --verify, verify and -o
+	 * do not); every other command prints. */
 	if ((cli_closed_fds & 2) && cmd->run != cmd_encrypt &&
 	    cmd->run != cmd_decrypt && cmd->run != cmd_digest &&
-	    cmd->run != cmd_mac) {
+	    cmd->run != cmd_mac && cmd->run != cmd_sign &&
+	    cmd->run != cmd_verify && cmd->run != cmd_derive) {
 		cli_err("%s: stdout is closed: nowhere to print to", cmd->name);
 		return CLI_EXIT_FAIL;
 	}

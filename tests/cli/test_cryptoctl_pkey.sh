@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# cryptoctl sign, verify and derive (docs/asymmetric.md) against openssl:
+# keys made by 'openssl genpkey' and read from PEM and DER files; the
+# daemon's signatures checked by 'openssl dgst -verify' and 'openssl
+# pkeyutl -verify', openssl's checked by 'cryptoctl verify' (exit 0; a
+# flipped bit exit 3); derives equal to 'openssl pkeyutl -derive'; and
+# the refusals (a key of another algorithm, no key, a public key signing).
+#
+#   test_cryptoctl_pkey.sh CRYPTOD CRYPTOCTL   (cryptoctl_lib.sh)
+set -u
+. "$(dirname "$0")/cryptoctl_lib.sh"
+
+head -c 5000 /dev/urandom >"$tmp/msg"
+gen() { openssl genpkey "$@" 2>/dev/null; }
+gen -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$tmp/rsa.pem"
+gen -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/ec.pem"
+gen -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$tmp/ec384.pem"
+gen -algorithm ED25519 -out "$tmp/ed.pem"
+gen -algorithm X25519 -out "$tmp/x.pem"
+gen -algorithm X25519 -out "$tmp/x2.pem"
+for k in rsa ec ec384 ed x x2; do
+	openssl pkey -in "$tmp/$k.pem" -pubout -out "$tmp/$k.pub" 2>/dev/null
+done
+openssl pkey -in "$tmp/rsa.pem" -outform DER -out "$tmp/rsa.der" 2>/dev/null
+
+# ---------------------------------------------------------------------------
+section "sign: openssl verifies the daemon's signatures"
+for d in sha256 sha384 sha512; do
+	ctl sign --key-file "$tmp/rsa.pem" -d "$d" --in "$tmp/msg" -o "$tmp/sig"
+	check "rsa-2048 PKCS#1 v1.5 $d: openssl dgst -verify" sh -c \
+		"[ $rc -eq 0 ] && openssl dgst -$d -verify '$tmp/rsa.pub' -signature '$tmp/sig' '$tmp/msg' >/dev/null"
+done
+ctl sign --key-file "$tmp/rsa.der" --pss --in "$tmp/msg" -o "$tmp/sig"
+check "rsa-2048 PSS sha256 (a DER key file): openssl dgst -verify" sh -c \
+	"[ $rc -eq 0 ] && openssl dgst -sha256 -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:digest -verify '$tmp/rsa.pub' -signature '$tmp/sig' '$tmp/msg' >/dev/null"
+ctl sign --key-file "$tmp/rsa.pem" --pss --saltlen max --in "$tmp/msg" -o "$tmp/sig"
+check "rsa-2048 PSS, salt max: openssl verifies (salt auto)" sh -c \
+	"[ $rc -eq 0 ] && openssl dgst -sha256 -sigopt rsa_padding_mode:pss -sigopt rsa_pss_saltlen:auto -verify '$tmp/rsa.pub' -signature '$tmp/sig' '$tmp/msg' >/dev/null"
+ctl sign --key-file "$tmp/ec.pem" <"$tmp/msg"
+cp "$out" "$tmp/sig"
+check "ec-p256 from stdin to stdout: openssl dgst -verify" sh -c \
+	"[ $rc -eq 0 ] && openssl dgst -sha256 -verify '$tmp/ec.pub' -signature '$tmp/sig' '$tmp/msg' >/dev/null"
+openssl dgst -sha384 -binary "$tmp/msg" >"$tmp/dg"
+ctl sign --key-file "$tmp/ec384.pem" -d sha384 --prehashed --in "$tmp/dg" -o "$tmp/sig"
+check "ec-p384 --prehashed: openssl pkeyutl -verify" sh -c \
+	"[ $rc -eq 0 ] && openssl pkeyutl -verify -pubin -inkey '$tmp/ec384.pub' -in '$tmp/dg' -sigfile '$tmp/sig' >/dev/null"
+ctl sign --key-file "$tmp/ed.pem" --in "$tmp/msg" -o "$tmp/sig"
+openssl pkeyutl -sign -rawin -inkey "$tmp/ed.pem" -in "$tmp/msg" -out "$tmp/sig.ossl" 2>/dev/null
+check "ed25519: openssl's very bytes (deterministic)" cmp -s "$tmp/sig" "$tmp/sig.ossl"
+
+section "verify: the daemon checks openssl's signatures"
+openssl dgst -sha256 -sign "$tmp/rsa.pem" -out "$tmp/sig" "$tmp/msg"
+ctl verify --key-file "$tmp/rsa.pub" --sig "$tmp/sig" --in "$tmp/msg"
+check "rsa-2048 (a public key file): exit 0" test "$rc" -eq 0 -a ! -s "$out"
+cp "$tmp/sig" "$tmp/ct"
+flip 10
+mv "$tmp/bad" "$tmp/sig.bad"
+ctl verify --key-file "$tmp/rsa.pub" --sig "$tmp/sig.bad" --in "$tmp/msg"
+check "  ... a changed byte: exit 3" test "$rc" -eq 3
+openssl dgst -sha512 -sign "$tmp/ec.pem" -out "$tmp/sig" "$tmp/msg"
+ctl verify --key-file "$tmp/ec.pem" -d sha512 --sig "$tmp/sig" --in "$tmp/msg"
+check "ec-p256 sha512 (the private key file): exit 0" test "$rc" -eq 0
+ctl verify --key-file "$tmp/ec.pem" -d sha256 --sig "$tmp/sig" --in "$tmp/msg"
+check "  ... with another digest: exit 3" test "$rc" -eq 3
+ctl verify --key-file "$tmp/ed.pub" --sig "$tmp/sig.ossl" --in "$tmp/msg"
+check "ed25519: exit 0" test "$rc" -eq 0
+
+section "derive: as openssl pkeyutl -derive"
+for k in x ec; do
+	p=x2
+	[ "$k" = ec ] && { gen -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$tmp/ec2.pem"; openssl pkey -in "$tmp/ec2.pem" -pubout -out "$tmp/ec2.pub" 2>/dev/null; p=ec2; }
+	ctl derive --key-file "$tmp/$k.pem" --peer "$tmp/$p.pub" -o "$tmp/z"
+	openssl pkeyutl -derive -inkey "$tmp/$p.pem" -peerkey "$tmp/$k.pub" -out "$tmp/z.ossl" 2>/dev/null
+	check "$k: the secret openssl derives the other way" sh -c \
+		"[ $rc -eq 0 ] && cmp -s '$tmp/z' '$tmp/z.ossl'"
+done
+head -c 32 /dev/zero >"$tmp/zero"
+ctl derive --key-file "$tmp/x.pem" --peer "$tmp/zero"
+check "x25519 and a zero point (raw bytes): refused, nothing written" \
+	test "$rc" -ne 0 -a ! -s "$out"
+
+section "refusals"
+expect_usage sign --in "$tmp/msg"
+expect_usage sign --key-file "$tmp/rsa.pem" -a ec-p256 --in "$tmp/msg"
+expect_usage sign -k somekey --in "$tmp/msg"
+expect_usage sign --key-file "$tmp/rsa.pem" -d md5 --in "$tmp/msg"
+expect_usage verify --key-file "$tmp/rsa.pem" --in "$tmp/msg"
+expect_usage derive --key-file "$tmp/x.pem"
+expect_usage sign --key-file "$tmp/msg" --in "$tmp/msg"
+ctl sign --key-file "$tmp/rsa.pub" --in "$tmp/msg"
+check "a public key does not sign: exit 1, nothing written" \
+	sh -c "[ $rc -eq 1 ] && [ ! -s '$out' ] && grep -q 'policy' '$err'"
+ctl sign --key-file "$tmp/x.pem" --in "$tmp/msg"
+check "x25519 does not sign: refused" test "$rc" -ne 0 -a ! -s "$out"
+ctl sign --help
+check "sign --help: the usage" grep -q -- '--key-file' "$out"
+
+finish test_cryptoctl_pkey
