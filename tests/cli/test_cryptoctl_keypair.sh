@@ -93,6 +93,27 @@ assert k["sym"]["key_bits"] == 256 and "key_pair" not in k["sym"]
 assert k["g-ed448"]["key_pair"] == "ED448"
 assert k["i-enc"]["usage"] == ["sign"]
 PY
+# ---------------------------------------------------------------------------
+section "a named pair signs in the daemon; openssl verifies with key pub"
+head -c 1000 /dev/urandom >"$tmp/msg"
+for k in g-ec-p256:ec-p256 i-ec.pem:ec-p384 g-ed25519:ed25519 g-rsa-2048:rsa-2048; do
+	n=${k%%:*} a=${k#*:}
+	"$CTL" key pub "$n" -o "$tmp/$n.pub" >/dev/null 2>&1
+	ctl sign -k "$n" -a "$a" --in "$tmp/msg" -o "$tmp/$n.sig"
+	if [ "$a" = ed25519 ]; then
+		v="openssl pkeyutl -verify -pubin -inkey $tmp/$n.pub -rawin -in $tmp/msg -sigfile $tmp/$n.sig"
+	else
+		v="openssl dgst -sha256 -verify $tmp/$n.pub -signature $tmp/$n.sig $tmp/msg"
+	fi
+	check "sign -k $n: exit 0, openssl verifies it under key pub's key" \
+		eval '[ "$rc" -eq 0 ] && $v >/dev/null'
+done
+ctl sign -k i-enc -a ec-p384 --in "$tmp/msg" -o "$tmp/enc.sig"
+check "sign with the sign-only i-enc: exit 0" test "$rc" -eq 0
+ctl key create derive-only --alg ec-p256 --usage derive
+ctl sign -k derive-only -a ec-p256 --in "$tmp/msg" -o "$tmp/x.sig"
+check "sign with a derive-only key: exit 1" test "$rc" -eq 1
+
 ctl key --help
 check "--help: pub, --in, --passphrase-file" \
 	eval 'grep -q "cryptoctl key pub NAME" "$out" && grep -q -- "--passphrase-file" "$out"'
