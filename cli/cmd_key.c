@@ -3,7 +3,9 @@
  * cryptoctl key: named keys, held by the daemon and used by name
  * (docs/keys.md). Nothing here ever prints a named key's bytes: they
  * never reach cryptoctl. Key material cryptoctl sends (import, a
- * wrapping key) is read from files in hex and wiped after use.
+ * wrapping key) is read from files in hex and wiped after use; a key
+ * pair's private key (import --in) as the file holds it, PEM or DER,
+ * which the daemon parses, wiped after use like its passphrase.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,8 @@
 static const char usage_key[] =
 	"Usage: cryptoctl key create NAME --alg ALG [--bits N] [SPEC]\n"
 	"       cryptoctl key import NAME --alg ALG --key-file FILE [SPEC]\n"
+	"       cryptoctl key import NAME [--alg ALG] --in FILE\n"
+	"                            [--passphrase-file FILE] [SPEC]\n"
 	"       cryptoctl key unwrap NAME --alg ALG --wrapping-key-file FILE\n"
 	"                            --wrapped-file FILE [SPEC]\n"
 	"       cryptoctl key list [--json | --wide [--exact] | --names]\n"
@@ -33,6 +37,7 @@ static const char usage_key[] =
 	"       cryptoctl key wrap NAME --wrapping-key-file FILE [--version N]\n"
 	"                          [--json]\n"
 	"       cryptoctl key delete NAME\n"
+	"       cryptoctl key pub NAME [--version N] [-o FILE]\n"
 	"\n"
 	"Named keys live only in cryptod: clients use them by name\n"
 	"(cc_session_params.key_name) and never see their bytes. create makes\n"
@@ -43,14 +48,26 @@ static const char usage_key[] =
 	"versions stay usable by number (up to 16). list and show print a\n"
 	"key's facts and counters, never its bytes.\n"
 	"\n"
+	"Key pairs (--alg rsa-2048, rsa-3072, rsa-4096, ec-p256, ec-p384,\n"
+	"ec-p521, ed25519, ed448, x25519, x448): create makes the pair in\n"
+	"the daemon; import --in takes a private key as openssl writes it\n"
+	"(PEM or DER: PKCS#8, encrypted PKCS#8 with --passphrase-file, or\n"
+	"the traditional RSA and EC forms; --alg, when given, must match\n"
+	"it); pub prints the public key (PEM), for anyone on the key's ACL;\n"
+	"rotate makes a new pair; wrap exports an exportable pair's PKCS#8.\n"
+	"\n"
 	"Access: create, import, unwrap, rotate, wrap and delete need root or\n"
 	"the daemon's user. Using a key needs your uid, gid or a group of\n"
 	"yours on its ACL; list and show give the keys you may use.\n"
 	"\n"
 	"SPEC:\n"
 	"  --usage LIST       comma list of encrypt, decrypt, mac-generate,\n"
-	"                     mac-verify (default: encrypt,decrypt; MAC\n"
-	"                     algorithms mac-generate,mac-verify)\n"
+	"                     mac-verify, sign, verify, derive (default:\n"
+	"                     encrypt,decrypt; MAC algorithms\n"
+	"                     mac-generate,mac-verify; a key pair all its\n"
+	"                     algorithm allows: RSA sign,verify,encrypt,\n"
+	"                     decrypt, EC sign,verify,derive, EdDSA\n"
+	"                     sign,verify, X25519/X448 derive)\n"
 	"  --uid USER         may use the key (repeat; name or number)\n"
 	"  --gid GROUP        members may use the key (repeat; name or\n"
 	"                     number)\n"
@@ -58,13 +75,19 @@ static const char usage_key[] =
 	"  --exportable       wrap may export it (default: never)\n"
 	"Options:\n"
 	"  --alg ALG          as encrypt -a takes it: aes-gcm, aes-256-gcm\n"
-	"                     (the size in the name is --bits), gcm(aes)\n"
+	"                     (the size in the name is --bits), gcm(aes);\n"
+	"                     or a key pair's: rsa-2048 ... x448\n"
 	"  --bits N           create: key size (default 256, or the name's);\n"
 	"                     import, unwrap: refuse a key of another size\n"
+	"                     (not for key pairs: their --alg says it)\n"
 	"  --key-file FILE    import: the key in hex (/dev/fd/N)\n"
+	"  --in FILE          import: a key pair's private key, PEM or DER\n"
+	"  --passphrase-file FILE  import --in: an encrypted key's\n"
+	"                     passphrase (the first line)\n"
+	"  -o, --out FILE     pub: write the PEM there (default: stdout)\n"
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
-	"  --version N        wrap: that version (default: the newest)\n"
+	"  --version N        wrap, pub: that version (default: the newest)\n"
 	"      --names        list: the names alone, one a line (scripts,\n"
 	"                     shell completion)\n"
 	"      --wide         list: whole names and ACLs (else cut to 20\n"
@@ -72,7 +95,9 @@ static const char usage_key[] =
 	"      --exact        list: BYTES as an exact integer (else\n"
 	"                     1024-based units: 850, 3.5K, 16.6G)\n"
 	"  -j, --json         list, show, create, import, unwrap, rotate:\n"
-	"                     {\"keys\": [{name, alg, key_bits, usage,\n"
+	"                     {\"keys\": [{name, alg, key_bits (null for a\n"
+	"                     key pair, which has key_pair: \"RSA:2048\",\n"
+	"                     \"EC:P-256\", \"ED25519\"...), usage,\n"
 	"                     exportable, uids, gids, user_names,\n"
 	"                     group_names (null: no name), versions, created,\n"
 	"                     ops, bytes, last_use}]}; wrap: {name, version\n"
@@ -81,8 +106,14 @@ static const char usage_key[] =
 	"  -h, --help         this text\n"
 	"wrap prints the wrapped key in hex on stdout.\n";
 
-static const char *const usage_names[] = { "encrypt", "decrypt", "mac-generate",
-					   "mac-verify" };
+/* Bit i of the usage is usage_names[i] (CC_KEY_*). */
+static const char *const usage_names[] = { "encrypt",	   "decrypt",
+					   "mac-generate", "mac-verify",
+					   "sign",	   "verify",
+					   "derive" };
+enum { N_USAGE = sizeof(usage_names) / sizeof(usage_names[0]) };
+_Static_assert(CC_KEY_SIGN == 1u << 4 && CC_KEY_DERIVE == 1u << 6,
+	       "usage_names follows the bits");
 
 enum {
 	OPT_ALG = 256,
@@ -96,6 +127,8 @@ enum {
 	OPT_WRAPPED_FILE,
 	OPT_VERSION,
 	OPT_NAMES,
+	OPT_IN,
+	OPT_PASS_FILE,
 };
 
 struct key_args {
@@ -107,6 +140,7 @@ struct key_args {
 	unsigned alg_bits; /* the key bits --alg's name says (0: none) */
 	const char *alg_arg;
 	const char *key_file, *wkey_file, *wrapped_file;
+	const char *in, *pass_file, *out;
 };
 
 static int parse_usage(const char *s, unsigned *out)
@@ -117,9 +151,9 @@ static int parse_usage(const char *s, unsigned *out)
 	for (char *save, *t = strtok_r(buf, ",", &save); t;
 	     t = strtok_r(NULL, ",", &save)) {
 		unsigned i;
-		for (i = 0; i < 4 && strcmp(t, usage_names[i]); i++)
+		for (i = 0; i < N_USAGE && strcmp(t, usage_names[i]); i++)
 			;
-		if (i == 4)
+		if (i == N_USAGE)
 			return -EINVAL;
 		*out |= 1u << i;
 	}
@@ -178,6 +212,9 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 		{ "wide", no_argument, NULL, 'W' },
 		{ "exact", no_argument, NULL, 'X' },
 		{ "names", no_argument, NULL, OPT_NAMES },
+		{ "in", required_argument, NULL, OPT_IN },
+		{ "passphrase-file", required_argument, NULL, OPT_PASS_FILE },
+		{ "out", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t id;
@@ -185,7 +222,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 
 	a->bits = 256;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "hs:j", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hs:jo:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(usage_key, stdout);
@@ -204,6 +241,15 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 			break;
 		case OPT_NAMES:
 			a->names = 1;
+			break;
+		case OPT_IN:
+			a->in = optarg;
+			break;
+		case OPT_PASS_FILE:
+			a->pass_file = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
 			break;
 		case OPT_ALG: {
 			enum cc_alg alg;
@@ -235,7 +281,7 @@ static int parse(struct cli *cli, struct key_args *a, int argc, char **argv)
 					"key",
 					"--usage %s: want a comma list of "
 					"encrypt, decrypt, mac-generate, "
-					"mac-verify",
+					"mac-verify, sign, verify, derive",
 					optarg);
 			a->have_usage = 1;
 			break;
@@ -321,8 +367,15 @@ static void print_json(const struct cc_key_info *v, unsigned n)
 		json_str(k->name);
 		fputs(", \"alg\": ", stdout);
 		json_str(alg ? alg : "?");
-		printf(", \"key_bits\": %u, \"usage\": [", 8 * k->key_len);
-		for (unsigned b = 0, f = 0; b < 4; b++)
+		if (crd_alg_pkey(k->alg)) {
+			fputs(", \"key_bits\": null, \"key_pair\": ", stdout);
+			json_str(crd_alg_ossl_stem(k->alg));
+			fputs(", \"usage\": [", stdout);
+		} else {
+			printf(", \"key_bits\": %u, \"usage\": [",
+			       8 * k->key_len);
+		}
+		for (unsigned b = 0, f = 0; b < N_USAGE; b++)
 			if (k->usage >> b & 1)
 				printf("%s\"%s\"", f++ ? ", " : "",
 				       usage_names[b]);
@@ -363,7 +416,7 @@ static void fmt_usage(char *buf, size_t len, unsigned usage)
 {
 	size_t o = 0;
 	buf[0] = '\0';
-	for (unsigned b = 0; b < 4 && o < len; b++)
+	for (unsigned b = 0; b < N_USAGE && o < len; b++)
 		if (usage >> b & 1)
 			o += (size_t)snprintf(buf + o, len - o, "%s%s",
 					      o ? "," : "", usage_names[b]);
@@ -403,7 +456,10 @@ static int print_table(const struct cc_key_info *v, unsigned n)
 		const char *alg = cc_alg_name(k->alg);
 		tbl_text(&t, i, 0, k->name);
 		tbl_text(&t, i, 1, alg ? alg : "?");
-		tbl_u64(&t, i, 2, 8 * k->key_len);
+		if (crd_alg_pkey(k->alg)) /* its ALG says its size */
+			tbl_text(&t, i, 2, "-");
+		else
+			tbl_u64(&t, i, 2, 8 * k->key_len);
 		tbl_u64(&t, i, 3,
 			k->nversions ? k->versions[k->nversions - 1] : 0);
 		fmt_usage(tbl_cell(&t, i, 4), TBL_CELL, k->usage);
@@ -441,13 +497,21 @@ static int print_keys(const struct key_args *a, const struct cc_key_info *v,
 	return print_table(v, n);
 }
 
+/* A usage error inside run(): reported, then 1 (CLI_EXIT_USAGE). */
+#define KEY_USAGE(...) ((void)cli_usage_err("key", __VA_ARGS__), 1)
+
 /* Default usage (by the algorithm's kind) and ACL, and the size: for
  * create the size to make; for import and unwrap the size the key must
  * have when --bits says one, else 0 (the key's own). */
 static void spec_defaults(struct key_args *a, int create)
 {
 	a->spec.name = a->name;
-	if (!a->have_usage) {
+	if (crd_alg_pkey(a->spec.alg) || (!a->have_alg && a->in)) {
+		/* The daemon's defaults: all the row allows, the key's size */
+		if (!a->have_usage)
+			a->spec.usage = 0;
+		a->spec.key_len = 0;
+	} else if (!a->have_usage) {
 		int mac = cc_alg_kind(a->spec.alg) == CC_KIND_MAC;
 		a->spec.usage = mac ? CC_KEY_MAC_GENERATE | CC_KEY_MAC_VERIFY
 				    : CC_KEY_ENCRYPT | CC_KEY_DECRYPT;
@@ -458,11 +522,119 @@ static void spec_defaults(struct key_args *a, int create)
 	}
 	a->spec.uids = a->uids;
 	a->spec.gids = a->gids;
-	a->spec.key_len = create || a->have_bits ? a->bits / 8 : 0;
+	if (!crd_alg_pkey(a->spec.alg) && !a->in)
+		a->spec.key_len = create || a->have_bits ? a->bits / 8 : 0;
 }
 
-/* A usage error inside run(): reported, then 1 (CLI_EXIT_USAGE). */
-#define KEY_USAGE(...) ((void)cli_usage_err("key", __VA_ARGS__), 1)
+/* A whole file into buf (cap bytes): its length, -EFBIG past cap. */
+static int read_raw_file(const char *path, uint8_t *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do {
+		n = read(fd, buf + len, cap - len);
+		if (n > 0)
+			len += (size_t)n;
+	} while ((n > 0 && len < cap) || (n < 0 && errno == EINTR));
+	if (n >= 0 && len == cap) {
+		uint8_t more;
+		n = read(fd, &more, 1);
+		if (n > 0) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	return n < 0 ? -EIO : (int)len;
+}
+
+/* key import --in: the file as it is (the daemon parses it), and the
+ * passphrase's first line; both wiped. */
+static int import_pair(struct key_args *a, struct cc_conn *conn,
+		       struct cc_key_info *info)
+{
+	static uint8_t key[CC_KEY_PAIR_MAX], pass[1024];
+	int n, pl = 0, ret;
+
+	if (a->key_file || a->have_bits)
+		return KEY_USAGE("import --in: a key pair's file says its "
+				 "size (no --key-file, no --bits)");
+	n = read_raw_file(a->in, key, sizeof(key));
+	if (n <= 0)
+		return KEY_USAGE("--in %s: %s", a->in,
+				 n == -EFBIG ? "longer than any key pair's "
+					       "private key (8192 bytes)"
+				 : n	     ? strerror(-n)
+					     : "empty");
+	if (a->pass_file) {
+		pl = read_raw_file(a->pass_file, pass, sizeof(pass));
+		if (pl < 0) {
+			explicit_bzero(key, sizeof(key));
+			return KEY_USAGE("--passphrase-file %s: %s",
+					 a->pass_file,
+					 pl == -EFBIG ? "longer than 1024 bytes"
+						      : strerror(-pl));
+		}
+		/* the first line: up to a newline (CR LF too) */
+		const uint8_t *nl = memchr(pass, '\n', (size_t)pl);
+		if (nl)
+			pl = (int)(nl - pass);
+		if (pl && pass[pl - 1] == '\r')
+			pl--;
+	}
+	ret = cc_key_import_pair(conn, &a->spec, key, (size_t)n,
+				 pl ? pass : NULL, (size_t)pl, info);
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(pass, sizeof(pass));
+	return ret;
+}
+
+/* der as PEM ("PUBLIC KEY") to f. */
+static void pem_write(FILE *f, const uint8_t *der, size_t n)
+{
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned col = 0;
+
+	fputs("-----BEGIN PUBLIC KEY-----\n", f);
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)der[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)der[i + 1] << 8;
+		if (i + 2 < n)
+			v |= der[i + 2];
+		char q[4] = { b64[v >> 18 & 63], b64[v >> 12 & 63],
+			      i + 1 < n ? b64[v >> 6 & 63] : '=',
+			      i + 2 < n ? b64[v & 63] : '=' };
+		fwrite(q, 1, 4, f);
+		col += 4;
+		if (col == 64) {
+			fputc('\n', f);
+			col = 0;
+		}
+	}
+	if (col)
+		fputc('\n', f);
+	fputs("-----END PUBLIC KEY-----\n", f);
+}
+
+static int key_pub(struct key_args *a, struct cc_conn *conn)
+{
+	uint8_t der[2048];
+	int n = cc_key_pub(conn, a->name, a->version, der, sizeof(der));
+	if (n < 0)
+		return n;
+	FILE *f = a->out ? fopen(a->out, "w") : stdout;
+	if (!f)
+		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
+	pem_write(f, der, (size_t)n);
+	if (a->out && fclose(f))
+		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
+	return 0;
+}
 
 static int run(struct key_args *a, struct cc_conn *conn)
 {
@@ -491,6 +663,8 @@ static int run(struct key_args *a, struct cc_conn *conn)
 	}
 	if (!strcmp(s, "delete"))
 		return cc_key_delete(conn, a->name);
+	if (!strcmp(s, "pub"))
+		return key_pub(a, conn);
 	if (!strcmp(s, "wrap")) {
 		if (!a->wkey_file)
 			return KEY_USAGE("wrap needs "
@@ -519,14 +693,27 @@ static int run(struct key_args *a, struct cc_conn *conn)
 	}
 	if (strcmp(s, "create") && strcmp(s, "import") && strcmp(s, "unwrap"))
 		return KEY_USAGE("unknown subcommand '%s'", s);
-	if (!a->have_alg)
+	if (a->in && strcmp(s, "import"))
+		return KEY_USAGE("--in is for import");
+	if (!a->have_alg && !a->in)
 		return KEY_USAGE("%s needs --alg", s);
-	if (*crd_alg_no_named_key(a->spec.alg))
+	if (a->have_alg && *crd_alg_no_named_key(a->spec.alg))
 		return KEY_USAGE("--alg %s %s", a->alg_arg,
 				 crd_alg_no_named_key(a->spec.alg));
+	if (a->have_alg && crd_alg_pkey(a->spec.alg) && a->have_bits)
+		return KEY_USAGE("--alg %s says the key's size: no --bits",
+				 a->alg_arg);
+	if (a->have_alg && crd_alg_pkey(a->spec.alg) && !a->in &&
+	    !strcmp(s, "import"))
+		return KEY_USAGE("import of a key pair takes --in FILE (PEM "
+				 "or DER), not --key-file");
 	spec_defaults(a, !strcmp(s, "create"));
 	if (!strcmp(s, "create")) {
 		ret = cc_key_create(conn, &a->spec, &info);
+	} else if (!strcmp(s, "import") && a->in) {
+		ret = import_pair(a, conn, &info);
+		if (ret > 0)
+			return ret;
 	} else if (!strcmp(s, "import")) {
 		if (!a->key_file)
 			return KEY_USAGE("import needs --key-file");

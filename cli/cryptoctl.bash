@@ -61,7 +61,8 @@ _cryptoctl()
 		--socket=*) _cryptoctl_sock=("$w") ;;
 		-a | --alg | -e | --engine | -k | --key | -i | --iv | --in | --out | \
 			--key-file | --key-name | --uid | --gid | --usage | --bits | \
-			-d | --digest | --sig | --peer | -o | --saltlen)
+			-d | --digest | --sig | --peer | -o | --saltlen | \
+			--passphrase-file | --version)
 			i=$((i + 1)) # and its value
 			;;
 		-*) ;;
@@ -79,7 +80,7 @@ _cryptoctl()
 	case $prev in
 	-s | --socket | --in | --out | --key-file | --auth-key-file | \
 		--wrapping-key-file | --wrapped-file | --png | --spawn-daemon | \
-		--sig | --peer | -o)
+		--sig | --peer | -o | --passphrase-file)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return 0
 		;;
@@ -89,7 +90,7 @@ _cryptoctl()
 		encrypt | decrypt) kinds="aead cipher authenc mac none" ;;
 		digest) kinds="hash" ;;
 		mac) kinds="mac" ;;
-		key) kinds="aead cipher mac" ;;
+		key) kinds="aead cipher mac pkey" ;;
 		sign | verify | derive) kinds="pkey" ;;
 		esac
 		# shellcheck disable=SC2086 # kinds is a list
@@ -123,7 +124,7 @@ _cryptoctl()
 		return 0
 		;;
 	--usage)
-		mapfile -t COMPREPLY < <(compgen -W "encrypt decrypt mac-generate mac-verify" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "encrypt decrypt mac-generate mac-verify sign verify derive" -- "$cur")
 		return 0
 		;;
 	esac
@@ -144,7 +145,7 @@ _cryptoctl()
 		if [ -z "$sub" ]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key --help |
 				grep -oE 'cryptoctl key [a-z]+' | awk '{ print $3 }')" -- "$cur")
-		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete " == *" $sub "* ]]; then
+		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete pub " == *" $sub "* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key list --names)" -- "$cur")
 		fi
 		;;

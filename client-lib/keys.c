@@ -10,8 +10,11 @@
 #include <string.h>
 
 _Static_assert(CC_KEY_ENCRYPT == 1 && CC_KEY_DECRYPT == 2 &&
-		       CC_KEY_MAC_GENERATE == 4 && CC_KEY_MAC_VERIFY == 8,
+		       CC_KEY_MAC_GENERATE == 4 && CC_KEY_MAC_VERIFY == 8 &&
+		       CC_KEY_SIGN == 16 && CC_KEY_VERIFY == 32 &&
+		       CC_KEY_DERIVE == 64,
 	       "the usage bits of cryptod.proto's KeyRequest");
+_Static_assert(CC_KEY_PAIR_MAX == CTL_PKEY_MAX, "wire.h's bound");
 
 static void info_copy(struct cc_key_info *d, const Cryptod__KeyInfo *s)
 {
@@ -124,6 +127,49 @@ int cc_key_import(struct cc_conn *c, const struct cc_key_spec *s,
 	return err < 0 ? err : 0;
 }
 
+int cc_key_import_pair(struct cc_conn *c, const struct cc_key_spec *s,
+		       const void *key, size_t key_len, const void *pass,
+		       size_t pass_len, struct cc_key_info *info)
+{
+	Cryptod__KeyRequest m = CRYPTOD__KEY_REQUEST__INIT;
+	int err = spec_fill(&m, s);
+	if (err || !key || !key_len || key_len > CTL_PKEY_MAX ||
+	    (pass_len && !pass) || pass_len > CTL_PKEY_MAX)
+		return -EINVAL;
+	m.op = CRYPTOD__KEY_OP__KEY_IMPORT;
+	m.key_len = 0; /* the key says */
+	m.key.data = (uint8_t *)key;
+	m.key.len = key_len;
+	m.passphrase.data = (uint8_t *)pass;
+	m.passphrase.len = pass_len;
+	err = key_one(c, &m, info);
+	return err < 0 ? err : 0;
+}
+
+int cc_key_pub(struct cc_conn *c, const char *name, uint32_t version, void *out,
+	       size_t out_cap)
+{
+	Cryptod__KeyRequest m = CRYPTOD__KEY_REQUEST__INIT;
+	Cryptod__Envelope *rep;
+	if (!name || !out)
+		return -EINVAL;
+	m.op = CRYPTOD__KEY_OP__KEY_PUB;
+	m.name = (char *)name;
+	m.version = version;
+	int err = key_call(c, &m, &rep);
+	if (err)
+		return err;
+	const ProtobufCBinaryData *p = &rep->key_reply->public_key;
+	if (!p->len || p->len > out_cap)
+		err = p->len ? -ENOSPC : -EPROTO;
+	else {
+		memcpy(out, p->data, p->len);
+		err = (int)p->len;
+	}
+	wire_free(rep);
+	return err;
+}
+
 int cc_key_unwrap(struct cc_conn *c, const struct cc_key_spec *s,
 		  const void *wkek, size_t wkek_len, const void *wrapped,
 		  size_t wrapped_len, struct cc_key_info *info)
@@ -131,7 +177,7 @@ int cc_key_unwrap(struct cc_conn *c, const struct cc_key_spec *s,
 	Cryptod__KeyRequest m = CRYPTOD__KEY_REQUEST__INIT;
 	int err = spec_fill(&m, s);
 	if (err || !wkek || !wrapped || wkek_len > 32 ||
-	    wrapped_len > CTL_KEY_MAX + 16)
+	    wrapped_len > CTL_PKEY_MAX + 16)
 		return -EINVAL;
 	m.op = CRYPTOD__KEY_OP__KEY_UNWRAP;
 	m.wrapping_key.data = (uint8_t *)wkek;

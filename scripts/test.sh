@@ -107,7 +107,7 @@ if [ "${QUICK:-0}" != 1 ]; then
 	echo "== libFuzzer: build (build-test-fuzz) =="
 	BUILD_DIR=build-test-fuzz scripts/build.sh -DCMAKE_C_COMPILER=clang \
 		-DCRYPTOD_TESTS=OFF -DCRYPTOD_FUZZ=ON -DCRYPTOD_SANITIZE=address,undefined
-	for t in fuzz_desc fuzz_ctl fuzz_config fuzz_keyfile; do
+	for t in fuzz_desc fuzz_ctl fuzz_config fuzz_keyfile fuzz_pkimport; do
 		bin=build-test-fuzz/tests/fuzz/$t
 		seeds=tests/fuzz/corpus/${t#fuzz_}
 		mapfile -t crashers < <(find "tests/fuzz/crashers/${t#fuzz_}" -type f 2>/dev/null)

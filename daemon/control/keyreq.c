@@ -4,19 +4,26 @@
 #include "keywrap.h"
 #include "log.h"
 #include "namedkeys.h"
+#include "pkeys.h"
 #include "reply.h"
 #include "names.h"
 
 #include <cryptod/ring_abi.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 static int enabled;
+static void gen_stop(void);
 
 int keyreq_enabled(void)
 {
@@ -104,6 +111,7 @@ out:
 
 void keyreq_stop(void)
 {
+	gen_stop();
 	nk_fini();
 	enabled = 0;
 }
@@ -153,6 +161,9 @@ static const char *errmsg(int err)
 		return "not a key wrapped (RFC 5649) under that wrapping key";
 	case -ENODEV:
 		return "named keys are off (keys.kek is not set)";
+	case -EBUSY:
+		return "another key pair is being generated: try again in a "
+		       "moment";
 	default:
 		return strerror(-err);
 	}
@@ -164,7 +175,9 @@ static void info_view(struct nk_info *in, Cryptod__KeyInfo *ki)
 	cryptod__key_info__init(ki);
 	ki->name = in->name;
 	ki->alg = in->alg;
-	ki->key_len = in->key_len;
+	/* A key pair's stored length is its slot's, no fact about the key:
+	 * its algorithm says its type and size. */
+	ki->key_len = crd_alg_pkey(in->alg) ? 0 : in->key_len;
 	ki->usage = in->usage;
 	ki->exportable = in->exportable;
 	ki->n_uids = in->nuids;
@@ -278,6 +291,22 @@ static int key_len_check(unsigned alg, size_t len)
  */
 static const char *usage_unsound(uint16_t alg, uint32_t usage)
 {
+	if (crd_alg_pkey(alg)) {
+		uint32_t ok = pk_usage_allowed(alg);
+		if (usage && !(usage & ~ok))
+			return NULL;
+		if (!(ok & ~KF_USE_DERIVE))
+			return "an X25519 or X448 key's usage is derive "
+			       "(it neither signs nor encrypts)";
+		if (!(ok & ~(KF_USE_SIGN | KF_USE_VERIFY)))
+			return "an EdDSA key's usage is sign, verify or both "
+			       "(it neither derives nor encrypts)";
+		if (ok & KF_USE_DERIVE)
+			return "an EC key's usage is sign, verify, derive or "
+			       "some of them (not encrypt or decrypt)";
+		return "an RSA key's usage is sign, verify, encrypt, decrypt "
+		       "or some of them (not derive)";
+	}
 	enum crd_alg_kind kind = crd_alg_kind(alg);
 	int mac = crd_alg_use(alg) == CRD_USE_MAC;
 	uint32_t kinds = mac ? KF_USE_MAC_GENERATE | KF_USE_MAC_VERIFY
@@ -286,9 +315,11 @@ static const char *usage_unsound(uint16_t alg, uint32_t usage)
 
 	if (!usage || usage & ~kinds)
 		return mac ? "a MAC key's usage is mac-generate, mac-verify "
-			     "or both (not encrypt or decrypt)"
+			     "or both (not encrypt, decrypt or a key pair's "
+			     "sign, verify, derive)"
 			   : "a cipher or AEAD key's usage is encrypt, decrypt "
-			     "or both (not mac-generate or mac-verify)";
+			     "or both (not mac-generate, mac-verify or a key "
+			     "pair's sign, verify, derive)";
 	if (!crd_alg_keystream(alg))
 		return NULL;
 	if (kind == CRD_KIND_CIPHER && enc != dec)
@@ -308,7 +339,9 @@ static const char *usage_unsound(uint16_t alg, uint32_t usage)
  * takes, an algorithm with a single key, usage rules that hold
  * (usage_unsound), the length the request asked for (asked; 0: the
  * key's own, for import and unwrap), and a length the engines take for
- * the algorithm under the key policy (key_len_check). Keys loaded from
+ * the algorithm under the key policy (key_len_check; a key pair's DER
+ * was made or checked against its row by pkeys.c instead, and len is
+ * not asked for). Keys loaded from
  * the key directory are not checked again: a stricter keys.min_bits
  * must not drop keys at start; sessions on them are refused instead.
  * 0, -EINVAL or CRD_ST_POLICY, with the reason in why.
@@ -338,6 +371,8 @@ static int key_check(const struct nk_spec *s, uint32_t asked, size_t len,
 		snprintf(why, wlen, "%s: %s", name, unsound);
 		return -EINVAL;
 	}
+	if (crd_alg_pkey(s->alg))
+		return 0;
 	if (asked && asked != len) {
 		snprintf(why, wlen, "the key is %zu bytes; the request says %u",
 			 len, (unsigned)asked);
@@ -387,7 +422,7 @@ static int unwrap(const Cryptod__KeyRequest *m, uint8_t **out, char *why,
 			 "bytes");
 		return -EINVAL;
 	}
-	if (m->wrapped.len > KF_KEY_MAX + 16) {
+	if (m->wrapped.len > KF_PKEY_MAX + 16) {
 		snprintf(why, wlen, "longer than the wrap of any key");
 		return -EINVAL;
 	}
@@ -399,9 +434,231 @@ static int unwrap(const Cryptod__KeyRequest *m, uint8_t **out, char *why,
 }
 
 /*
+ * Key pairs are generated off the control thread: RSA-4096 takes seconds,
+ * and every client's control requests would wait that long. One job at
+ * a time (another create or rotate meanwhile gets -EBUSY): a thread makes
+ * the DER into locked memory and writes a byte to a pipe, on which the
+ * control loop finishes the request (the registry, the reply) in
+ * gen_done(). The thread touches only gen.s.alg, gen.s.key_len, gen.der,
+ * gen.n and gen.why; pthread_join() orders its writes before the
+ * control thread's reads.
+ */
+static struct {
+	int busy; /* a job is out; the fields below are its */
+	pthread_t thr;
+	int fds[2]; /* the pipe: the thread writes, the control loop reads */
+	uint32_t client, seq;
+	uid_t uid;
+	int rotate;
+	char name[KF_NAME_MAX + 1];
+	struct nk_spec s; /* s.name = name, s.uids = uids, s.gids = gids */
+	uint32_t uids[KF_MAX_IDS], gids[KF_MAX_IDS];
+	uint8_t *der; /* KF_PKEY_MAX bytes, ks_map()ped */
+	int n;	      /* pk_generate()'s answer */
+	char why[200];
+} gen = { .fds = { -1, -1 } };
+
+static void *gen_run(void *arg)
+{
+	char b = 1;
+
+	(void)arg;
+	gen.n = pk_generate(gen.s.alg, gen.der, gen.s.key_len, gen.why,
+			    sizeof(gen.why));
+	while (write(gen.fds[1], &b, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static struct client *client_by_id(uint32_t id)
+{
+	for (struct client *c = client_first(); c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* The job is done: into the registry, then the answer, if the client
+ * is still there (if not, the change stands, like any request whose
+ * reply was lost). */
+static void gen_done(evutil_socket_t fd, short what, void *arg)
+{
+	char b;
+
+	(void)what;
+	(void)arg;
+	while (read(fd, &b, 1) < 0 && errno == EINTR)
+		;
+	pthread_join(gen.thr, NULL);
+	int err = gen.n < 0 ? gen.n : 0, ver = 1;
+	if (!err && gen.rotate)
+		err = ver = nk_rotate_to(gen.name, gen.der, (size_t)gen.n);
+	else if (!err)
+		err = nk_import(&gen.s, gen.der, (size_t)gen.n);
+	ks_unmap(gen.der, KF_PKEY_MAX);
+	gen.der = NULL;
+	gen.busy = 0;
+	if (err >= 0)
+		log_info("keys: %s (%s) %s by uid %u", gen.name,
+			 crd_alg_name(gen.s.alg),
+			 gen.rotate ? "rotated to a new pair" : "created",
+			 (unsigned)gen.uid);
+	struct client *c = client_by_id(gen.client);
+	if (!c)
+		return;
+	/* A send that fails closes nothing here: the client's next read
+	 * does. */
+	if (err < 0)
+		(void)send_error(c, gen.seq, err,
+				 gen.why[0] ? gen.why : errmsg(err));
+	else
+		(void)reply_one(c, gen.seq, gen.name, (uint32_t)ver);
+}
+
+/* Hand a pair's generation for s (create) or for the key name (rotate)
+ * to the thread: 0 (gen_done() answers) or -errno. */
+static int gen_start(struct client *c, uint32_t seq, const struct nk_spec *s,
+		     int rotate)
+{
+	sigset_t all, old;
+
+	if (gen.busy)
+		return -EBUSY;
+	if (s->nuids > KF_MAX_IDS || s->ngids > KF_MAX_IDS ||
+	    (s->nuids && !s->uids) || (s->ngids && !s->gids))
+		return -EINVAL;
+	if (gen.fds[0] < 0 && pipe2(gen.fds, O_CLOEXEC) < 0)
+		return -errno;
+	gen.der = ks_map(KF_PKEY_MAX);
+	if (!gen.der)
+		return -ENOMEM;
+	gen.s = *s;
+	snprintf(gen.name, sizeof(gen.name), "%s", s->name);
+	gen.s.name = gen.name;
+	if (s->nuids)
+		memcpy(gen.uids, s->uids, sizeof(uint32_t) * s->nuids);
+	if (s->ngids)
+		memcpy(gen.gids, s->gids, sizeof(uint32_t) * s->ngids);
+	gen.s.uids = gen.uids;
+	gen.s.gids = gen.gids;
+	gen.client = c->id;
+	gen.seq = seq;
+	gen.uid = c->uid;
+	gen.rotate = rotate;
+	gen.why[0] = '\0';
+	/* The thread takes no signals: the daemon's are the loop's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(&gen.thr, NULL, gen_run, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		ks_unmap(gen.der, KF_PKEY_MAX);
+		gen.der = NULL;
+		return -err;
+	}
+	gen.busy = 1;
+	/* Freed with the base if the daemon stops first (keyreq_stop()
+	 * joins the thread). Without it, finish here, waiting. */
+	if (event_base_once(event_get_base(c->ev), gen.fds[0], EV_READ,
+			    gen_done, NULL, NULL))
+		gen_done(gen.fds[0], EV_READ, NULL);
+	return 0;
+}
+
+static void gen_stop(void)
+{
+	if (gen.busy)
+		pthread_join(gen.thr, NULL);
+	gen.busy = 0;
+	ks_unmap(gen.der, KF_PKEY_MAX);
+	gen.der = NULL;
+	for (int i = 0; i < 2; i++) {
+		if (gen.fds[i] >= 0)
+			close(gen.fds[i]);
+		gen.fds[i] = -1;
+	}
+}
+
+static const char *enter_verb(const Cryptod__KeyRequest *m)
+{
+	return m->op == CRYPTOD__KEY_OP__KEY_CREATE   ? "created"
+	       : m->op == CRYPTOD__KEY_OP__KEY_IMPORT ? "imported"
+						      : "unwrapped";
+}
+
+/*
+ * A key pair's create, import or unwrap: its PKCS#8 DER made from the
+ * row (pk_generate) or decoded and checked against it (pk_import, the
+ * row found from the key when the request names none), the default
+ * usage all the row allows, key_check(), then the registry. The DER
+ * lives only in locked memory, wiped on every path; the request's key
+ * and passphrase are wiped with the message (wire.c's allocator).
+ */
+static int pkey_enter(struct client *c, uint32_t seq,
+		      const Cryptod__KeyRequest *m)
+{
+	struct nk_spec s = spec_of(m);
+	char why[200] = "";
+	uint8_t *unwrapped = NULL;
+	uint8_t *der = ks_map(KF_PKEY_MAX);
+	int n;
+
+	if (!der)
+		return send_error(c, seq, -ENOMEM, "out of locked memory");
+	if (m->op == CRYPTOD__KEY_OP__KEY_CREATE) {
+		/* Every check that needs no key now, the pair in gen_run() */
+		struct nk_info in;
+		int err = 0;
+		ks_unmap(der, KF_PKEY_MAX);
+		if (!s.usage)
+			s.usage = pk_usage_allowed(s.alg);
+		s.key_len = (uint16_t)pk_slot_len(s.alg);
+		if (s.name && !nk_info(s.name, &in))
+			err = -EEXIST;
+		if (!err)
+			err = key_check(&s, 0, 0, why, sizeof(why));
+		if (!err)
+			err = gen_start(c, seq, &s, 0);
+		return err ? send_error(c, seq, err, why[0] ? why : errmsg(err))
+			   : 0;
+	}
+	if (m->op == CRYPTOD__KEY_OP__KEY_IMPORT) {
+		n = pk_import(m->key.data, m->key.len, m->passphrase.data,
+			      m->passphrase.len, &s.alg, der, KF_PKEY_MAX, why,
+			      sizeof(why));
+	} else {
+		n = unwrap(m, &unwrapped, why, sizeof(why));
+		if (n > 0)
+			n = pk_import(unwrapped, (size_t)n, NULL, 0, &s.alg,
+				      der, KF_PKEY_MAX, why, sizeof(why));
+		else if (n == -EBADMSG)
+			why[0] = '\0'; /* errmsg() says it */
+	}
+	if (unwrapped)
+		ks_unmap(unwrapped, KW_MAX_INPUT);
+	int err = n < 0 ? n : 0;
+	if (!err && !s.usage)
+		s.usage = pk_usage_allowed(s.alg);
+	if (!err)
+		err = key_check(&s, 0, (size_t)n, why, sizeof(why));
+	if (!err) {
+		s.key_len = (uint16_t)pk_slot_len(s.alg);
+		err = nk_import(&s, der, (size_t)n);
+	}
+	ks_unmap(der, KF_PKEY_MAX);
+	if (err)
+		return send_error(c, seq, err, why[0] ? why : errmsg(err));
+	log_info("keys: %s (%s) %s by uid %u", s.name, crd_alg_name(s.alg),
+		 enter_verb(m), (unsigned)c->uid);
+	return reply_one(c, seq, s.name, 1);
+}
+
+/*
  * Create, import, unwrap: the key's bytes (none yet for create: the
  * registry draws them), key_check(), then the registry. Unwrapped bytes
- * live only in locked memory, wiped on every path.
+ * live only in locked memory, wiped on every path. A key pair's
+ * algorithm, or an import or unwrap naming none (the key says), is
+ * pkey_enter()'s.
  */
 static int key_enter(struct client *c, uint32_t seq,
 		     const Cryptod__KeyRequest *m)
@@ -413,6 +670,9 @@ static int key_enter(struct client *c, uint32_t seq,
 	size_t len = m->key_len;
 	int err = 0;
 
+	if (crd_alg_pkey(s.alg) ||
+	    (!m->alg && m->op != CRYPTOD__KEY_OP__KEY_CREATE))
+		return pkey_enter(c, seq, m);
 	if (m->op == CRYPTOD__KEY_OP__KEY_IMPORT) {
 		key = m->key.data;
 		len = m->key.len;
@@ -432,16 +692,14 @@ static int key_enter(struct client *c, uint32_t seq,
 		ks_unmap(unwrapped, KW_MAX_INPUT);
 	if (err)
 		return send_error(c, seq, err, why[0] ? why : errmsg(err));
-	log_info("keys: %s %s by uid %u", s.name,
-		 m->op == CRYPTOD__KEY_OP__KEY_CREATE	? "created"
-		 : m->op == CRYPTOD__KEY_OP__KEY_IMPORT ? "imported"
-							: "unwrapped",
+	log_info("keys: %s %s by uid %u", s.name, enter_verb(m),
 		 (unsigned)c->uid);
 	return reply_one(c, seq, s.name, 1);
 }
 
 /* A new version: the key as it is meets today's checks (the key policy
- * may have grown stricter since it was made). */
+ * may have grown stricter since it was made); a key pair's is a new
+ * pair made from its row. */
 static int key_rotate(struct client *c, uint32_t seq, const char *name)
 {
 	struct nk_info in;
@@ -455,13 +713,41 @@ static int key_rotate(struct client *c, uint32_t seq, const char *name)
 				     .usage = in.usage };
 		err = key_check(&s, in.key_len, in.key_len, why, sizeof(why));
 	}
-	if (!err)
+	if (!err && crd_alg_pkey(in.alg)) {
+		struct nk_spec s = { .name = in.name,
+				     .alg = in.alg,
+				     .key_len = in.key_len,
+				     .usage = in.usage };
+		err = gen_start(c, seq, &s, 1); /* gen_done() answers */
+		if (!err)
+			return 0;
+	} else if (!err) {
 		err = nk_rotate(name);
+	}
 	if (err < 0)
 		return send_error(c, seq, err, why[0] ? why : errmsg(err));
 	log_info("keys: %s rotated to version %d by uid %u", name, err,
 		 (unsigned)c->uid);
 	return reply_one(c, seq, name, (uint32_t)err);
+}
+
+/* A key pair's public half: not secret, but whether the key exists is,
+ * so only for those who may use it (keyreq_handle checks). */
+static int key_pub(struct client *c, uint32_t seq, const char *name,
+		   uint32_t version)
+{
+	uint8_t spki[KF_PKEY_MAX];
+	Cryptod__KeyReply r = CRYPTOD__KEY_REPLY__INIT;
+
+	int n = nk_pub(name, version, spki, sizeof(spki));
+	if (n < 0)
+		return send_error(c, seq, n,
+				  n == -EINVAL ? "the key is no key pair: it "
+						 "has no public half"
+					       : errmsg(n));
+	r.public_key.data = spki;
+	r.public_key.len = (size_t)n;
+	return send_reply(c, seq, &r);
 }
 
 int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
@@ -474,6 +760,12 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 	switch (m->op) {
 	case CRYPTOD__KEY_OP__KEY_LIST:
 		return reply_list(c, seq);
+	case CRYPTOD__KEY_OP__KEY_PUB:
+		if (!admin && !may_use(c, name))
+			return send_error(c, seq, CRD_ST_ACCESS,
+					  "no key of that name that you may "
+					  "use");
+		return key_pub(c, seq, name, m->version);
 	case CRYPTOD__KEY_OP__KEY_SHOW:
 		if (!admin && !may_use(c, name))
 			return send_error(c, seq, CRD_ST_ACCESS,
@@ -507,7 +799,7 @@ int keyreq_handle(struct client *c, uint32_t seq, const Cryptod__KeyRequest *m)
 	case CRYPTOD__KEY_OP__KEY_ROTATE:
 		return key_rotate(c, seq, name);
 	case CRYPTOD__KEY_OP__KEY_WRAP: {
-		uint8_t blob[KF_KEY_MAX + 16];
+		uint8_t blob[KF_PKEY_MAX + 16];
 		Cryptod__KeyReply r = CRYPTOD__KEY_REPLY__INIT;
 		int n = nk_wrap(name, m->version, m->wrapping_key.data,
 				m->wrapping_key.len, blob, sizeof(blob));
@@ -574,13 +866,21 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 		return -EINVAL;
 	}
 	/* The directions the key's usage allows for its algorithm: encrypt
-	 * or generate, decrypt or verify. */
+	 * or generate, decrypt or verify; a key pair's ops as its usage
+	 * names them. */
 	int mac = crd_alg_use(in.alg) == CRD_USE_MAC;
+	int pkey = crd_alg_pkey(in.alg);
 	uint32_t enc = mac ? KF_USE_MAC_GENERATE : KF_USE_ENCRYPT;
 	uint32_t dec = mac ? KF_USE_MAC_VERIFY : KF_USE_DECRYPT;
-	uint32_t want = in.usage & (enc | dec);
+	uint32_t want =
+		in.usage & (pkey ? pk_usage_allowed(in.alg) : enc | dec);
+	unsigned op_mask = (want & enc ? 1u << CRD_OP_ENCRYPT : 0) |
+			   (want & dec ? 1u << CRD_OP_DECRYPT : 0) |
+			   (want & KF_USE_SIGN ? 1u << CRD_OP_SIGN : 0) |
+			   (want & KF_USE_VERIFY ? 1u << CRD_OP_VERIFY : 0) |
+			   (want & KF_USE_DERIVE ? 1u << CRD_OP_DERIVE : 0);
 
-	uint8_t *key = ks_map(KF_KEY_MAX);
+	uint8_t *key = ks_map(KF_PKEY_MAX);
 	if (!key)
 		return -ENOMEM;
 	uint16_t key_len, alg;
@@ -588,7 +888,7 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 	err = nk_open(m->key_name, m->key_version, c->uid, c->gid, g, ng, want,
 		      key, &key_len, &alg, version, &ref);
 	if (err) {
-		ks_unmap(key, KF_KEY_MAX);
+		ks_unmap(key, KF_PKEY_MAX);
 		if (err == -EPERM) {
 			log_peer(c->uid, LOG_WARN_,
 				 "client %u: named key '%.64s' allows no use "
@@ -606,8 +906,9 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 	 * a shorter one a client could find the tag a few bytes at a time
 	 * (2^32 tries for 4 bytes, then 256 per byte) and so generate. */
 	unsigned full = crd_alg_tag_len(alg);
-	if ((want & dec) && !(want & enc) && m->tag_len && m->tag_len != full) {
-		ks_unmap(key, KF_KEY_MAX);
+	if (!pkey && (want & dec) && !(want & enc) && m->tag_len &&
+	    m->tag_len != full) {
+		ks_unmap(key, KF_PKEY_MAX);
 		nk_close(ref);
 		snprintf(msg, msglen,
 			 "a key that may only verify or decrypt takes its "
@@ -621,11 +922,10 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 		.key_len = key_len,
 		.tag_len = m->tag_len,
 		.engine = m->engine,
-		.op_mask = (want & enc ? 1u << CRD_OP_ENCRYPT : 0) |
-			   (want & dec ? 1u << CRD_OP_DECRYPT : 0),
+		.op_mask = op_mask,
 	};
 	err = session_create(&p, out);
-	ks_unmap(key, KF_KEY_MAX);
+	ks_unmap(key, KF_PKEY_MAX);
 	if (err) {
 		nk_close(ref);
 		snprintf(msg, msglen, "cannot create a session on this key: %s",

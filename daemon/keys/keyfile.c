@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "keyfile.h"
 #include "keystore.h"
+#include "pkeys.h"
+#include "wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,14 +21,24 @@
 #include <linux/keyctl.h>
 
 #include <cryptod/hex.h>
+#include <cryptod/ring_abi.h>
 
 static const char kf_magic[8] = { 'C', 'R', 'Y', 'P', 'T', 'O', 'D', 'K' };
 
 _Static_assert(1 + KF_NAME_MAX + 2 + 2 + 4 + 1 + 1 + 4 * KF_MAX_IDS + 1 +
 			       4 * KF_MAX_IDS + 1 +
-			       KF_MAX_VERSIONS * (4 + 8 + KF_KEY_MAX) <=
+			       KF_MAX_VERSIONS * (4 + 8 + KF_PKEY_MAX) <=
 		       KF_RECORD_MAX,
 	       "the largest record fits KF_RECORD_MAX");
+_Static_assert((int)KF_PKEY_MAX <= (int)CTL_PKEY_MAX &&
+		       KF_KEY_MAX <= KF_PKEY_MAX,
+	       "a key pair's slot crosses the control socket");
+_Static_assert(KF_RECORD_MAX % 4096 == 0, "whole pages");
+
+unsigned kf_key_max(unsigned alg)
+{
+	return crd_alg_pkey(alg) ? pk_slot_len(alg) : KF_KEY_MAX;
+}
 
 static void why_set(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -108,7 +120,7 @@ static int record_valid(const struct kf_record *r, char *why, size_t len)
 		why_set(why, len, "bad key name");
 		return 0;
 	}
-	if (r->key_len == 0 || r->key_len > KF_KEY_MAX) {
+	if (r->key_len == 0 || r->key_len > kf_key_max(r->alg)) {
 		why_set(why, len, "key length %u out of range", r->key_len);
 		return 0;
 	}
@@ -188,7 +200,7 @@ static int record_get(uint8_t *buf, size_t n, struct kf_record *r, char *why,
 	if (r->ngids > KF_MAX_IDS)
 		c.bad = 1;
 	r->nversions = (uint8_t)cur_uint(&c, 1);
-	if (r->nversions > KF_MAX_VERSIONS || r->key_len > KF_KEY_MAX)
+	if (r->nversions > KF_MAX_VERSIONS || r->key_len > KF_PKEY_MAX)
 		c.bad = 1;
 	for (unsigned i = 0; !c.bad && i < r->nversions; i++) {
 		r->v[i].version = (uint32_t)cur_uint(&c, 4);

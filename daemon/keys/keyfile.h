@@ -16,7 +16,9 @@
  *   32  n bytes: the record, AES-256-GCM under the KEK
  *   32+n  16-byte tag; the file ends there
  * Record (plaintext, only ever in ks_map memory):
- *   u8 name length, name; u16 algorithm (crd_alg number); u16 key bytes;
+ *   u8 name length, name; u16 algorithm (crd_alg number); u16 key bytes
+ *   (a key pair's: its slot, pkeys.h: each version is its PKCS#8 DER
+ *   padded with zeros to that length);
  *   u32 usage (KF_USE_*); u8 exportable; u8 n, n * u32 uids; u8 n,
  *   n * u32 gids; u8 versions, then per version: u32 version number,
  *   u64 created (seconds since the epoch), the key bytes.
@@ -43,11 +45,15 @@ enum kf_limits {
 	KF_TAG_LEN = 16,
 	KF_KEK_LEN = 32, /* AES-256 */
 	KF_NAME_MAX = 64,
-	KF_KEY_MAX = 256, /* as CTL_KEY_MAX */
-	KF_MAX_IDS = 16,  /* uids, and gids, per key */
+	KF_KEY_MAX = 256, /* as CTL_KEY_MAX: a cipher's or MAC's key */
+	/* A key pair's slot (pk_slot_len()): RSA-4096's PKCS#8 DER is about
+	 * 2.4 KB; at most CTL_PKEY_MAX */
+	KF_PKEY_MAX = 2432,
+	KF_MAX_IDS = 16, /* uids, and gids, per key */
 	KF_MAX_VERSIONS = 16,
-	/* the largest record, rounded up to pages */
-	KF_RECORD_MAX = 8192,
+	/* the largest record (16 versions of RSA-4096), rounded up to
+	 * pages; files of the 8192-byte bound of before are all under it */
+	KF_RECORD_MAX = 40960,
 	KF_FILE_MAX = KF_HEADER_LEN + KF_RECORD_MAX + KF_TAG_LEN,
 };
 
@@ -56,7 +62,10 @@ enum kf_usage {
 	KF_USE_DECRYPT = 1u << 1,
 	KF_USE_MAC_GENERATE = 1u << 2,
 	KF_USE_MAC_VERIFY = 1u << 3,
-	KF_USE_ALL = 0xfu,
+	KF_USE_SIGN = 1u << 4, /* key pairs (pk_usage_allowed()) */
+	KF_USE_VERIFY = 1u << 5,
+	KF_USE_DERIVE = 1u << 6,
+	KF_USE_ALL = 0x7fu,
 };
 
 struct kf_version {
@@ -80,6 +89,9 @@ struct kf_record {
 	 * built over its own key memory. */
 	uint8_t *secret;
 };
+
+/* The longest key (its slot, for a key pair) a record of alg holds. */
+unsigned kf_key_max(unsigned alg);
 
 /* [A-Za-z0-9][A-Za-z0-9._-]*, at most KF_NAME_MAX bytes. */
 int kf_name_ok(const char *name);

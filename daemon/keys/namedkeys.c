@@ -3,6 +3,7 @@
 #include "keystore.h"
 #include "keywrap.h"
 #include "log.h"
+#include "pkeys.h"
 
 #include <cryptod/ring_abi.h>
 
@@ -15,13 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One key, wholly in one ks_map() mapping (so wiping it is one call). */
+/* One key, wholly in one ks_map() mapping (so wiping it is one call),
+ * sized by its key length: KF_MAX_VERSIONS slots of rec.key_len bytes,
+ * so a 32-byte AES key takes 512 bytes of locked memory and only a key
+ * pair its 2.4 KB slots (pkeys.h). */
 struct nk_key {
-	struct kf_record rec; /* v[i].key == keys[i]; rec.secret unused */
-	uint8_t keys[KF_MAX_VERSIONS][KF_KEY_MAX];
+	struct kf_record rec; /* v[i].key == slot i; rec.secret unused */
+	size_t map_len;	      /* of the whole mapping */
 	_Atomic uint64_t ops, bytes, last_use;
-	unsigned refs; /* the table's one, plus one per nk_open */
-	int deleted;   /* out of the table, key bytes wiped */
+	unsigned refs;	/* the table's one, plus one per nk_open */
+	int deleted;	/* out of the table, key bytes wiped */
+	uint8_t keys[]; /* KF_MAX_VERSIONS * rec.key_len */
 };
 
 static struct {
@@ -32,26 +37,54 @@ static struct {
 	unsigned n;
 } nk = { .dir_fd = -1 };
 
-static struct nk_key *key_new(void)
+/* A key of key_len-byte versions, its rec.key_len set. */
+static struct nk_key *key_new(uint16_t key_len)
 {
-	struct nk_key *k = ks_map(sizeof(*k));
+	size_t len = sizeof(struct nk_key) + (size_t)KF_MAX_VERSIONS * key_len;
+	struct nk_key *k = ks_map(len);
 
 	if (!k)
 		return NULL;
+	k->map_len = len;
+	k->rec.key_len = key_len;
 	k->refs = 1;
 	return k;
+}
+
+static uint8_t *slot(struct nk_key *k, unsigned i)
+{
+	return k->keys + (size_t)i * k->rec.key_len;
+}
+
+static size_t slots_len(const struct nk_key *k)
+{
+	return (size_t)KF_MAX_VERSIONS * k->rec.key_len;
 }
 
 static void key_repoint(struct nk_key *k)
 {
 	for (unsigned i = 0; i < KF_MAX_VERSIONS; i++)
-		k->rec.v[i].key = k->keys[i];
+		k->rec.v[i].key = slot(k, i);
+}
+
+static void key_free(struct nk_key *k)
+{
+	ks_unmap(k, k->map_len);
 }
 
 static void key_unref(struct nk_key *k)
 {
 	if (k && --k->refs == 0)
-		ks_unmap(k, sizeof(*k));
+		key_free(k);
+}
+
+/* The bytes of version slot i in use: a key pair's DER (the rest of its
+ * slot is zeros), else the whole key. */
+static size_t key_bytes(struct nk_key *k, unsigned i)
+{
+	if (!crd_alg_pkey(k->rec.alg))
+		return k->rec.key_len;
+	return pk_der_len(slot(k, i), k->rec.key_len);
 }
 
 static int find(const char *name)
@@ -70,7 +103,7 @@ static void remove_at(unsigned i)
 
 	nk.keys[i] = nk.keys[--nk.n];
 	nk.keys[nk.n] = NULL;
-	explicit_bzero(k->keys, sizeof(k->keys));
+	explicit_bzero(k->keys, slots_len(k));
 	k->deleted = 1;
 	key_unref(k);
 }
@@ -101,7 +134,7 @@ static int load_one(const char *file)
 		kf_record_fini(&r);
 		return -EINVAL;
 	}
-	k = key_new();
+	k = key_new(r.key_len);
 	if (!k) {
 		kf_record_fini(&r);
 		return -ENOMEM;
@@ -109,7 +142,7 @@ static int load_one(const char *file)
 	k->rec = r;
 	k->rec.secret = NULL;
 	for (unsigned i = 0; i < r.nversions; i++)
-		memcpy(k->keys[i], r.v[i].key, r.key_len);
+		memcpy(slot(k, i), r.v[i].key, r.key_len);
 	key_repoint(k);
 	kf_record_fini(&r);
 	nk.keys[nk.n++] = k;
@@ -200,8 +233,8 @@ unsigned nk_count(void)
 static int spec_ok(const struct nk_spec *s)
 {
 	return s->name && kf_name_ok(s->name) && nk_alg_ok(s->alg) &&
-	       s->key_len >= 1 && s->key_len <= KF_KEY_MAX && s->usage &&
-	       !(s->usage & ~KF_USE_ALL) && s->exportable <= 1 &&
+	       s->key_len >= 1 && s->key_len <= kf_key_max(s->alg) &&
+	       s->usage && !(s->usage & ~KF_USE_ALL) && s->exportable <= 1 &&
 	       s->nuids <= KF_MAX_IDS && s->ngids <= KF_MAX_IDS &&
 	       (!s->nuids || s->uids) && (!s->ngids || s->gids);
 }
@@ -212,10 +245,27 @@ static int publish_new(struct nk_key *k)
 	int err = kf_write(nk.dir_fd, &k->rec, nk.kek);
 
 	if (err) {
-		ks_unmap(k, sizeof(*k));
+		key_free(k);
 		return err;
 	}
 	nk.keys[nk.n++] = k;
+	return 0;
+}
+
+/* A version's bytes into its slot: a key pair's DER then zeros (the
+ * slot was wiped), others exactly key_len. */
+static int fill(struct nk_key *k, unsigned i, const uint8_t *key, size_t len)
+{
+	int pkey = crd_alg_pkey(k->rec.alg);
+
+	if (pkey ? !key || !len || len > k->rec.key_len ||
+			    pk_der_len(key, len) != len
+		 : len != k->rec.key_len)
+		return -EINVAL;
+	if (key)
+		memcpy(slot(k, i), key, len);
+	else if (getrandom(slot(k, i), len, 0) != (ssize_t)len)
+		return -EIO;
 	return 0;
 }
 
@@ -223,13 +273,13 @@ static int add(const struct nk_spec *s, const uint8_t *key, size_t len)
 {
 	if (nk.dir_fd < 0)
 		return -ENODEV;
-	if (!spec_ok(s) || len != s->key_len)
+	if (!spec_ok(s))
 		return -EINVAL;
 	if (find(s->name) >= 0)
 		return -EEXIST;
 	if (nk.n == NK_MAX_KEYS)
 		return -ENOSPC;
-	struct nk_key *k = key_new();
+	struct nk_key *k = key_new(s->key_len);
 	if (!k)
 		return -ENOMEM;
 	struct kf_record *r = &k->rec;
@@ -250,11 +300,10 @@ static int add(const struct nk_spec *s, const uint8_t *key, size_t len)
 	r->v[0].version = 1;
 	r->v[0].created = (uint64_t)time(NULL);
 	key_repoint(k);
-	if (key)
-		memcpy(k->keys[0], key, len);
-	else if (getrandom(k->keys[0], len, 0) != (ssize_t)len) {
-		ks_unmap(k, sizeof(*k));
-		return -EIO;
+	int err = fill(k, 0, key, len);
+	if (err) {
+		key_free(k);
+		return err;
 	}
 	return publish_new(k);
 }
@@ -273,6 +322,11 @@ int nk_import(const struct nk_spec *s, const uint8_t *key, size_t len)
 
 int nk_rotate(const char *name)
 {
+	return nk_rotate_to(name, NULL, 0);
+}
+
+int nk_rotate_to(const char *name, const uint8_t *key, size_t len)
+{
 	int i = find(name);
 
 	if (i < 0)
@@ -280,11 +334,11 @@ int nk_rotate(const char *name)
 	struct nk_key *k = nk.keys[i];
 	/* Build the next state in a scratch copy: the key in force changes
 	 * only once the file holding the new state is in place. */
-	struct nk_key *t = key_new();
+	struct nk_key *t = key_new(k->rec.key_len);
 	if (!t)
 		return -ENOMEM;
 	t->rec = k->rec;
-	memcpy(t->keys, k->keys, sizeof(t->keys));
+	memcpy(t->keys, k->keys, slots_len(k));
 	unsigned n = t->rec.nversions;
 	uint32_t ver = t->rec.v[n - 1].version + 1;
 	int err = 0;
@@ -294,7 +348,8 @@ int nk_rotate(const char *name)
 	}
 	if (n == KF_MAX_VERSIONS) {
 		/* Retire the oldest; its bytes are overwritten below. */
-		memmove(t->keys[0], t->keys[1], sizeof(t->keys[0]) * (n - 1));
+		memmove(slot(t, 0), slot(t, 1),
+			(size_t)t->rec.key_len * (n - 1));
 		memmove(&t->rec.v[0], &t->rec.v[1],
 			sizeof(t->rec.v[0]) * (n - 1));
 		n--;
@@ -302,21 +357,20 @@ int nk_rotate(const char *name)
 	t->rec.v[n].version = ver;
 	t->rec.v[n].created = (uint64_t)time(NULL);
 	t->rec.nversions = (uint8_t)(n + 1);
-	explicit_bzero(t->keys[n], sizeof(t->keys[n]));
+	explicit_bzero(slot(t, n), t->rec.key_len);
 	key_repoint(t);
-	if (getrandom(t->keys[n], t->rec.key_len, 0) != t->rec.key_len) {
-		err = -EIO;
+	err = fill(t, n, key, key ? len : t->rec.key_len);
+	if (err)
 		goto out;
-	}
 	err = kf_write(nk.dir_fd, &t->rec, nk.kek);
 	if (err)
 		goto out;
 	k->rec = t->rec;
-	memcpy(k->keys, t->keys, sizeof(k->keys));
+	memcpy(k->keys, t->keys, slots_len(k));
 	key_repoint(k);
 	err = (int)ver;
 out:
-	ks_unmap(t, sizeof(*t));
+	key_free(t);
 	return err;
 }
 
@@ -350,14 +404,31 @@ int nk_wrap(const char *name, uint32_t version, const uint8_t *wkek,
 
 	if (i < 0)
 		return -ENOENT;
-	const struct nk_key *k = nk.keys[i];
+	struct nk_key *k = nk.keys[i];
 	int v = version_index(k, version);
 	if (v < 0)
 		return -ENOENT;
 	if (!k->rec.exportable)
 		return -EPERM;
-	return kwp_wrap(wkek, wkek_len, k->keys[v], k->rec.key_len, out,
-			out_cap);
+	/* A key pair: its PKCS#8 DER, not the slot's padding. */
+	return kwp_wrap(wkek, wkek_len, slot(k, (unsigned)v),
+			key_bytes(k, (unsigned)v), out, out_cap);
+}
+
+int nk_pub(const char *name, uint32_t version, uint8_t *out, size_t cap)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -ENOENT;
+	struct nk_key *k = nk.keys[i];
+	int v = version_index(k, version);
+	if (v < 0)
+		return -ENOENT;
+	if (!crd_alg_pkey(k->rec.alg))
+		return -EINVAL;
+	return pk_public(slot(k, (unsigned)v), key_bytes(k, (unsigned)v), out,
+			 cap);
 }
 
 int nk_info(const char *name, struct nk_info *o)
@@ -437,8 +508,9 @@ int nk_open(const char *name, uint32_t version, uid_t uid, gid_t gid,
 	int v = version_index(k, version);
 	if (v < 0)
 		return -ENOENT;
-	memcpy(key, k->keys[v], k->rec.key_len);
-	*key_len = k->rec.key_len;
+	size_t n = key_bytes(k, (unsigned)v);
+	memcpy(key, slot(k, (unsigned)v), n);
+	*key_len = (uint16_t)n;
 	*alg = k->rec.alg;
 	*version_out = k->rec.v[v].version;
 	k->refs++;

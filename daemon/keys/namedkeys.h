@@ -38,7 +38,7 @@ enum { NK_MAX_KEYS = 1024 };
 struct nk_spec {
 	const char *name;
 	uint16_t alg;	  /* crd_alg number */
-	uint16_t key_len; /* bytes */
+	uint16_t key_len; /* bytes; a key pair's: its slot, pk_slot_len() */
 	uint32_t usage;	  /* KF_USE_* */
 	uint8_t exportable;
 	uint8_t nuids, ngids;
@@ -72,7 +72,9 @@ unsigned nk_count(void);
 
 /*
  * Create with random bytes (getrandom), or import the given bytes (an
- * unwrap is an import of the unwrapped bytes). The registry checks only
+ * unwrap is an import of the unwrapped bytes). A key pair (crd_alg_pkey)
+ * is always imported: its PKCS#8 DER, len <= s->key_len (the slot), made
+ * or checked by pkeys.c. The registry checks only
  * that the spec is well-formed (name, an algorithm nk_alg_ok() takes,
  * len == s->key_len, usage bits, ACL sizes); whether the engines and the
  * key policy take the key and its usage rules hold is its caller's one
@@ -81,17 +83,27 @@ unsigned nk_count(void);
 CRD_MUST_CHECK int nk_create(const struct nk_spec *s);
 CRD_MUST_CHECK int nk_import(const struct nk_spec *s, const uint8_t *key,
 			     size_t len);
-/* Does alg take a named key (one key: an AEAD, a cipher or a MAC)? */
+/* Does alg take a named key (one key: an AEAD, a cipher, a MAC or a key
+ * pair)? */
 int nk_alg_ok(unsigned alg);
 /* A new random version; the oldest is retired (wiped) when the key
  * already holds KF_MAX_VERSIONS. Returns the new version number. */
 CRD_MUST_CHECK int nk_rotate(const char *name);
+/* The same with the new version's bytes given (a key pair's new DER). */
+CRD_MUST_CHECK int nk_rotate_to(const char *name, const uint8_t *key,
+				size_t len);
 CRD_MUST_CHECK int nk_delete(const char *name);
 /* RFC 5649 wrap of a version (0: newest) of an exportable key under
- * wkek; returns the blob length (out_cap >= KF_KEY_MAX + 16 suffices). */
+ * wkek (a key pair's PKCS#8 DER); returns the blob length (out_cap >=
+ * KF_PKEY_MAX + 16 suffices). */
 CRD_MUST_CHECK int nk_wrap(const char *name, uint32_t version,
 			   const uint8_t *wkek, size_t wkek_len, uint8_t *out,
 			   size_t out_cap);
+/* A key pair's version (0: newest) public half, SubjectPublicKeyInfo DER,
+ * into out: its length; -EINVAL for a key that is no key pair. No ACL
+ * check: the caller's. */
+CRD_MUST_CHECK int nk_pub(const char *name, uint32_t version, uint8_t *out,
+			  size_t cap);
 
 CRD_MUST_CHECK int nk_info(const char *name, struct nk_info *out);
 /* The i-th key's name, or NULL past the end (for listing). */
@@ -104,7 +116,9 @@ int nk_allowed(const char *name, uid_t uid, gid_t gid, const gid_t *groups,
 /*
  * For session creation: check the ACL and that the key allows every
  * usage in want (KF_USE_*), then copy version (0: newest) into key
- * (KF_KEY_MAX bytes, the caller's locked memory) and take a reference.
+ * (kf_key_max() bytes of its algorithm, KF_PKEY_MAX always suffices: the
+ * caller's locked memory; a key pair's PKCS#8 DER without its slot's
+ * padding) and take a reference.
  * On success *ref, *alg, *key_len and *version are set.
  */
 CRD_MUST_CHECK int nk_open(const char *name, uint32_t version, uid_t uid,

@@ -251,7 +251,7 @@ expect_usage key show
 expect_usage key list extra
 expect_usage key create k9
 expect_usage key create k9 --alg no-such-alg
-expect_usage key create k9 --alg aes-gcm --usage sign
+expect_usage key create k9 --alg aes-gcm --usage sigh
 expect_usage key create k9 --alg aes-gcm --bits 7
 expect_usage key import k9 --alg aes-gcm
 expect_usage key wrap k2

@@ -17,8 +17,9 @@
 static void check(const struct kf_record *r, const uint8_t *lo,
 		  const uint8_t *hi)
 {
-	if (!kf_name_ok(r->name) || !r->key_len || r->key_len > KF_KEY_MAX ||
-	    r->nuids > KF_MAX_IDS || r->ngids > KF_MAX_IDS || !r->nversions ||
+	if (!kf_name_ok(r->name) || !r->key_len ||
+	    r->key_len > kf_key_max(r->alg) || r->nuids > KF_MAX_IDS ||
+	    r->ngids > KF_MAX_IDS || !r->nversions ||
 	    r->nversions > KF_MAX_VERSIONS || !r->usage ||
 	    r->usage & ~KF_USE_ALL || r->exportable > 1)
 		abort();

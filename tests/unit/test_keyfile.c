@@ -25,6 +25,8 @@
 
 #include "keyfile.h"
 
+#include <cryptod/ring_abi.h>
+
 struct fx {
 	char dir[64];
 	int dfd;
@@ -296,7 +298,7 @@ static void test_bad_records(void **state)
 	r.nversions = 0;
 	assert_int_equal(kf_write(f->dfd, &r, f->kek), -EINVAL);
 	r = f->rec;
-	r.usage = 0x10;
+	r.usage = 0x80;
 	assert_int_equal(kf_write(f->dfd, &r, f->kek), -EINVAL);
 	r = f->rec;
 	r.nuids = KF_MAX_IDS + 1;
@@ -476,7 +478,7 @@ static void test_record_parse(void **state)
 		size_t off;
 		uint8_t v;
 	} bad[] = { { 1, '.' },	 { 0, 0 },  { 0, 200 }, { 9, 0 },
-		    { 9, 0x13 }, { 5, 0 },  { 10, 2 },	{ 11, 17 },
+		    { 9, 0x83 }, { 5, 0 },  { 10, 2 },	{ 11, 17 },
 		    { 16, 17 },	 { 17, 0 }, { 17, 17 } };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(buf, good, sizeof(good));
@@ -528,6 +530,100 @@ static void test_kek_keyring(void **state)
 		-ENOKEY);
 }
 
+/*
+ * A key file as the daemon wrote them before key pairs widened the
+ * bounds (format 1, written by that code, KEK 0xa0..0xbf): it still
+ * loads, byte for byte. The format did not change: a key pair is one
+ * more algorithm whose key bytes are its DER in a fixed slot.
+ */
+static const uint8_t v1_fixture[] = {
+	0x43, 0x52, 0x59, 0x50, 0x54, 0x4f, 0x44, 0x4b, 0x00, 0x01, 0x00, 0x20,
+	0x00, 0x00, 0x00, 0x77, 0x2a, 0x19, 0x5a, 0xd9, 0xe5, 0xfd, 0xda, 0x54,
+	0xc4, 0x7a, 0x84, 0x89, 0x00, 0x00, 0x00, 0x00, 0x75, 0x08, 0xc7, 0xbd,
+	0xac, 0xf6, 0x68, 0xee, 0x52, 0x26, 0x10, 0xf3, 0x7a, 0x11, 0x41, 0x97,
+	0xd1, 0x26, 0xd5, 0x13, 0xe7, 0xbb, 0x54, 0xee, 0x39, 0x00, 0x6c, 0x58,
+	0x38, 0x48, 0x7d, 0xe4, 0x27, 0x9d, 0x2d, 0xd1, 0xa1, 0x6c, 0x6b, 0x00,
+	0x50, 0x10, 0x56, 0x7c, 0x9f, 0xe7, 0x47, 0x02, 0xb9, 0xbf, 0xab, 0xd0,
+	0x38, 0x92, 0x0d, 0x72, 0x2c, 0x3d, 0x64, 0xb3, 0x35, 0x54, 0x63, 0x88,
+	0x8d, 0x5e, 0x00, 0xfd, 0x69, 0xa6, 0xbb, 0x67, 0x52, 0x44, 0x7f, 0xd3,
+	0x38, 0xde, 0xde, 0xc4, 0xeb, 0xbb, 0x97, 0xc7, 0x6a, 0x2c, 0x8b, 0x6a,
+	0x02, 0x6b, 0x5a, 0x76, 0x50, 0x3b, 0x22, 0x77, 0x4f, 0x90, 0x7e, 0x9d,
+	0x3d, 0x76, 0x96, 0x23, 0x14, 0x02, 0xd0, 0x9d, 0xa6, 0x56, 0x25, 0xf4,
+	0xe1, 0xc8, 0x56, 0x53, 0xd7, 0x02, 0x38, 0xb3, 0xfc, 0x44, 0x73, 0x3b,
+	0x6d, 0x31, 0xbe, 0x36, 0xf6, 0xb1, 0x0b, 0x85, 0x2c, 0x74, 0x4a,
+};
+
+static void test_v1_fixture(void **state)
+{
+	struct fx *f = *state;
+	struct kf_record got;
+	uint8_t kek[32];
+	char why[256] = "";
+
+	for (int i = 0; i < 32; i++)
+		kek[i] = (uint8_t)(0xa0 + i);
+	put(f, "v1-fixture.key", v1_fixture, sizeof(v1_fixture));
+	assert_int_equal(
+		kf_read(f->dfd, "v1-fixture.key", kek, &got, why, sizeof(why)),
+		0);
+	assert_string_equal(got.name, "v1-fixture");
+	assert_int_equal(got.alg, 1);
+	assert_int_equal(got.key_len, 32);
+	assert_int_equal(got.usage, KF_USE_ENCRYPT | KF_USE_DECRYPT);
+	assert_int_equal(got.exportable, 1);
+	assert_int_equal(got.nuids, 1);
+	assert_int_equal(got.uids[0], 1000);
+	assert_int_equal(got.ngids, 1);
+	assert_int_equal(got.gids[0], 27);
+	assert_int_equal(got.nversions, 2);
+	assert_int_equal(got.v[0].version, 1);
+	assert_int_equal(got.v[1].version, 2);
+	assert_int_equal(got.v[1].created, 1764896400u);
+	for (int i = 0; i < 32; i++) {
+		assert_int_equal(got.v[0].key[i], i);
+		assert_int_equal(got.v[1].key[i], 0x40 + i);
+	}
+	kf_record_fini(&got);
+}
+
+/* A key pair's record: its slot (pk_slot_len) may exceed KF_KEY_MAX, a
+ * cipher's may not; 16 versions of the largest slot fit. */
+static void test_pkey_record(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t big[KF_MAX_VERSIONS][KF_PKEY_MAX];
+	struct kf_record r = f->rec, got;
+	char why[256] = "";
+
+	assert_int_equal(kf_key_max(CRD_ALG_RSA_4096), KF_PKEY_MAX);
+	assert_true(kf_key_max(CRD_ALG_EC_P521) < KF_PKEY_MAX);
+	assert_int_equal(kf_key_max(CRD_ALG_AES_GCM), KF_KEY_MAX);
+	r.alg = CRD_ALG_RSA_4096;
+	r.key_len = KF_PKEY_MAX;
+	r.usage = KF_USE_SIGN | KF_USE_VERIFY | KF_USE_DECRYPT;
+	r.nversions = KF_MAX_VERSIONS;
+	for (int v = 0; v < KF_MAX_VERSIONS; v++) {
+		memset(big[v], 0x30 + v, KF_PKEY_MAX);
+		r.v[v].version = (uint32_t)v + 1;
+		r.v[v].key = big[v];
+	}
+	assert_int_equal(kf_write(f->dfd, &r, f->kek), 0);
+	assert_int_equal(kf_read(f->dfd, "db-master.v1.key", f->kek, &got, why,
+				 sizeof(why)),
+			 0);
+	assert_int_equal(got.key_len, KF_PKEY_MAX);
+	assert_int_equal(got.usage, r.usage);
+	assert_memory_equal(got.v[15].key, big[15], KF_PKEY_MAX);
+	kf_record_fini(&got);
+	/* The same length for a cipher's key is refused. */
+	r.alg = CRD_ALG_AES_GCM;
+	r.usage = KF_USE_ENCRYPT | KF_USE_DECRYPT;
+	assert_int_equal(kf_write(f->dfd, &r, f->kek), -EINVAL);
+	r.alg = CRD_ALG_RSA_4096;
+	r.key_len = KF_PKEY_MAX + 1;
+	assert_int_equal(kf_write(f->dfd, &r, f->kek), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +642,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kek, fx_setup,
 						fx_teardown),
 		cmocka_unit_test(test_kek_keyring),
+		cmocka_unit_test_setup_teardown(test_v1_fixture, fx_setup,
+						fx_teardown),
+		cmocka_unit_test_setup_teardown(test_pkey_record, fx_setup,
+						fx_teardown),
 		cmocka_unit_test(test_record_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

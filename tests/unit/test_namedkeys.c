@@ -5,7 +5,7 @@
  * retired), export by RFC 5649 wrap and import of the wrap, delete with a
  * session still holding the key, persistence through nk_fini/nk_init, and
  * a directory with bad files: each refused with its name and reason, the
- * rest loaded, a stale temp file removed.
+ * rest loaded, a stale temp file removed; a key pair's DER in its slot.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 #include "keywrap.h"
 #include "log.h"
 #include "namedkeys.h"
+#include "pkeys.h"
 
 static char dir[64];
 static uint8_t kek[KF_KEK_LEN];
@@ -412,13 +413,84 @@ static void test_bad_files(void **state)
 	assert_int_equal(nk_create(&s), 0);
 }
 
+/*
+ * A key pair in the registry: its DER in a slot of its row's size,
+ * handed out (open, wrap) without the padding, through a restart; a
+ * rotation needs the new pair's bytes; pub is for key pairs only.
+ */
+static void test_key_pair(void **state)
+{
+	static uint8_t der[KF_PKEY_MAX], got[KF_PKEY_MAX], pub[KF_PKEY_MAX],
+		der2[KF_PKEY_MAX], blob[KF_PKEY_MAX + 16], plain[KW_MAX_INPUT];
+	char why[200];
+	uint32_t ver;
+	(void)state;
+
+	int n = pk_generate(CRD_ALG_EC_P256, der, sizeof(der), why,
+			    sizeof(why));
+	assert_true(n > 100 && (unsigned)n < pk_slot_len(CRD_ALG_EC_P256));
+	assert_int_equal(pk_der_len(der, (size_t)n), n);
+	struct nk_spec s = spec("pair", KF_USE_SIGN | KF_USE_DERIVE, 1);
+	s.alg = CRD_ALG_EC_P256;
+	s.key_len = (uint16_t)pk_slot_len(CRD_ALG_EC_P256);
+	/* a pair's bytes must be one whole DER within the slot */
+	assert_int_equal(nk_import(&s, der, (size_t)n - 1), -EINVAL);
+	assert_int_equal(nk_create(&s), -EINVAL); /* pkeys.c makes pairs */
+	assert_int_equal(nk_import(&s, der, (size_t)n), 0);
+	assert_int_equal(open_as("pair", 0, 1000, 1, KF_USE_SIGN, got, &ver),
+			 0);
+	assert_memory_equal(got, der, (size_t)n);
+	assert_int_equal(open_as("pair", 0, 1000, 1, KF_USE_VERIFY, got, NULL),
+			 -EPERM);
+	int pl = nk_pub("pair", 0, pub, sizeof(pub));
+	assert_true(pl > 0);
+	assert_int_equal(pk_public(der, (size_t)n, got, sizeof(got)), pl);
+	assert_memory_equal(got, pub, (size_t)pl);
+	int wl = nk_wrap("pair", 0, (const uint8_t *)"0123456789abcdef", 16,
+			 blob, sizeof(blob));
+	assert_int_equal(kwp_unwrap((const uint8_t *)"0123456789abcdef", 16,
+				    blob, (size_t)wl, plain, sizeof(plain)),
+			 n);
+	assert_memory_equal(plain, der, (size_t)n);
+
+	assert_int_equal(nk_rotate("pair"), -EINVAL); /* random bytes: no */
+	int n2 = pk_generate(CRD_ALG_EC_P256, der2, sizeof(der2), why,
+			     sizeof(why));
+	assert_int_equal(nk_rotate_to("pair", der2, (size_t)n2), 2);
+	nk_fini();
+	assert_int_equal(nk_init(dir, kek), 1);
+	assert_int_equal(open_as("pair", 1, 1000, 1, KF_USE_SIGN, got, NULL),
+			 0);
+	assert_memory_equal(got, der, (size_t)n);
+	assert_int_equal(open_as("pair", 0, 1000, 1, KF_USE_SIGN, got, &ver),
+			 0);
+	assert_int_equal(ver, 2);
+	assert_memory_equal(got, der2, (size_t)n2);
+
+	struct nk_spec a = spec("aes", KF_USE_ENCRYPT | KF_USE_DECRYPT, 0);
+	assert_int_equal(nk_create(&a), 0);
+	assert_int_equal(nk_pub("aes", 0, pub, sizeof(pub)), -EINVAL);
+	/* a cipher key is no longer than KF_KEY_MAX, a pair's slot no
+	 * longer than its row's */
+	a.name = "long";
+	a.key_len = KF_KEY_MAX + 1;
+	assert_int_equal(nk_create(&a), -EINVAL);
+	s.name = "big";
+	s.key_len = (uint16_t)(pk_slot_len(CRD_ALG_EC_P256) + 1);
+	assert_int_equal(nk_import(&s, der, (size_t)n), -EINVAL);
+	explicit_bzero(der, sizeof(der));
+	explicit_bzero(der2, sizeof(der2));
+	explicit_bzero(got, sizeof(got));
+	explicit_bzero(plain, sizeof(plain));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_create_acl), T(test_import_counters), T(test_rotate),
 		T(test_wrap),	    T(test_persist),	     T(test_bad_files),
-		T(test_dir_mode),
+		T(test_dir_mode),   T(test_key_pair),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

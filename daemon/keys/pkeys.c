@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+#include "pkeys.h"
+#include "keyfile.h"
+
+#include <cryptod/ring_abi.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/decoder.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/x509.h>
+
+#include "names.h"
+#include "wire.h"
+
+static void why_set(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void why_set(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* The row's OpenSSL name split (crd_alg_pkey_type): type ("RSA", "EC",
+ * "ED25519") and its parameter ("2048", "P-256", or ""). 0, or < 0 for
+ * no key pair. */
+static int row_name(unsigned alg, char *type, size_t tlen, const char **param)
+{
+	int err = crd_alg_pkey_type(alg, type, tlen, param);
+
+	if (!err && !*param)
+		*param = "";
+	return err;
+}
+
+unsigned pk_slot_len(unsigned alg)
+{
+	char type[16];
+	const char *param;
+
+	if (row_name(alg, type, sizeof(type), &param))
+		return 0;
+	/* RSA's PKCS#8: n, d and the five CRT values (each at most half
+	 * n's bytes, plus a sign byte), e, headers: 4.5 moduli and 128
+	 * bytes bounds it (RSA-4096: 2432; OpenSSL writes about 2375).
+	 * The curves' PKCS#8 with its public key is under 256 (P-521's
+	 * about 240). */
+	unsigned slot =
+		strcmp(type, "RSA") ? 256 : crd_alg_tag_len(alg) * 9 / 2 + 128;
+	return slot <= KF_PKEY_MAX ? slot : 0;
+}
+
+size_t pk_der_len(const uint8_t *b, size_t cap)
+{
+	size_t len, hdr;
+
+	if (cap < 2 || b[0] != 0x30)
+		return 0;
+	if (b[1] < 0x80) {
+		len = b[1];
+		hdr = 2;
+	} else {
+		unsigned n = b[1] & 0x7f;
+		if (n == 0 || n > 2 || cap < 2 + n)
+			return 0;
+		len = 0;
+		for (unsigned i = 0; i < n; i++)
+			len = len << 8 | b[2 + i];
+		hdr = 2 + n;
+	}
+	return len <= cap - hdr ? hdr + len : 0;
+}
+
+uint32_t pk_usage_allowed(unsigned alg)
+{
+	unsigned f = crd_alg_pkey(alg) ? crd_alg_flags(alg) : 0;
+	uint32_t u = 0;
+
+	if (f & CRD_AF_SIGN)
+		u |= KF_USE_SIGN | KF_USE_VERIFY;
+	if (f & CRD_AF_DERIVE)
+		u |= KF_USE_DERIVE;
+	if (f & CRD_AF_PKE)
+		u |= KF_USE_ENCRYPT | KF_USE_DECRYPT;
+	return u;
+}
+
+/* Is pk a key of alg's type and size? */
+static int matches(EVP_PKEY *pk, unsigned alg)
+{
+	char type[16], group[64];
+	const char *param;
+	size_t gl;
+
+	if (row_name(alg, type, sizeof(type), &param) ||
+	    !EVP_PKEY_is_a(pk, type))
+		return 0;
+	if (!strcmp(type, "RSA"))
+		return EVP_PKEY_get_bits(pk) == atoi(param);
+	if (!strcmp(type, "EC")) {
+		if (!EVP_PKEY_get_utf8_string_param(pk,
+						    OSSL_PKEY_PARAM_GROUP_NAME,
+						    group, sizeof(group), &gl))
+			return 0;
+		int nid = OBJ_txt2nid(group);
+		if (nid == NID_undef)
+			nid = EC_curve_nist2nid(group);
+		return nid != NID_undef && nid == EC_curve_nist2nid(param);
+	}
+	return 1;
+}
+
+/* The row pk matches, or 0. */
+static unsigned row_of(EVP_PKEY *pk)
+{
+	for (unsigned a = 1; a < CRD_ALG_MAX_; a++)
+		if (crd_alg_pkey(a) && matches(pk, a))
+			return a;
+	return 0;
+}
+
+/* "rsa-3072", or what OpenSSL says it is: "RSA-PSS, 2048 bits". */
+static void describe(EVP_PKEY *pk, char *buf, size_t len)
+{
+	unsigned a = row_of(pk);
+	const char *t = EVP_PKEY_get0_type_name(pk);
+
+	if (a)
+		snprintf(buf, len, "%s", crd_alg_name(a));
+	else
+		snprintf(buf, len, "%s, %d bits", t ? t : "unknown type",
+			 EVP_PKEY_get_bits(pk));
+}
+
+/* pk as PKCS#8 DER into out: its length, -ENOSPC, or -EINVAL when pk
+ * has no private half. */
+static int to_pkcs8(EVP_PKEY *pk, uint8_t *out, size_t cap)
+{
+	PKCS8_PRIV_KEY_INFO *p8 = EVP_PKEY2PKCS8(pk);
+	int n;
+
+	if (!p8)
+		return -EINVAL;
+	n = i2d_PKCS8_PRIV_KEY_INFO(p8, NULL);
+	if (n <= 0 || (size_t)n > cap) {
+		n = n <= 0 ? -EINVAL : -ENOSPC;
+	} else {
+		uint8_t *q = out;
+		n = i2d_PKCS8_PRIV_KEY_INFO(p8, &q);
+	}
+	PKCS8_PRIV_KEY_INFO_free(p8); /* cleanses its key octets */
+	return n;
+}
+
+int pk_generate(unsigned alg, uint8_t *out, size_t cap, char *why, size_t wlen)
+{
+	char type[16];
+	const char *param;
+	EVP_PKEY *pk = NULL;
+	int err = -EINVAL;
+
+	if (row_name(alg, type, sizeof(type), &param))
+		return -EINVAL;
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+	if (ctx && EVP_PKEY_keygen_init(ctx) == 1) {
+		int ok = 1;
+		if (!strcmp(type, "RSA"))
+			ok = EVP_PKEY_CTX_set_rsa_keygen_bits(ctx,
+							      atoi(param)) == 1;
+		else if (!strcmp(type, "EC"))
+			ok = EVP_PKEY_CTX_set_group_name(ctx, param) == 1;
+		if (ok && EVP_PKEY_generate(ctx, &pk) == 1)
+			err = 0;
+	}
+	EVP_PKEY_CTX_free(ctx);
+	if (!err && !matches(pk, alg))
+		err = -EINVAL;
+	if (!err)
+		err = to_pkcs8(pk, out, cap);
+	if (err < 0)
+		why_set(why, wlen, "OpenSSL could not make a %s key pair",
+			crd_alg_name(alg));
+	EVP_PKEY_free(pk);
+	ERR_clear_error();
+	return err;
+}
+
+/* Does the input look like an encrypted private key (PKCS#8's
+ * EncryptedPrivateKeyInfo, PEM or DER, or a traditional PEM with a
+ * Proc-Type header)? Only for the error's text. */
+static int looks_encrypted(const uint8_t *in, size_t len)
+{
+	if (memmem(in, len, "ENCRYPTED", 9))
+		return 1;
+	const uint8_t *p = in;
+	X509_SIG *s = d2i_X509_SIG(NULL, &p, (long)len);
+	X509_SIG_free(s);
+	return s != NULL;
+}
+
+/* What the input is when it holds no private key it could decode. */
+static const char *not_private(const uint8_t *in, size_t len)
+{
+	EVP_PKEY *pk = NULL;
+	OSSL_DECODER_CTX *d = OSSL_DECODER_CTX_new_for_pkey(
+		&pk, NULL, NULL, NULL, OSSL_KEYMGMT_SELECT_PUBLIC_KEY, NULL,
+		NULL);
+	const uint8_t *p = in;
+	size_t l = len;
+	int pub = d && OSSL_DECODER_from_data(d, &p, &l) == 1 && pk;
+
+	OSSL_DECODER_CTX_free(d);
+	EVP_PKEY_free(pk);
+	if (pub)
+		return "a public key: import takes the private key (the "
+		       "daemon derives the public one: key pub)";
+	if (memmem(in, len, "CERTIFICATE", 11))
+		return "a certificate: import takes the private key";
+	return NULL;
+}
+
+int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
+	      size_t pass_len, uint16_t *alg, uint8_t *out, size_t cap,
+	      char *why, size_t wlen)
+{
+	EVP_PKEY *pk = NULL;
+	char got[64];
+	int err = -EINVAL;
+
+	if (!in || !len || len > CTL_PKEY_MAX) {
+		why_set(why, wlen, "a key pair's key is 1..%d bytes",
+			CTL_PKEY_MAX);
+		return -EINVAL;
+	}
+	OSSL_DECODER_CTX *d = OSSL_DECODER_CTX_new_for_pkey(
+		&pk, NULL, NULL, NULL, OSSL_KEYMGMT_SELECT_KEYPAIR, NULL, NULL);
+	if (d && pass_len)
+		(void)OSSL_DECODER_CTX_set_passphrase(d, pass, pass_len);
+	const uint8_t *p = in;
+	size_t l = len;
+	int ok = d && OSSL_DECODER_from_data(d, &p, &l) == 1 && pk;
+	OSSL_DECODER_CTX_free(d);
+	if (!ok) {
+		const char *what = not_private(in, len);
+		if (what)
+			why_set(why, wlen, "%s", what);
+		else if (looks_encrypted(in, len))
+			why_set(why, wlen,
+				"an encrypted private key: %s passphrase",
+				pass_len ? "wrong" : "no");
+		else
+			why_set(why, wlen,
+				"not a private key OpenSSL can read (PEM or "
+				"DER: PKCS#8, encrypted PKCS#8, traditional "
+				"RSA or EC)");
+		goto out;
+	}
+	describe(pk, got, sizeof(got));
+	unsigned row = row_of(pk);
+	if (*alg && !matches(pk, *alg)) {
+		why_set(why, wlen, "the key is %s, the request says %s", got,
+			crd_alg_name(*alg) ? crd_alg_name(*alg) : "?");
+		goto out;
+	}
+	if (!row) {
+		why_set(why, wlen,
+			"the key is %s: no key-pair algorithm takes it "
+			"('cryptoctl key --help' lists them)",
+			got);
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	/* A key whose halves disagree would sign what its public key
+	 * does not verify. */
+	EVP_PKEY_CTX *cx = EVP_PKEY_CTX_new_from_pkey(NULL, pk, NULL);
+	int pair = cx ? EVP_PKEY_pairwise_check(cx) : 1;
+	EVP_PKEY_CTX_free(cx);
+	if (pair == 0) {
+		why_set(why, wlen,
+			"the key is %s, but its private and public "
+			"halves do not match",
+			got);
+		goto out;
+	}
+	err = to_pkcs8(pk, out,
+		       cap < pk_slot_len(row) ? cap : pk_slot_len(row));
+	if (err == -ENOSPC)
+		why_set(why, wlen, "the key's DER is longer than any %s key's",
+			got);
+	else if (err < 0)
+		why_set(why, wlen, "%s",
+			not_private(in, len) ? not_private(in, len)
+					     : "it holds no private key");
+	else
+		*alg = (uint16_t)row;
+out:
+	EVP_PKEY_free(pk);
+	ERR_clear_error();
+	return err;
+}
+
+int pk_public(const uint8_t *der, size_t len, uint8_t *out, size_t cap)
+{
+	const uint8_t *p = der;
+	PKCS8_PRIV_KEY_INFO *p8 = d2i_PKCS8_PRIV_KEY_INFO(NULL, &p, (long)len);
+	EVP_PKEY *pk = p8 ? EVP_PKCS82PKEY(p8) : NULL;
+	int n = -EINVAL;
+
+	PKCS8_PRIV_KEY_INFO_free(p8);
+	if (pk) {
+		n = i2d_PUBKEY(pk, NULL);
+		if (n <= 0 || (size_t)n > cap) {
+			n = n <= 0 ? -EINVAL : -ENOSPC;
+		} else {
+			uint8_t *q = out;
+			n = i2d_PUBKEY(pk, &q);
+		}
+	}
+	EVP_PKEY_free(pk);
+	ERR_clear_error();
+	return n;
+}
