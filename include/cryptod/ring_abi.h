@@ -284,8 +284,10 @@ static inline uint32_t crd_len_bytes(unsigned alg, uint32_t len)
  *            CRD_ST_AUTH_FAILED, whatever its cause, and nothing else is
  *            told (no padding oracle).
  * The op's parameters are struct crd_pk_params in iv[] (iv_len 16; 0
- * means all zero). Scatter-gather, streams, arena IVs and session-less
- * ops are refused (CRD_ST_BAD_DESC); tag_off and tag_len must be 0.
+ * means all zero). Scatter-gather, arena IVs and session-less ops are
+ * refused (CRD_ST_BAD_DESC), a stream's first piece as on every
+ * algorithm that does not stream (-EOPNOTSUPP); tag_off and tag_len
+ * must be 0.
  */
 enum crd_pk_pad {
 	CRD_PK_PAD_DEFAULT = 0, /* the key type's own scheme: ECDSA, EdDSA,
