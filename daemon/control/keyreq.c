@@ -874,11 +874,7 @@ int keyreq_session(struct client *c, const Cryptod__CreateSession *m,
 	uint32_t dec = mac ? KF_USE_MAC_VERIFY : KF_USE_DECRYPT;
 	uint32_t want =
 		in.usage & (pkey ? pk_usage_allowed(in.alg) : enc | dec);
-	unsigned op_mask = (want & enc ? 1u << CRD_OP_ENCRYPT : 0) |
-			   (want & dec ? 1u << CRD_OP_DECRYPT : 0) |
-			   (want & KF_USE_SIGN ? 1u << CRD_OP_SIGN : 0) |
-			   (want & KF_USE_VERIFY ? 1u << CRD_OP_VERIFY : 0) |
-			   (want & KF_USE_DERIVE ? 1u << CRD_OP_DERIVE : 0);
+	unsigned op_mask = kf_usage_ops(want);
 
 	uint8_t *key = ks_map(KF_PKEY_MAX);
 	if (!key)

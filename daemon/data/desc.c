@@ -111,7 +111,7 @@ static int desc_fields(const struct crd_sqe *e, const struct session *s,
 	if (s && e->op > CRD_OP_DECRYPT && !crd_alg_pkey(s->alg))
 		return CRD_ST_BAD_DESC;
 	/* an op the key pair's row does not take (x25519 sign) */
-	if (s && crd_alg_pkey(s->alg) && !(session_pk_ops(s->alg) >> e->op & 1))
+	if (s && crd_alg_pkey(s->alg) && !(crd_alg_pk_ops(s->alg) >> e->op & 1))
 		return CRD_ST_BAD_PARAM;
 	/* A named key's usage rules: encrypt/generate, decrypt/verify (a
 	 * key pair's: the ops named; a public key's: verify, encrypt). */

@@ -47,20 +47,6 @@ static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 	return bits >= min;
 }
 
-unsigned session_pk_ops(unsigned alg)
-{
-	unsigned f = crd_alg_flags(alg), m = 0;
-	if (!crd_alg_pkey(alg))
-		return 0;
-	if (f & CRD_AF_SIGN)
-		m |= 1u << CRD_OP_SIGN | 1u << CRD_OP_VERIFY;
-	if (f & CRD_AF_DERIVE)
-		m |= 1u << CRD_OP_DERIVE;
-	if (f & CRD_AF_PKE)
-		m |= 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
-	return m;
-}
-
 /* Do the rows of cap take p's key, authentication key and tag lengths? */
 static int session_fits(const struct alg_cap *cap,
 			const struct session_params *p)
@@ -124,7 +110,7 @@ int session_setup(struct session *s, const struct session_params *p,
 				: 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
 	if (pkey) /* the ops its row takes (the engine may narrow them) */
 		s->op_mask = (p->op_mask ? p->op_mask : 0xff) &
-			     session_pk_ops(p->alg);
+			     crd_alg_pk_ops(p->alg);
 	s->eng = engine_get(idx);
 	s->cap = cap;
 	/* The IV check of every op, as one bit test. */

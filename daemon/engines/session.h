@@ -32,7 +32,7 @@ struct session {
 	uint8_t eng_idx; /* engine registry index */
 	/* bit n set: op n (enum crd_op) may run (a named key's usage
 	 * rules; for a key the client gave, encrypt and decrypt, or the ops
-	 * a key pair's row takes: session_pk_ops(), and of those only
+	 * a key pair's row takes: crd_alg_pk_ops(), and of those only
 	 * verify and encrypt for a public key alone) */
 	uint8_t op_mask;
 	/* The named key this session was opened on (a reference, dropped by
@@ -88,10 +88,6 @@ struct session_params {
 void session_policy_set(unsigned min_bits, int sessionless);
 int session_sessionless_allowed(void);
 
-/* The ops (bits 1 << enum crd_op) a key pair's row takes, from its
- * flags: sign and verify, derive, RSA-OAEP's encrypt and decrypt; 0 for
- * any other row. */
-unsigned session_pk_ops(unsigned alg);
 _Static_assert(ENGINE_OP_N <= 8, "op_mask holds every op");
 
 /*

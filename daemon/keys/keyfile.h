@@ -34,6 +34,7 @@
 #define CRYPTOD_KEYFILE_H
 
 #include <cryptod/compiler.h>
+#include <cryptod/ring_abi.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,40 @@ enum kf_usage {
 	KF_USE_DERIVE = 1u << 6,
 	KF_USE_ALL = 0x7fu,
 };
+
+/* The op (enum crd_op) each usage bit allows: a MAC's generate and
+ * verify are its encrypt and decrypt; the one list both directions are
+ * read from. */
+#define KF_USE_OPS(X)                                                          \
+	X(ENCRYPT, ENCRYPT)                                                    \
+	X(DECRYPT, DECRYPT)                                                    \
+	X(MAC_GENERATE, ENCRYPT)                                               \
+	X(MAC_VERIFY, DECRYPT) X(SIGN, SIGN) X(VERIFY, VERIFY) X(DERIVE, DERIVE)
+
+/* The ops (bits 1 << enum crd_op) the usage bits allow. */
+static inline unsigned kf_usage_ops(uint32_t usage)
+{
+	unsigned m = 0;
+#define KF_X_(u, op)                                                           \
+	if (usage & KF_USE_##u)                                                \
+		m |= 1u << CRD_OP_##op;
+	KF_USE_OPS(KF_X_)
+#undef KF_X_
+	return m;
+}
+
+/* The usage bits of a key pair that allow the ops (1 << enum crd_op):
+ * the inverse, without the MAC's bits. */
+static inline uint32_t kf_pk_ops_usage(unsigned ops)
+{
+	uint32_t u = 0;
+#define KF_X_(use, op)                                                         \
+	if (ops >> CRD_OP_##op & 1)                                            \
+		u |= KF_USE_##use;
+	KF_USE_OPS(KF_X_)
+#undef KF_X_
+	return u & ~(uint32_t)(KF_USE_MAC_GENERATE | KF_USE_MAC_VERIFY);
+}
 
 struct kf_version {
 	uint32_t version;

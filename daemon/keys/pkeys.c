@@ -86,16 +86,7 @@ size_t pk_der_len(const uint8_t *b, size_t cap)
 
 uint32_t pk_usage_allowed(unsigned alg)
 {
-	unsigned f = crd_alg_pkey(alg) ? crd_alg_flags(alg) : 0;
-	uint32_t u = 0;
-
-	if (f & CRD_AF_SIGN)
-		u |= KF_USE_SIGN | KF_USE_VERIFY;
-	if (f & CRD_AF_DERIVE)
-		u |= KF_USE_DERIVE;
-	if (f & CRD_AF_PKE)
-		u |= KF_USE_ENCRYPT | KF_USE_DECRYPT;
-	return u;
+	return kf_pk_ops_usage(crd_alg_pk_ops(alg));
 }
 
 /* Is pk a key of alg's type and size? */

@@ -241,6 +241,18 @@ static inline int crd_alg_pkey(unsigned alg)
 	return crd_alg_kind(alg) == CRD_KIND_PKEY;
 }
 
+/* The ops (bits 1 << enum crd_op) a key pair's row takes, from its
+ * flags: sign and verify (SIGN), derive (DERIVE), RSA-OAEP's encrypt and
+ * decrypt (PKE); 0 for any other row. */
+static inline unsigned crd_alg_pk_ops(unsigned alg)
+{
+	unsigned f = crd_alg_pkey(alg) ? crd_alg_flags(alg) : 0;
+	return (f & CRD_AF_SIGN ? 1u << CRD_OP_SIGN | 1u << CRD_OP_VERIFY : 0) |
+	       (f & CRD_AF_DERIVE ? 1u << CRD_OP_DERIVE : 0) |
+	       (f & CRD_AF_PKE ? 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT
+			       : 0);
+}
+
 /* Authentication only (MAC, HASH): a tag over the source, no destination;
  * encrypt generates the tag, decrypt verifies it. */
 static inline int crd_alg_auth_only(unsigned alg)

@@ -268,6 +268,14 @@ static void test_pkey_flags(void **state)
 			want_f = CRD_AF_DERIVE;
 		CHECK(a, "pkey flags", f, want_f);
 		CHECK(a, "pkey", crd_alg_pkey(a), want_f != 0);
+		unsigned ops = 0;
+		if (want_f & CRD_AF_SIGN)
+			ops |= 1u << CRD_OP_SIGN | 1u << CRD_OP_VERIFY;
+		if (want_f & CRD_AF_DERIVE)
+			ops |= 1u << CRD_OP_DERIVE;
+		if (want_f & CRD_AF_PKE)
+			ops |= 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT;
+		CHECK(a, "pk ops", crd_alg_pk_ops(a), ops);
 		/* no key pair streams, takes an IV or counts bits */
 		if (want_f)
 			CHECK(a, "other flags", crd_alg_flags(a) & ~pk, 0);
