@@ -160,5 +160,15 @@ int conn_close_queue(struct cc_conn *c, uint32_t queue_id);
  * status; *out_len, if given, its len). cc_crypt and cc_pk_op use them. */
 int sync_queue(struct cc_conn *c, uint64_t need);
 int sync_run(struct cc_conn *c, struct cc_op *op, uint32_t *out_len);
+/* A one-shot's frame (cc_crypt, cc_pk_op): sync_begin takes the
+ * connection's one-shot lock and need bytes of its queue's arena in
+ * *base (0, or -errno with the lock let go); sync_end gives them back,
+ * wiped (nothing lingers in shared memory), or, when lost (the op may
+ * still be in flight, or the daemon is gone: sync_run's -errno), closes
+ * the queue instead, so that the daemon stops serving it and the next
+ * call opens a fresh one; then it lets the lock go and returns err. */
+int sync_begin(struct cc_conn *c, uint64_t need, uint8_t **base);
+int sync_end(struct cc_conn *c, uint8_t *base, uint64_t need, int lost,
+	     int err);
 
 #endif

@@ -31,16 +31,10 @@ int cc_pk_op(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	uint64_t out_off = aad_off + crd_align_up(aad_len, 64);
 	uint64_t need = out_off + crd_align_up(room ? room : 1, 64);
 
-	pthread_mutex_lock(&c->sync_lock);
-	int err = sync_queue(c, need);
+	uint8_t *base;
+	int err = sync_begin(c, need, &base);
 	if (err)
-		goto out;
-	struct cc_queue *q = c->sync_q;
-	uint8_t *base = cc_buf_alloc(q, need);
-	if (!base) {
-		err = -ENOMEM;
-		goto out;
-	}
+		return err;
 	if (in_len)
 		memcpy(base, in, in_len);
 	if (aad_len)
@@ -58,6 +52,7 @@ int cc_pk_op(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	};
 	uint32_t n = 0;
 	err = sync_run(c, &op, &n);
+	int lost = err < 0 && err > -1000;
 	if (err == CC_OK && writes) {
 		if (n > *out_len)
 			err = -ENOSPC;
@@ -65,18 +60,8 @@ int cc_pk_op(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 			memcpy(out, base + out_off, n);
 		*out_len = err ? 0 : n;
 	}
-	if (err < 0 && err > -1000 && err != -ENOSPC) {
-		/* in flight or the daemon gone: as cc_crypt (sync.c) */
-		cc_queue_close(c->sync_q);
-		c->sync_q = NULL;
-		goto out;
-	}
-	/* a shared secret or a plaintext does not linger in shared memory */
-	memset(base, 0, need);
-	cc_buf_free(q, base);
-out:
-	pthread_mutex_unlock(&c->sync_lock);
-	return err;
+	/* a shared secret or a plaintext does not linger there */
+	return sync_end(c, base, need, lost, err);
 }
 
 int cc_pk_sign(struct cc_conn *c, uint32_t session,

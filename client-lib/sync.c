@@ -138,16 +138,10 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	uint64_t tag_off = iv_off + crd_align_up(iv_arena, 64);
 	uint64_t need = tag_off + 64;
 
-	pthread_mutex_lock(&c->sync_lock);
-	int err = sync_queue(c, need);
+	uint8_t *base;
+	int err = sync_begin(c, need, &base);
 	if (err)
-		goto out;
-	struct cc_queue *q = c->sync_q;
-	uint8_t *base = cc_buf_alloc(q, need);
-	if (!base) {
-		err = -ENOMEM;
-		goto out;
-	}
+		return err;
 	if (bytes)
 		memcpy(base, in, bytes);
 	if (aad_len)
@@ -177,19 +171,30 @@ int cc_crypt(struct cc_conn *c, uint32_t session, enum cc_dir dir,
 	} else if (err == CC_ERR_AUTH_FAILED && bytes && writes) {
 		memset(out, 0, bytes); /* forged: release no plaintext */
 	}
-	if (err < 0 && err > -1000) {
-		/* The op may still be in flight (time-out) or the daemon is
-		 * gone: the buffer is not ours to reuse. Closing the queue
-		 * makes the daemon stop serving it first; the next call
-		 * opens a fresh one. */
+	return sync_end(c, base, need, err < 0 && err > -1000, err);
+}
+
+int sync_begin(struct cc_conn *c, uint64_t need, uint8_t **base)
+{
+	pthread_mutex_lock(&c->sync_lock);
+	int err = sync_queue(c, need);
+	if (!err && !(*base = cc_buf_alloc(c->sync_q, need)))
+		err = -ENOMEM;
+	if (err)
+		pthread_mutex_unlock(&c->sync_lock);
+	return err;
+}
+
+int sync_end(struct cc_conn *c, uint8_t *base, uint64_t need, int lost, int err)
+{
+	if (lost) {
+		/* The buffer is not ours to reuse. */
 		cc_queue_close(c->sync_q);
 		c->sync_q = NULL;
-		goto out;
+	} else {
+		memset(base, 0, need);
+		cc_buf_free(c->sync_q, base);
 	}
-	/* Plaintext does not linger in shared memory. */
-	memset(base, 0, need);
-	cc_buf_free(q, base);
-out:
 	pthread_mutex_unlock(&c->sync_lock);
 	return err;
 }

@@ -40,9 +40,7 @@ unsigned kf_key_max(unsigned alg)
 	return crd_alg_pkey(alg) ? pk_slot_len(alg) : KF_KEY_MAX;
 }
 
-static void why_set(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void why_set(char *why, size_t len, const char *fmt, ...)
+void kf_why(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,28 +115,28 @@ static void put_bytes(struct cur *c, const void *src, size_t n)
 static int record_valid(const struct kf_record *r, char *why, size_t len)
 {
 	if (!kf_name_ok(r->name)) {
-		why_set(why, len, "bad key name");
+		kf_why(why, len, "bad key name");
 		return 0;
 	}
 	if (r->key_len == 0 || r->key_len > kf_key_max(r->alg)) {
-		why_set(why, len, "key length %u out of range", r->key_len);
+		kf_why(why, len, "key length %u out of range", r->key_len);
 		return 0;
 	}
 	if (r->nuids > KF_MAX_IDS || r->ngids > KF_MAX_IDS) {
-		why_set(why, len, "too many uids or gids");
+		kf_why(why, len, "too many uids or gids");
 		return 0;
 	}
 	if (r->nversions == 0 || r->nversions > KF_MAX_VERSIONS) {
-		why_set(why, len, "%u versions", r->nversions);
+		kf_why(why, len, "%u versions", r->nversions);
 		return 0;
 	}
 	if (r->usage == 0 || r->usage & ~KF_USE_ALL || r->exportable > 1) {
-		why_set(why, len, "bad usage or exportable flag");
+		kf_why(why, len, "bad usage or exportable flag");
 		return 0;
 	}
 	for (unsigned i = 1; i < r->nversions; i++)
 		if (r->v[i].version <= r->v[i - 1].version) {
-			why_set(why, len, "versions out of order");
+			kf_why(why, len, "versions out of order");
 			return 0;
 		}
 	return 1;
@@ -208,8 +206,8 @@ static int record_get(uint8_t *buf, size_t n, struct kf_record *r, char *why,
 		r->v[i].key = cur_take(&c, r->key_len);
 	}
 	if (c.bad || c.left) {
-		why_set(why, len, "record malformed (%s)",
-			c.bad ? "short" : "trailing bytes");
+		kf_why(why, len, "record malformed (%s)",
+		       c.bad ? "short" : "trailing bytes");
 		return 0;
 	}
 	return record_valid(r, why, len);
@@ -363,27 +361,27 @@ int kf_read(int dir_fd, const char *file, const uint8_t kek[KF_KEK_LEN],
 
 	memset(rec, 0, sizeof(*rec));
 	if (!buf) {
-		why_set(why, why_len, "out of memory");
+		kf_why(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
 	int fd = openat(dir_fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open: %s", strerror(errno));
+		kf_why(why, why_len, "cannot open: %s", strerror(errno));
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		why_set(why, why_len, "not a regular file");
+		kf_why(why, why_len, "not a regular file");
 		goto out;
 	}
 	ssize_t len = read_whole(fd, buf, KF_FILE_MAX);
 	close(fd);
 	if (len < 0) {
 		err = (int)len == -EFBIG ? -EBADMSG : (int)len;
-		why_set(why, why_len, "%s",
-			len == -EFBIG ? "longer than any key file"
-				      : "read failed");
+		kf_why(why, why_len, "%s",
+		       len == -EFBIG ? "longer than any key file"
+				     : "read failed");
 		goto out;
 	}
 	err = kf_parse(buf, (size_t)len, file, kek, rec, why, why_len);
@@ -398,12 +396,12 @@ int kf_parse(const uint8_t *buf, size_t len, const char *file,
 {
 	memset(rec, 0, sizeof(*rec));
 	if (len < KF_HEADER_LEN + KF_TAG_LEN) {
-		why_set(why, why_len, "truncated: %zu bytes, no whole header",
-			len);
+		kf_why(why, why_len, "truncated: %zu bytes, no whole header",
+		       len);
 		return -EBADMSG;
 	}
 	if (memcmp(buf, kf_magic, 8)) {
-		why_set(why, why_len, "not a cryptod key file (bad magic)");
+		kf_why(why, why_len, "not a cryptod key file (bad magic)");
 		return -EBADMSG;
 	}
 	struct cur h = { (uint8_t *)buf + 8, KF_HEADER_LEN - 8, 0 };
@@ -411,30 +409,30 @@ int kf_parse(const uint8_t *buf, size_t len, const char *file,
 	unsigned hlen = (unsigned)cur_uint(&h, 2);
 	size_t n = (size_t)cur_uint(&h, 4);
 	if (ver != KF_FORMAT_VERSION || hlen != KF_HEADER_LEN) {
-		why_set(why, why_len,
-			"format version %u, header %u bytes: this daemon reads "
-			"version %u",
-			ver, hlen, KF_FORMAT_VERSION);
+		kf_why(why, why_len,
+		       "format version %u, header %u bytes: this daemon reads "
+		       "version %u",
+		       ver, hlen, KF_FORMAT_VERSION);
 		return -EBADMSG;
 	}
 	if (n > KF_RECORD_MAX || len != KF_HEADER_LEN + n + KF_TAG_LEN) {
-		why_set(why, why_len,
-			"length mismatch: header says %zu sealed bytes, file "
-			"has %zu bytes (truncated or extended)",
-			n, len);
+		kf_why(why, why_len,
+		       "length mismatch: header says %zu sealed bytes, file "
+		       "has %zu bytes (truncated or extended)",
+		       n, len);
 		return -EBADMSG;
 	}
 	rec->secret = ks_map(KF_RECORD_MAX);
 	if (!rec->secret) {
-		why_set(why, why_len, "out of locked memory");
+		kf_why(why, why_len, "out of locked memory");
 		return -ENOMEM;
 	}
 	uint8_t tag[KF_TAG_LEN];
 	memcpy(tag, buf + KF_HEADER_LEN + n, KF_TAG_LEN);
 	if (gcm(0, kek, buf, buf + KF_HEADER_LEN, n, rec->secret, tag)) {
-		why_set(why, why_len,
-			"authentication failed: corrupted, or sealed under "
-			"another key-encryption key");
+		kf_why(why, why_len,
+		       "authentication failed: corrupted, or sealed under "
+		       "another key-encryption key");
 		goto out_wipe;
 	}
 	if (!record_get(rec->secret, n, rec, why, why_len))
@@ -443,8 +441,8 @@ int kf_parse(const uint8_t *buf, size_t len, const char *file,
 	 * file renamed to another key's name is refused. */
 	size_t nl = strlen(rec->name);
 	if (strncmp(file, rec->name, nl) || strcmp(file + nl, ".key")) {
-		why_set(why, why_len,
-			"holds key '%s', not the one its name says", rec->name);
+		kf_why(why, why_len,
+		       "holds key '%s', not the one its name says", rec->name);
 		goto out_wipe;
 	}
 	return 0;
@@ -486,10 +484,10 @@ static int kek_payload(const uint8_t *buf, ssize_t n, uint8_t kek[KF_KEK_LEN],
 	}
 	if (err) {
 		explicit_bzero(kek, KF_KEK_LEN);
-		why_set(why, why_len,
-			"must hold %d raw bytes or %d hex digits (%zd bytes "
-			"read)",
-			KF_KEK_LEN, 2 * KF_KEK_LEN, n);
+		kf_why(why, why_len,
+		       "must hold %d raw bytes or %d hex digits (%zd bytes "
+		       "read)",
+		       KF_KEK_LEN, 2 * KF_KEK_LEN, n);
 	}
 	return err;
 }
@@ -504,40 +502,40 @@ int kf_kek_read(const char *path, uid_t owner, int credential,
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open: %s%s", strerror(errno),
-			err == -EACCES && !credential
-				? " (the daemon runs as its own user: make the "
-				  "file that user's, mode 0400, or hand it over "
-				  "with LoadCredential= and keys.kek = "
-				  "credential:NAME)"
-				: "");
+		kf_why(why, why_len, "cannot open: %s%s", strerror(errno),
+		       err == -EACCES && !credential
+			       ? " (the daemon runs as its own user: make the "
+				 "file that user's, mode 0400, or hand it over "
+				 "with LoadCredential= and keys.kek = "
+				 "credential:NAME)"
+			       : "");
 		return err;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		why_set(why, why_len, "not a regular file");
+		kf_why(why, why_len, "not a regular file");
 		return -EINVAL;
 	}
 	/* Root's, or the daemon's own (owner): nobody else may have
 	 * written it. */
 	if (st.st_uid != owner && st.st_uid != 0) {
 		close(fd);
-		why_set(why, why_len,
-			"owned by uid %u, must be root's or uid %u's",
-			(unsigned)st.st_uid, (unsigned)owner);
+		kf_why(why, why_len,
+		       "owned by uid %u, must be root's or uid %u's",
+		       (unsigned)st.st_uid, (unsigned)owner);
 		return -EPERM;
 	}
 	if (st.st_mode & (credential ? 007 : 077)) {
 		close(fd);
-		why_set(why, why_len, "mode %04o lets %s at it; chmod 0400",
-			(unsigned)(st.st_mode & 07777),
-			credential ? "others" : "group or others");
+		kf_why(why, why_len, "mode %04o lets %s at it; chmod 0400",
+		       (unsigned)(st.st_mode & 07777),
+		       credential ? "others" : "group or others");
 		return -EPERM;
 	}
 	buf = ks_map(4096);
 	if (!buf) {
 		close(fd);
-		why_set(why, why_len, "out of locked memory");
+		kf_why(why, why_len, "out of locked memory");
 		return -ENOMEM;
 	}
 	ssize_t n = read_whole(fd, buf, 4096);
@@ -553,10 +551,10 @@ int kf_kek_keyring(const char *desc, uint8_t kek[KF_KEK_LEN], char *why,
 	long id = syscall(SYS_request_key, "user", desc, NULL, 0);
 	if (id < 0) {
 		int err = -errno;
-		why_set(why, why_len,
-			"no \"user\" key of that description in the daemon's "
-			"keyrings: %s",
-			strerror(errno));
+		kf_why(why, why_len,
+		       "no \"user\" key of that description in the daemon's "
+		       "keyrings: %s",
+		       strerror(errno));
 		return err == -ENOKEY || err == -EKEYREVOKED ||
 				       err == -EKEYEXPIRED
 			       ? -ENOKEY
@@ -564,14 +562,14 @@ int kf_kek_keyring(const char *desc, uint8_t kek[KF_KEK_LEN], char *why,
 	}
 	uint8_t *buf = ks_map(4096);
 	if (!buf) {
-		why_set(why, why_len, "out of locked memory");
+		kf_why(why, why_len, "out of locked memory");
 		return -ENOMEM;
 	}
 	long n = syscall(SYS_keyctl, KEYCTL_READ, id, buf, 4096);
 	int err;
 	if (n < 0) {
 		err = -errno;
-		why_set(why, why_len, "KEYCTL_READ: %s", strerror(errno));
+		kf_why(why, why_len, "KEYCTL_READ: %s", strerror(errno));
 	} else {
 		err = kek_payload(buf, n > 4096 ? 4097 : (ssize_t)n, kek, why,
 				  why_len);

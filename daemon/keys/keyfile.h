@@ -131,6 +131,10 @@ unsigned kf_key_max(unsigned alg);
 /* [A-Za-z0-9][A-Za-z0-9._-]*, at most KF_NAME_MAX bytes. */
 int kf_name_ok(const char *name);
 
+/* Leave a reason in why (len bytes; NULL or 0: none): never a key byte. */
+void kf_why(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Seal rec under kek and replace dir_fd/<name>.key atomically. */
 CRD_MUST_CHECK int kf_write(int dir_fd, const struct kf_record *rec,
 			    const uint8_t kek[KF_KEK_LEN]);

@@ -5,7 +5,6 @@
 #include <cryptod/ring_abi.h>
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +19,6 @@
 
 #include "names.h"
 #include "wire.h"
-
-static void why_set(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void why_set(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* The row's OpenSSL name split (crd_alg_pkey_type): type ("RSA", "EC",
  * "ED25519") and its parameter ("2048", "P-256", or ""). 0, or < 0 for
@@ -182,8 +168,8 @@ int pk_generate(unsigned alg, uint8_t *out, size_t cap, char *why, size_t wlen)
 	if (!err)
 		err = to_pkcs8(pk, out, cap);
 	if (err < 0)
-		why_set(why, wlen, "OpenSSL could not make a %s key pair",
-			crd_alg_name(alg));
+		kf_why(why, wlen, "OpenSSL could not make a %s key pair",
+		       crd_alg_name(alg));
 	EVP_PKEY_free(pk);
 	ERR_clear_error();
 	return err;
@@ -232,8 +218,8 @@ int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
 	int err = -EINVAL;
 
 	if (!in || !len || len > CTL_PKEY_MAX) {
-		why_set(why, wlen, "a key pair's key is 1..%d bytes",
-			CTL_PKEY_MAX);
+		kf_why(why, wlen, "a key pair's key is 1..%d bytes",
+		       CTL_PKEY_MAX);
 		return -EINVAL;
 	}
 	OSSL_DECODER_CTX *d = OSSL_DECODER_CTX_new_for_pkey(
@@ -247,30 +233,30 @@ int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
 	if (!ok) {
 		const char *what = not_private(in, len);
 		if (what)
-			why_set(why, wlen, "%s", what);
+			kf_why(why, wlen, "%s", what);
 		else if (looks_encrypted(in, len))
-			why_set(why, wlen,
-				"an encrypted private key: %s passphrase",
-				pass_len ? "wrong" : "no");
+			kf_why(why, wlen,
+			       "an encrypted private key: %s passphrase",
+			       pass_len ? "wrong" : "no");
 		else
-			why_set(why, wlen,
-				"not a private key OpenSSL can read (PEM or "
-				"DER: PKCS#8, encrypted PKCS#8, traditional "
-				"RSA or EC)");
+			kf_why(why, wlen,
+			       "not a private key OpenSSL can read (PEM or "
+			       "DER: PKCS#8, encrypted PKCS#8, traditional "
+			       "RSA or EC)");
 		goto out;
 	}
 	describe(pk, got, sizeof(got));
 	unsigned row = row_of(pk);
 	if (*alg && !matches(pk, *alg)) {
-		why_set(why, wlen, "the key is %s, the request says %s", got,
-			crd_alg_name(*alg) ? crd_alg_name(*alg) : "?");
+		kf_why(why, wlen, "the key is %s, the request says %s", got,
+		       crd_alg_name(*alg) ? crd_alg_name(*alg) : "?");
 		goto out;
 	}
 	if (!row) {
-		why_set(why, wlen,
-			"the key is %s: no key-pair algorithm takes it "
-			"('cryptoctl key --help' lists them)",
-			got);
+		kf_why(why, wlen,
+		       "the key is %s: no key-pair algorithm takes it "
+		       "('cryptoctl key --help' lists them)",
+		       got);
 		err = -EOPNOTSUPP;
 		goto out;
 	}
@@ -280,21 +266,21 @@ int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
 	int pair = cx ? EVP_PKEY_pairwise_check(cx) : 1;
 	EVP_PKEY_CTX_free(cx);
 	if (pair == 0) {
-		why_set(why, wlen,
-			"the key is %s, but its private and public "
-			"halves do not match",
-			got);
+		kf_why(why, wlen,
+		       "the key is %s, but its private and public "
+		       "halves do not match",
+		       got);
 		goto out;
 	}
 	err = to_pkcs8(pk, out,
 		       cap < pk_slot_len(row) ? cap : pk_slot_len(row));
 	if (err == -ENOSPC)
-		why_set(why, wlen, "the key's DER is longer than any %s key's",
-			got);
+		kf_why(why, wlen, "the key's DER is longer than any %s key's",
+		       got);
 	else if (err < 0)
-		why_set(why, wlen, "%s",
-			not_private(in, len) ? not_private(in, len)
-					     : "it holds no private key");
+		kf_why(why, wlen, "%s",
+		       not_private(in, len) ? not_private(in, len)
+					    : "it holds no private key");
 	else
 		*alg = (uint16_t)row;
 out:
