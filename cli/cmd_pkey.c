@@ -19,6 +19,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <cryptod/pkey_row.h>
+
 #include "commands.h"
 
 static const char usage_sign[] =
@@ -176,35 +178,6 @@ out:
 	return k;
 }
 
-/* The row of a key: its type and size (as the daemon checks it). */
-static int pk_alg_of(EVP_PKEY *k)
-{
-	static const struct {
-		const char *type, *group;
-		int bits, alg;
-	} rows[] = {
-		{ "RSA", NULL, 2048, CC_ALG_RSA_2048 },
-		{ "RSA", NULL, 3072, CC_ALG_RSA_3072 },
-		{ "RSA", NULL, 4096, CC_ALG_RSA_4096 },
-		{ "EC", "prime256v1", 0, CC_ALG_EC_P256 },
-		{ "EC", "secp384r1", 0, CC_ALG_EC_P384 },
-		{ "EC", "secp521r1", 0, CC_ALG_EC_P521 },
-		{ "ED25519", NULL, 0, CC_ALG_ED25519 },
-		{ "ED448", NULL, 0, CC_ALG_ED448 },
-		{ "X25519", NULL, 0, CC_ALG_X25519 },
-		{ "X448", NULL, 0, CC_ALG_X448 },
-	};
-	char group[64] = "";
-	EVP_PKEY_get_utf8_string_param(k, OSSL_PKEY_PARAM_GROUP_NAME, group,
-				       sizeof(group), NULL);
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (EVP_PKEY_is_a(k, rows[i].type) &&
-		    (!rows[i].bits || EVP_PKEY_get_bits(k) == rows[i].bits) &&
-		    (!rows[i].group || !strcmp(group, rows[i].group)))
-			return rows[i].alg;
-	return 0;
-}
-
 /* k as the DER the daemon takes: PKCS#8, or SubjectPublicKeyInfo. */
 static int pk_der(EVP_PKEY *k, int pub, uint8_t **der)
 {
@@ -238,7 +211,7 @@ static int pk_session(struct pk_args *a, struct cc_conn *conn, uint32_t *sid)
 			cli_err("%s: no key there (PEM or DER)", a->key_file);
 			return CLI_EXIT_USAGE;
 		}
-		int alg = pk_alg_of(k);
+		int alg = (int)crd_pkey_row(k);
 		if (!alg || (a->alg && a->alg != alg)) {
 			cli_usage_err(a->cmd, "%s: %s", a->key_file,
 				      alg ? "a key of another algorithm than -a"

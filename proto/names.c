@@ -66,21 +66,6 @@ int crd_alg_ossl_name(unsigned alg, unsigned key_len, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
-int crd_alg_pkey_type(unsigned alg, char *type, size_t len, const char **param)
-{
-	const char *stem = crd_alg_pkey(alg) ? crd_alg_ossl_stem(alg) : NULL;
-	if (!stem || !len)
-		return -ENOENT;
-	const char *colon = strchr(stem, ':');
-	size_t n = colon ? (size_t)(colon - stem) : strlen(stem);
-	if (n >= len)
-		return -ENOSPC;
-	memcpy(type, stem, n);
-	type[n] = '\0';
-	*param = colon ? colon + 1 : NULL;
-	return 0;
-}
-
 const char *crd_status_text(int status)
 {
 	switch (status) {

@@ -30,14 +30,6 @@ unsigned crd_alg_tag_len(unsigned alg);
  * that size) or -ENOSPC.
  */
 int crd_alg_ossl_name(unsigned alg, unsigned key_len, char *buf, size_t len);
-/*
- * A key pair's row (CRD_KIND_PKEY): its OpenSSL name column split into
- * the EVP_PKEY type, written to type ("RSA", "EC", "ED25519"), and its
- * one parameter in *param (the RSA modulus bits "2048", the EC group
- * "P-256"; NULL when the column has none). 0, -ENOENT (not a key pair's
- * row) or -ENOSPC.
- */
-int crd_alg_pkey_type(unsigned alg, char *type, size_t len, const char **param);
 /* "success", "authentication failed: tag mismatch", ...; NULL when
  * status is none of CRD_ST_*. */
 const char *crd_status_text(int status);

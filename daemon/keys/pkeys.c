@@ -2,6 +2,7 @@
 #include "pkeys.h"
 #include "keyfile.h"
 
+#include <cryptod/pkey_row.h>
 #include <cryptod/ring_abi.h>
 
 #include <errno.h>
@@ -75,44 +76,10 @@ uint32_t pk_usage_allowed(unsigned alg)
 	return kf_pk_ops_usage(crd_alg_pk_ops(alg));
 }
 
-/* Is pk a key of alg's type and size? */
-static int matches(EVP_PKEY *pk, unsigned alg)
-{
-	char type[16], group[64];
-	const char *param;
-	size_t gl;
-
-	if (row_name(alg, type, sizeof(type), &param) ||
-	    !EVP_PKEY_is_a(pk, type))
-		return 0;
-	if (!strcmp(type, "RSA"))
-		return EVP_PKEY_get_bits(pk) == atoi(param);
-	if (!strcmp(type, "EC")) {
-		if (!EVP_PKEY_get_utf8_string_param(pk,
-						    OSSL_PKEY_PARAM_GROUP_NAME,
-						    group, sizeof(group), &gl))
-			return 0;
-		int nid = OBJ_txt2nid(group);
-		if (nid == NID_undef)
-			nid = EC_curve_nist2nid(group);
-		return nid != NID_undef && nid == EC_curve_nist2nid(param);
-	}
-	return 1;
-}
-
-/* The row pk matches, or 0. */
-static unsigned row_of(EVP_PKEY *pk)
-{
-	for (unsigned a = 1; a < CRD_ALG_MAX_; a++)
-		if (crd_alg_pkey(a) && matches(pk, a))
-			return a;
-	return 0;
-}
-
 /* "rsa-3072", or what OpenSSL says it is: "RSA-PSS, 2048 bits". */
 static void describe(EVP_PKEY *pk, char *buf, size_t len)
 {
-	unsigned a = row_of(pk);
+	unsigned a = crd_pkey_row(pk);
 	const char *t = EVP_PKEY_get0_type_name(pk);
 
 	if (a)
@@ -163,7 +130,7 @@ int pk_generate(unsigned alg, uint8_t *out, size_t cap, char *why, size_t wlen)
 			err = 0;
 	}
 	EVP_PKEY_CTX_free(ctx);
-	if (!err && !matches(pk, alg))
+	if (!err && !crd_pkey_matches(pk, alg))
 		err = -EINVAL;
 	if (!err)
 		err = to_pkcs8(pk, out, cap);
@@ -246,8 +213,8 @@ int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
 		goto out;
 	}
 	describe(pk, got, sizeof(got));
-	unsigned row = row_of(pk);
-	if (*alg && !matches(pk, *alg)) {
+	unsigned row = crd_pkey_row(pk);
+	if (*alg && !crd_pkey_matches(pk, *alg)) {
 		kf_why(why, wlen, "the key is %s, the request says %s", got,
 		       crd_alg_name(*alg) ? crd_alg_name(*alg) : "?");
 		goto out;

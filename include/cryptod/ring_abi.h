@@ -22,8 +22,10 @@
 #ifndef CRYPTOD_RING_ABI_H
 #define CRYPTOD_RING_ABI_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "algs.h"
 
@@ -251,6 +253,29 @@ static inline unsigned crd_alg_pk_ops(unsigned alg)
 	       (f & CRD_AF_DERIVE ? 1u << CRD_OP_DERIVE : 0) |
 	       (f & CRD_AF_PKE ? 1u << CRD_OP_ENCRYPT | 1u << CRD_OP_DECRYPT
 			       : 0);
+}
+
+/*
+ * A key pair's row (CRD_KIND_PKEY): its OpenSSL name column split into
+ * the EVP_PKEY type, written to type ("RSA", "EC", "ED25519"), and its
+ * one parameter in *param (the RSA modulus bits "2048", the EC group
+ * "P-256"; NULL when the column has none). 0, -ENOENT (not a key pair's
+ * row) or -ENOSPC. Checking a key against a row is cryptod/pkey_row.h's.
+ */
+static inline int crd_alg_pkey_type(unsigned alg, char *type, size_t len,
+				    const char **param)
+{
+	const char *stem = crd_alg_pkey(alg) ? crd_alg_ossl_stem(alg) : NULL;
+	if (!stem || !len)
+		return -ENOENT;
+	const char *colon = strchr(stem, ':');
+	size_t n = colon ? (size_t)(colon - stem) : strlen(stem);
+	if (n >= len)
+		return -ENOSPC;
+	memcpy(type, stem, n);
+	type[n] = '\0';
+	*param = colon ? colon + 1 : NULL;
+	return 0;
 }
 
 /* Authentication only (MAC, HASH): a tag over the source, no destination;

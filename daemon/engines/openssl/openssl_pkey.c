@@ -33,6 +33,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
+#include <cryptod/pkey_row.h>
 #include <cryptod/ring_abi.h>
 
 /* A key pair session's slot: the parsed key (owned; freed by
@@ -81,33 +82,6 @@ void ossl_pk_worker_free(struct ossl_pk_worker *w)
 	OPENSSL_clear_free(w, sizeof(*w));
 }
 
-/* The NID of an EC group as OpenSSL or NIST names it ("prime256v1",
- * "P-256"), or NID_undef. */
-static int ossl_pk_group_nid(const char *name)
-{
-	int nid = EC_curve_nist2nid(name);
-	return nid != NID_undef ? nid : OBJ_sn2nid(name);
-}
-
-/* Is k of the type and size the row's OpenSSL name column says
- * (crd_alg_pkey_type)? */
-static int ossl_pk_matches(const EVP_PKEY *k, unsigned alg)
-{
-	char type[16], group[64];
-	const char *param;
-	if (crd_alg_pkey_type(alg, type, sizeof(type), &param) ||
-	    !EVP_PKEY_is_a(k, type))
-		return 0;
-	if (!param)
-		return 1;
-	if (!strcmp(type, "RSA")) /* the modulus bits */
-		return EVP_PKEY_get_bits(k) == atoi(param);
-	if (!EVP_PKEY_get_utf8_string_param(k, OSSL_PKEY_PARAM_GROUP_NAME,
-					    group, sizeof(group), NULL))
-		return 0;
-	return ossl_pk_group_nid(group) == ossl_pk_group_nid(param);
-}
-
 /* The ops a public key alone can do. */
 #define OSSL_PK_PUBLIC_OPS (1u << CRD_OP_VERIFY | 1u << CRD_OP_ENCRYPT)
 
@@ -134,7 +108,7 @@ int ossl_pk_session_init(struct session *s, const uint8_t *der, size_t len)
 		public_only = 1;
 	}
 	ERR_clear_error(); /* the failed attempt's queue, per thread */
-	if (!pk || !ossl_pk_matches(pk, s->alg))
+	if (!pk || !crd_pkey_matches(pk, s->alg))
 		goto err;
 	/* An EC public point must be on its curve (a peer's is checked per
 	 * derive). */
