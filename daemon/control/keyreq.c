@@ -612,7 +612,7 @@ static int pkey_enter(struct client *c, uint32_t seq,
 		ks_unmap(der, KF_PKEY_MAX);
 		if (!s.usage)
 			s.usage = pk_usage_allowed(s.alg);
-		s.key_len = (uint16_t)pk_slot_len(s.alg);
+		s.key_len = (uint16_t)kf_pk_slot_len(s.alg);
 		if (s.name && !nk_info(s.name, &in))
 			err = -EEXIST;
 		if (!err)
@@ -642,7 +642,7 @@ static int pkey_enter(struct client *c, uint32_t seq,
 	if (!err)
 		err = key_check(&s, 0, (size_t)n, why, sizeof(why));
 	if (!err) {
-		s.key_len = (uint16_t)pk_slot_len(s.alg);
+		s.key_len = (uint16_t)kf_pk_slot_len(s.alg);
 		err = nk_import(&s, der, (size_t)n);
 	}
 	ks_unmap(der, KF_PKEY_MAX);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "keyfile.h"
 #include "keystore.h"
-#include "pkeys.h"
+#include "names.h"
 #include "wire.h"
 
 #include <errno.h>
@@ -35,9 +35,26 @@ _Static_assert((int)KF_PKEY_MAX <= (int)CTL_PKEY_MAX &&
 	       "a key pair's slot crosses the control socket");
 _Static_assert(KF_RECORD_MAX % 4096 == 0, "whole pages");
 
+unsigned kf_pk_slot_len(unsigned alg)
+{
+	char type[16];
+	const char *param;
+
+	if (crd_alg_pkey_type(alg, type, sizeof(type), &param))
+		return 0;
+	/* RSA's PKCS#8: n, d and the five CRT values (each at most half
+	 * n's bytes, plus a sign byte), e, headers: 4.5 moduli and 128
+	 * bytes bounds it (RSA-4096: 2432; OpenSSL writes about 2375).
+	 * The curves' PKCS#8 with its public key is under 256 (P-521's
+	 * about 240). */
+	unsigned slot =
+		strcmp(type, "RSA") ? 256 : crd_alg_tag_len(alg) * 9 / 2 + 128;
+	return slot <= KF_PKEY_MAX ? slot : 0;
+}
+
 unsigned kf_key_max(unsigned alg)
 {
-	return crd_alg_pkey(alg) ? pk_slot_len(alg) : KF_KEY_MAX;
+	return crd_alg_pkey(alg) ? kf_pk_slot_len(alg) : KF_KEY_MAX;
 }
 
 void kf_why(char *why, size_t len, const char *fmt, ...)

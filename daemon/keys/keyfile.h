@@ -47,7 +47,7 @@ enum kf_limits {
 	KF_KEK_LEN = 32, /* AES-256 */
 	KF_NAME_MAX = 64,
 	KF_KEY_MAX = 256, /* as CTL_KEY_MAX: a cipher's or MAC's key */
-	/* A key pair's slot (pk_slot_len()): RSA-4096's PKCS#8 DER is about
+	/* A key pair's slot (kf_pk_slot_len()): RSA-4096's PKCS#8 DER is about
 	 * 2.4 KB; at most CTL_PKEY_MAX */
 	KF_PKEY_MAX = 2432,
 	KF_MAX_IDS = 16, /* uids, and gids, per key */
@@ -124,6 +124,10 @@ struct kf_record {
 	 * built over its own key memory. */
 	uint8_t *secret;
 };
+
+/* The bytes a version of a key pair of alg takes in the store: a bound
+ * on its PKCS#8 DER (at most KF_PKEY_MAX); 0 for no key-pair row. */
+unsigned kf_pk_slot_len(unsigned alg);
 
 /* The longest key (its slot, for a key pair) a record of alg holds. */
 unsigned kf_key_max(unsigned alg);

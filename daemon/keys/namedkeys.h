@@ -38,7 +38,7 @@ enum { NK_MAX_KEYS = 1024 };
 struct nk_spec {
 	const char *name;
 	uint16_t alg;	  /* crd_alg number */
-	uint16_t key_len; /* bytes; a key pair's: its slot, pk_slot_len() */
+	uint16_t key_len; /* bytes; a key pair's: its slot, kf_pk_slot_len() */
 	uint32_t usage;	  /* KF_USE_* */
 	uint8_t exportable;
 	uint8_t nuids, ngids;

@@ -33,23 +33,6 @@ static int row_name(unsigned alg, char *type, size_t tlen, const char **param)
 	return err;
 }
 
-unsigned pk_slot_len(unsigned alg)
-{
-	char type[16];
-	const char *param;
-
-	if (row_name(alg, type, sizeof(type), &param))
-		return 0;
-	/* RSA's PKCS#8: n, d and the five CRT values (each at most half
-	 * n's bytes, plus a sign byte), e, headers: 4.5 moduli and 128
-	 * bytes bounds it (RSA-4096: 2432; OpenSSL writes about 2375).
-	 * The curves' PKCS#8 with its public key is under 256 (P-521's
-	 * about 240). */
-	unsigned slot =
-		strcmp(type, "RSA") ? 256 : crd_alg_tag_len(alg) * 9 / 2 + 128;
-	return slot <= KF_PKEY_MAX ? slot : 0;
-}
-
 size_t pk_der_len(const uint8_t *b, size_t cap)
 {
 	size_t len, hdr;
@@ -240,7 +223,7 @@ int pk_import(const uint8_t *in, size_t len, const uint8_t *pass,
 		goto out;
 	}
 	err = to_pkcs8(pk, out,
-		       cap < pk_slot_len(row) ? cap : pk_slot_len(row));
+		       cap < kf_pk_slot_len(row) ? cap : kf_pk_slot_len(row));
 	if (err == -ENOSPC)
 		kf_why(why, wlen, "the key's DER is longer than any %s key's",
 		       got);

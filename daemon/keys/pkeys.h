@@ -6,7 +6,7 @@
  * from what an import brings (PEM or DER; PKCS#8, encrypted PKCS#8, the
  * traditional RSA and EC forms) and re-encoded, and checked against its
  * row (type and size). In the store each version fills a slot of
- * pk_slot_len() bytes: the DER, then zeros (its own length says where it
+ * kf_pk_slot_len() bytes: the DER, then zeros (its own length says where it
  * ends: pk_der_len()), so that a key file keeps one length for all of a
  * key's versions, as format 1 of keyfile.h has it.
  *
@@ -21,10 +21,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The bytes a version of a key pair of alg takes in the store: a bound
- * on its PKCS#8 DER (at most KF_PKEY_MAX); 0 for no key-pair row. */
-unsigned pk_slot_len(unsigned alg);
 
 /* The length of the DER SEQUENCE at buf (its header and content), or 0
  * when buf[0..cap) holds none. */

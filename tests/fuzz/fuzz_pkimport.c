@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (!crd_alg_pkey(alg) || (want && alg != want) ||
-	    (size_t)n > pk_slot_len(alg) ||
+	    (size_t)n > kf_pk_slot_len(alg) ||
 	    pk_der_len(der, (size_t)n) != (size_t)n)
 		abort();
 	if (pk_public(der, (size_t)n, pub, sizeof(pub)) <= 0)

@@ -586,7 +586,7 @@ static void test_v1_fixture(void **state)
 	kf_record_fini(&got);
 }
 
-/* A key pair's record: its slot (pk_slot_len) may exceed KF_KEY_MAX, a
+/* A key pair's record: its slot (kf_pk_slot_len) may exceed KF_KEY_MAX, a
  * cipher's may not; 16 versions of the largest slot fit. */
 static void test_pkey_record(void **state)
 {

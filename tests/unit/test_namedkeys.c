@@ -428,11 +428,11 @@ static void test_key_pair(void **state)
 
 	int n = pk_generate(CRD_ALG_EC_P256, der, sizeof(der), why,
 			    sizeof(why));
-	assert_true(n > 100 && (unsigned)n < pk_slot_len(CRD_ALG_EC_P256));
+	assert_true(n > 100 && (unsigned)n < kf_pk_slot_len(CRD_ALG_EC_P256));
 	assert_int_equal(pk_der_len(der, (size_t)n), n);
 	struct nk_spec s = spec("pair", KF_USE_SIGN | KF_USE_DERIVE, 1);
 	s.alg = CRD_ALG_EC_P256;
-	s.key_len = (uint16_t)pk_slot_len(CRD_ALG_EC_P256);
+	s.key_len = (uint16_t)kf_pk_slot_len(CRD_ALG_EC_P256);
 	/* a pair's bytes must be one whole DER within the slot */
 	assert_int_equal(nk_import(&s, der, (size_t)n - 1), -EINVAL);
 	assert_int_equal(nk_create(&s), -EINVAL); /* pkeys.c makes pairs */
@@ -476,7 +476,7 @@ static void test_key_pair(void **state)
 	a.key_len = KF_KEY_MAX + 1;
 	assert_int_equal(nk_create(&a), -EINVAL);
 	s.name = "big";
-	s.key_len = (uint16_t)(pk_slot_len(CRD_ALG_EC_P256) + 1);
+	s.key_len = (uint16_t)(kf_pk_slot_len(CRD_ALG_EC_P256) + 1);
 	assert_int_equal(nk_import(&s, der, (size_t)n), -EINVAL);
 	explicit_bzero(der, sizeof(der));
 	explicit_bzero(der2, sizeof(der2));
