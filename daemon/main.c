@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,8 +332,51 @@ static void config_error(const char *why)
 		why);
 }
 
+/* libcrypto's allocator, with every block wiped before it is freed (or
+ * moved by a realloc): OpenSSL's own temporaries hold key bytes too
+ * (Montgomery copies of an RSA key's primes, decoders' buffers, BN_CTX
+ * pools), and freed memory keeps them until it is reused (ASan's
+ * quarantine showed copies of deleted key pairs' primes). The secure
+ * heap, for the keys' own numbers, wipes its blocks already. */
+static void *ossl_malloc(size_t n, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	return malloc(n);
+}
+
+static void ossl_wipe_free(void *p, const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	if (p) {
+		explicit_bzero(p, malloc_usable_size(p));
+		free(p);
+	}
+}
+
+static void *ossl_realloc(void *p, size_t n, const char *file, int line)
+{
+	if (!p)
+		return ossl_malloc(n, file, line);
+	if (!n) {
+		ossl_wipe_free(p, file, line);
+		return NULL;
+	}
+	size_t old = malloc_usable_size(p);
+	void *q = malloc(n);
+	if (!q)
+		return NULL; /* p stays, as realloc's */
+	memcpy(q, p, old < n ? old : n);
+	ossl_wipe_free(p, file, line);
+	return q;
+}
+
 int main(int argc, char **argv)
 {
+	/* Before OpenSSL's first allocation, or it refuses. */
+	int ossl_wipes = CRYPTO_set_mem_functions(ossl_malloc, ossl_realloc,
+						  ossl_wipe_free);
 	/* The daemon's OpenSSL must never route back to the daemon: an
 	 * openssl.cnf ($OPENSSL_CONF, or the system's) that prefers cryptod's
 	 * provider would send its own engines' work to itself (aesni found
@@ -342,6 +386,10 @@ int main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &opts);
 	if (rc)
 		return rc;
+	if (!ossl_wipes)
+		log_warn(
+			"OpenSSL's allocator is not cryptod's: blocks it frees "
+			"are not wiped first");
 	struct config *cfg = &cfg_slots[0];
 	char why[CONFIG_ERR_MAX];
 	const char *path;
