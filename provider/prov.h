@@ -134,6 +134,10 @@ int prov_err_fallback_ok(int err);
 EVP_CIPHER *prov_fb_cipher(struct prov *p, const char *name);
 EVP_MD *prov_fb_md(struct prov *p, const char *name);
 EVP_MAC *prov_fb_mac(struct prov *p, const char *name);
+/* The private context itself (the default provider), where key pairs'
+ * public halves are parsed and checked (prov_pkey_*.c); NULL with an
+ * error raised. */
+OSSL_LIB_CTX *prov_fb_libctx(struct prov *p);
 /* Random bytes from the private context's DRBG: the application's may
  * fetch its AES from this provider (-propquery provider=cryptod), and a
  * GCM IV made that way cost a session and a round trip per message.

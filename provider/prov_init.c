@@ -22,6 +22,7 @@
  * clients and stats show them per connection and per program.
  */
 #include "prov.h"
+#include "prov_pkey.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -104,6 +105,16 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 		return p->ops & PROV_OP_DIGESTS ? prov_digests : NULL;
 	case OSSL_OP_MAC:
 		return p->ops & PROV_OP_MACS ? prov_macs : NULL;
+	/* Key pairs the daemon holds (prov_pkey_*.c): whatever
+	 * algorithms says, they act only on cryptod's keys. */
+	case OSSL_OP_KEYMGMT:
+		return prov_pkey_keymgmt;
+	case OSSL_OP_SIGNATURE:
+		return prov_pkey_signature;
+	case OSSL_OP_KEYEXCH:
+		return prov_pkey_keyexch;
+	case OSSL_OP_STORE:
+		return prov_pkey_store;
 	}
 	return NULL;
 }
