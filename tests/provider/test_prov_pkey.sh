@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Key pairs the daemon holds, through the provider (issue 28,
+# docs/asymmetric.md "Through the provider"): openssl pkeyutl signs with
+# cryptod:NAME (every row that signs; RSA PKCS#1 v1.5 and PSS with
+# SHA-256/384/512; ECDSA; Ed25519/Ed448) and the signature verifies
+# in-process against `cryptoctl key pub`; derives agree both ways with
+# in-process keys; `req -x509 -key cryptod:NAME` makes a certificate that
+# verifies and carries the key's public key; s_server -key cryptod:NAME
+# serves TLS 1.3 and 1.2 to s_client (RSA-2048, ECDSA P-256) and the key's
+# op counter in the daemon grows. Refusals name cryptod: no such key, an
+# X25519 key asked to sign, a sign-only key asked to derive, a key another
+# uid may not use (X25519 asked to sign is refused by OpenSSL itself).
+#   test_prov_pkey.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
+set -uo pipefail
+daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
+. "$(dirname "$0")/prov_lib.sh"
+prov_need_unsanitized "$sanitize"
+prov_need openssl python3
+prov_tmp pkey
+cd "$tmp" || exit 1
+mkdir -m 0700 creds
+head -c 32 /dev/urandom >creds/kek
+chmod 0400 creds/kek
+export CREDENTIALS_DIRECTORY=$tmp/creds
+export CRYPTOD_SOCKET=$tmp/cryptod.sock
+prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
+	--set keys.dir="$tmp/keys"
+
+# The default provider first: a fetch by key type with no key (a
+# handshake's ephemeral X25519 key) finds it; cryptod's key pairs are
+# found from their key (docs/provider.md).
+P=(-provider-path "$provdir" -provider default -provider cryptod)
+
+key_ops() { # NAME: the daemon's op count of the key
+	"$ctl" key show "$1" --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["ops"])'
+}
+
+for a in rsa-2048 rsa-3072 ec-p256 ec-p384 ec-p521 ed25519 ed448 x25519 x448; do
+	"$ctl" key create "$a" --alg "$a" >/dev/null || bad "create $a"
+	"$ctl" key pub "$a" >"$a.pub" || bad "pub $a"
+done
+"$ctl" key create signonly --alg ec-p256 --usage sign >/dev/null &&
+	"$ctl" key pub signonly >signonly.pub || bad "create signonly"
+head -c 1000 /dev/urandom >msg
+
+# ---- signatures ----
+sign_verify() { # KEY WHAT SIGNOPTS... -- VERIFYOPTS...
+	local k=$1 what=$2
+	shift 2
+	local so=() vo=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do so+=("$1"); shift; done
+	shift
+	vo=("$@")
+	rm -f sig
+	openssl pkeyutl -sign -inkey "cryptod:$k" "${P[@]}" "${so[@]}" \
+		-out sig 2>err || { cat err; bad "$k $what: sign"; return; }
+	openssl pkeyutl -verify -pubin -inkey "$k.pub" "${vo[@]}" \
+		-sigfile sig >/dev/null 2>err || { cat err; bad "$k $what: verify"; return; }
+	# A signature of other data does not verify (the test can fail).
+	openssl pkeyutl -verify -pubin -inkey "$k.pub" \
+		"${vo[@]/#msg/other}" -sigfile sig >/dev/null 2>&1 &&
+		bad "$k $what: verifies other data"
+}
+head -c 1000 /dev/urandom >other
+for k in rsa-2048 rsa-3072; do
+	for d in sha256 sha384 sha512; do
+		openssl dgst -"$d" -binary msg >"msg.$d"
+		openssl dgst -"$d" -binary other >"other.$d"
+		sign_verify "$k" "pkcs1 $d" -in "msg.$d" -pkeyopt digest:$d -- \
+			-in "msg.$d" -pkeyopt digest:$d
+		sign_verify "$k" "pss $d" -in "msg.$d" -pkeyopt digest:$d \
+			-pkeyopt rsa_padding_mode:pss -pkeyopt rsa_pss_saltlen:digest -- \
+			-in "msg.$d" -pkeyopt digest:$d -pkeyopt rsa_padding_mode:pss \
+			-pkeyopt rsa_pss_saltlen:digest
+	done
+done
+for k in ec-p256 ec-p384 ec-p521; do
+	for d in sha256 sha384 sha512; do
+		sign_verify "$k" "ecdsa $d" -in "msg.$d" -pkeyopt digest:$d -- \
+			-in "msg.$d" -pkeyopt digest:$d
+	done
+done
+for k in ed25519 ed448; do
+	sign_verify "$k" eddsa -rawin -in msg -- -rawin -in msg
+done
+# ---- derive, both ways ----
+for k in ec-p256 ec-p384 ec-p521 x25519 x448; do
+	case $k in
+	ec-p*) openssl genpkey -algorithm EC -pkeyopt "ec_paramgen_curve:P-${k#ec-p}" -out peer.key ;;
+	*) openssl genpkey -algorithm "$k" -out peer.key ;;
+	esac
+	openssl pkey -in peer.key -pubout -out peer.pub
+	openssl pkeyutl -derive -inkey "cryptod:$k" -peerkey peer.pub "${P[@]}" \
+		-out s1 2>err || { cat err; bad "$k: derive in the daemon"; continue; }
+	openssl pkeyutl -derive -inkey peer.key -peerkey "$k.pub" -out s2
+	[ -s s1 ] && cmp -s s1 s2 || bad "$k: secrets differ"
+done
+
+# ---- certificates and TLS ----
+for k in rsa-2048 ec-p256; do
+	openssl req -new -x509 -key "cryptod:$k" "${P[@]}" -subj "/CN=$k" \
+		-days 2 -out "$k.crt" 2>err || { cat err; bad "$k: req -x509"; continue; }
+	openssl verify -CAfile "$k.crt" "$k.crt" >/dev/null || bad "$k: verify"
+	openssl x509 -in "$k.crt" -noout -pubkey | cmp -s - "$k.pub" ||
+		bad "$k: the certificate's key is not the daemon's"
+	before=$(key_ops "$k")
+	port=$((20000 + RANDOM % 20000))
+	openssl s_server -accept "127.0.0.1:$port" -key "cryptod:$k" \
+		-cert "$k.crt" "${P[@]}" -naccept 2 -www >srv.log 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		grep -q ACCEPT srv.log && break
+		sleep 0.1
+	done
+	for v in tls1_3 tls1_2; do
+		echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" \
+			-"$v" -CAfile "$k.crt" -verify_return_error -brief \
+			>cli.log 2>&1 || { cat cli.log srv.log; bad "$k $v: handshake"; }
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	after=$(key_ops "$k")
+	[ "$after" -ge $((before + 2)) ] ||
+		bad "$k: the daemon made $((after - before)) signatures, want 2"
+done
+
+# ---- refusals, naming cryptod ----
+refused() { # WHAT CMD...: fails, and says cryptod
+	local what=$1
+	shift
+	"$@" >out 2>err && { bad "$what: succeeded"; return; }
+	grep -q cryptod err || { cat err; bad "$what: no cryptod in the error"; }
+}
+refused "no such key" openssl pkeyutl -sign -inkey cryptod:nope "${P[@]}" \
+	-in msg.sha256
+# OpenSSL itself refuses this one (X25519 has no signature scheme).
+openssl pkeyutl -sign -rawin -inkey cryptod:x25519 "${P[@]}" -in msg \
+	>/dev/null 2>&1 && bad "x25519 signs"
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out peer.key
+openssl pkey -in peer.key -pubout -out peer.pub
+refused "sign-only key derives" openssl pkeyutl -derive \
+	-inkey cryptod:signonly -peerkey peer.pub "${P[@]}"
+refused "bad version" openssl pkeyutl -sign -inkey 'cryptod:ec-p256?version=x' \
+	"${P[@]}" -in msg.sha256
+# Another uid: nobody is on no key's ACL (the keys above are root's).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 0755 "$tmp"
+	chmod 0666 "$CRYPTOD_SOCKET"
+	refused "another uid" setpriv --reuid=nobody --regid=nogroup \
+		--clear-groups openssl pkeyutl -sign -inkey cryptod:ec-p256 \
+		"${P[@]}" -in msg.sha256
+else
+	echo "note: not root, another uid not tried"
+fi
+prov_end
