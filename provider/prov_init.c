@@ -115,6 +115,8 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 		return prov_pkey_keyexch;
 	case OSSL_OP_STORE:
 		return prov_pkey_store;
+	case OSSL_OP_DECODER:
+		return prov_pkey_decoder;
 	}
 	return NULL;
 }
@@ -281,6 +283,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		if (f->function_id == OSSL_FUNC_CORE_GET_PARAMS)
 			c_get_params = OSSL_FUNC_core_get_params(f);
 	prov_errors_init(in);
+	prov_pkey_ref_init(in);
 
 	struct prov *p = calloc(1, sizeof(*p));
 	if (!p)

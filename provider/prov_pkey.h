@@ -35,6 +35,21 @@ struct prov_pkey {
 	struct prov_sess sess;		/* on the daemon, opened on use */
 };
 
+/* What the store and the decoder hand OpenSSL (OSSL_OBJECT_PARAM_
+ * REFERENCE) and our key management's load takes back: not a bare
+ * pointer, whose size another provider's load would take for its own
+ * key object (OpenSSL's file store asks the default provider's key
+ * management first); this one it refuses. */
+#define PROV_PKEY_REF_MAGIC 0x63727970746f646bULL /* "cryptodk" */
+struct prov_pkey_ref {
+	uint64_t magic;
+	struct prov_pkey *k; /* handed over to the load */
+	uint64_t pad;	     /* no other provider's pointer size */
+};
+/* The OSSL_OBJECT params of k, by reference, into ref and params[4]. */
+void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
+			  int *type, OSSL_PARAM params[4]);
+
 /* The key's type as OpenSSL names it ("RSA", "EC", "ED25519"...). */
 const char *prov_pkey_type(const struct prov_pkey *k);
 
@@ -55,5 +70,10 @@ extern const OSSL_ALGORITHM prov_pkey_keymgmt[];
 extern const OSSL_ALGORITHM prov_pkey_signature[];
 extern const OSSL_ALGORITHM prov_pkey_keyexch[];
 extern const OSSL_ALGORITHM prov_pkey_store[];
+extern const OSSL_ALGORITHM prov_pkey_decoder[];
+
+/* The core's BIO functions, which the key-reference decoder reads its
+ * input with (prov_pkey_ref.c); from OSSL_provider_init's in. */
+void prov_pkey_ref_init(const OSSL_DISPATCH *in);
 
 #endif

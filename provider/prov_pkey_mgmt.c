@@ -210,15 +210,29 @@ static void km_free(void *keydata)
 	prov_pkey_free(keydata);
 }
 
-/* The key object a store loader made (prov_pkey_store.c): the reference
- * is its pointer, handed over. */
+void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
+			  int *type, OSSL_PARAM params[4])
+{
+	const char *dt = prov_pkey_type(k);
+	*ref = (struct prov_pkey_ref){ .magic = PROV_PKEY_REF_MAGIC, .k = k };
+	*type = OSSL_OBJECT_PKEY;
+	params[0] = OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, type);
+	params[1] = OSSL_PARAM_construct_utf8_string(
+		OSSL_OBJECT_PARAM_DATA_TYPE, (char *)dt, strlen(dt));
+	params[2] = OSSL_PARAM_construct_octet_string(
+		OSSL_OBJECT_PARAM_REFERENCE, ref, sizeof(*ref));
+	params[3] = OSSL_PARAM_construct_end();
+}
+
+/* The key object a store loader or decoder made (prov_pkey_ref_params),
+ * handed over. */
 static void *km_load(const void *reference, size_t reference_sz)
 {
-	struct prov_pkey *k = NULL;
-	if (!reference || reference_sz != sizeof(k))
+	struct prov_pkey_ref ref;
+	if (!reference || reference_sz != sizeof(ref))
 		return NULL;
-	memcpy(&k, reference, sizeof(k));
-	return k;
+	memcpy(&ref, reference, sizeof(ref));
+	return ref.magic == PROV_PKEY_REF_MAGIC ? ref.k : NULL;
 }
 
 static int km_has(const void *keydata, int selection)

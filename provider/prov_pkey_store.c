@@ -70,16 +70,10 @@ static int store_load(void *vctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
 	struct prov_pkey *k = prov_pkey_open(s->p, s->name, s->version);
 	if (!k)
 		return 0;
-	int type = OSSL_OBJECT_PKEY;
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_int(OSSL_OBJECT_PARAM_TYPE, &type),
-		OSSL_PARAM_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE,
-				       (char *)prov_pkey_type(k),
-				       strlen(prov_pkey_type(k))),
-		OSSL_PARAM_octet_string(OSSL_OBJECT_PARAM_REFERENCE, &k,
-					sizeof(k)),
-		OSSL_PARAM_END
-	};
+	struct prov_pkey_ref ref;
+	int type;
+	OSSL_PARAM params[4];
+	prov_pkey_ref_params(k, &ref, &type, params);
 	/* Our key management's load takes k over. A caller that wanted
 	 * another kind of object (a certificate) never calls it, and k
 	 * is lost: one small leak per such misuse. */
