@@ -12,6 +12,8 @@
 # op counter in the daemon grows. Refusals name cryptod: no such key, an
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
+# A key-reference file (cryptoctl key ref) serves Python's ssl and curl's
+# --key with only OPENSSL_CONF naming the provider.
 #   test_prov_pkey.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
@@ -126,6 +128,72 @@ for k in rsa-2048 ec-p256; do
 	[ "$after" -ge $((before + 2)) ] ||
 		bad "$k: the daemon made $((after - before)) signatures, want 2"
 done
+
+# ---- key-reference files, with only OPENSSL_CONF naming the provider ----
+cat >prov.cnf <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+[provider_sect]
+default = default_sect
+cryptod = cryptod_sect
+[default_sect]
+activate = 1
+[cryptod_sect]
+module = $provdir/cryptod.so
+activate = 1
+CNF
+"$ctl" key ref ec-p256 >ec-p256.ref || bad "key ref"
+grep -q "BEGIN CRYPTOD KEY REFERENCE" ec-p256.ref || bad "key ref: no PEM"
+"$ctl" key ref nope >/dev/null 2>&1 && bad "key ref of no key"
+# Python's ssl serves TLS 1.3 and 1.2 with load_cert_chain(cert, ref).
+cat >srv.py <<'PY'
+import socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+print(s.getsockname()[1], flush=True)
+for _ in range(2):
+    c, _ = s.accept()
+    try:
+        t = ctx.wrap_socket(c, server_side=True)
+        t.sendall(b"hello\n")
+        t.close()
+    except Exception as e:
+        print("error", e, flush=True)
+PY
+before=$(key_ops ec-p256)
+OPENSSL_CONF=$tmp/prov.cnf python3 srv.py ec-p256.crt ec-p256.ref >py.log 2>&1 &
+ppid=$!
+for _ in $(seq 100); do [ -s py.log ] && break; sleep 0.1; done
+port=$(head -1 py.log)
+for v in tls1_3 tls1_2; do
+	echo | timeout 20 openssl s_client -connect "127.0.0.1:$port" -"$v" \
+		-CAfile ec-p256.crt -verify_return_error -ign_eof >cli.log 2>&1
+	grep -q "^hello" cli.log || { cat cli.log py.log; bad "python $v: no hello"; }
+done
+wait "$ppid"
+grep error py.log && bad "python: handshake errors"
+[ "$(key_ops ec-p256)" -ge $((before + 2)) ] || bad "python: signatures not in the daemon"
+# curl's --key: a client certificate whose key is the daemon's.
+if command -v curl >/dev/null; then
+	before=$(key_ops ec-p256)
+	openssl s_server -accept 127.0.0.1:0 -key cryptod:rsa-2048 \
+		-cert rsa-2048.crt "${P[@]}" -Verify 1 -CAfile ec-p256.crt \
+		-verify_return_error -naccept 1 -www >srv.log 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do grep -q ACCEPT srv.log && break; sleep 0.1; done
+	port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' srv.log)
+	OPENSSL_CONF=$tmp/prov.cnf curl -sS --cacert rsa-2048.crt \
+		--cert ec-p256.crt --key ec-p256.ref \
+		--resolve "rsa-2048:$port:127.0.0.1" "https://rsa-2048:$port/" \
+		>curl.out 2>curl.err || { cat curl.err srv.log; bad "curl --key ref"; }
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	[ "$(key_ops ec-p256)" -gt "$before" ] || bad "curl: signature not in the daemon"
+fi
 
 # ---- refusals, naming cryptod ----
 refused() { # WHAT CMD...: fails, and says cryptod
