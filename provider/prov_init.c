@@ -14,7 +14,8 @@
  *   min_size = BYTES             ($CRYPTOD_PROVIDER_MIN_SIZE; 0 = off)
  *   algorithms = LIST            ($CRYPTOD_PROVIDER_ALGORITHMS; all)
  * LIST is a comma-separated subset of ciphers, digests, macs (or all):
- * the operations the provider offers at all. A TLS program that wants
+ * the operations the provider offers at all (daemon-held key pairs are
+ * always offered: they act on cryptod's keys only). A TLS program that wants
  * only its record crypto on the daemon says ciphers, and its handshake's
  * many small digests, HMACs and HKDF keys stay on the default provider.
  *
