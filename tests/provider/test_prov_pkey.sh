@@ -12,8 +12,9 @@
 # op counter in the daemon grows. Refusals name cryptod: no such key, an
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
-# A key-reference file (cryptoctl key ref) serves Python's ssl and curl's
-# --key with only OPENSSL_CONF naming the provider.
+# A key-reference file (cryptoctl key ref) serves nginx (its
+# ssl_certificate_key), Python's ssl and curl's --key with only
+# OPENSSL_CONF naming the provider.
 #   test_prov_pkey.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
@@ -193,6 +194,83 @@ if command -v curl >/dev/null; then
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 	[ "$(key_ops ec-p256)" -gt "$before" ] || bad "curl: signature not in the daemon"
+fi
+
+# Debian's nginx (2 workers) with ssl_certificate_key a reference file:
+# RSA-2048 and ECDSA P-256 servers, curl over TLS 1.3 and 1.2; the keys'
+# op counts grow (the workers, forked after the keys were loaded, sign on
+# connections of their own).
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+if [ -x "$NGINX" ] && command -v curl >/dev/null; then
+	chmod 755 "$tmp"
+	"$ctl" key ref rsa-2048 >rsa-2048.ref || bad "key ref rsa-2048"
+	mkdir -p www logs ntmp
+	echo hello >www/index.html
+	ports=()
+	for _ in 1 2; do
+		ports+=("$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')")
+	done
+	user_line=
+	[ "$(id -u)" = 0 ] && user_line="user root root;"
+	cat >nginx.conf <<NGX
+worker_processes 2;
+$user_line
+pid $tmp/nginx.pid;
+error_log $tmp/logs/error.log info;
+env OPENSSL_CONF;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path $tmp/ntmp/body;
+	proxy_temp_path $tmp/ntmp/proxy;
+	fastcgi_temp_path $tmp/ntmp/fastcgi;
+	uwsgi_temp_path $tmp/ntmp/uwsgi;
+	scgi_temp_path $tmp/ntmp/scgi;
+	server {
+		listen 127.0.0.1:${ports[0]} ssl;
+		ssl_certificate $tmp/rsa-2048.crt;
+		ssl_certificate_key $tmp/rsa-2048.ref;
+		ssl_protocols TLSv1.2 TLSv1.3;
+		root $tmp/www;
+	}
+	server {
+		listen 127.0.0.1:${ports[1]} ssl;
+		ssl_certificate $tmp/ec-p256.crt;
+		ssl_certificate_key $tmp/ec-p256.ref;
+		ssl_protocols TLSv1.2 TLSv1.3;
+		root $tmp/www;
+	}
+}
+NGX
+	OPENSSL_CONF=$tmp/prov.cnf "$NGINX" -p "$tmp" -c "$tmp/nginx.conf" \
+		-e "$tmp/logs/error.log" -g 'daemon off;' >nginx.out 2>&1 &
+	npid=$!
+	prov_cleanup() {
+		kill -TERM "$npid" 2>/dev/null
+		wait "$npid" 2>/dev/null
+	}
+	for _ in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', ${ports[1]}), 1)" \
+			2>/dev/null && break
+		sleep 0.1
+	done
+	i=0
+	for k in rsa-2048 ec-p256; do
+		before=$(key_ops "$k")
+		for v in "--tlsv1.3" "--tlsv1.2 --tls-max 1.2"; do
+			# shellcheck disable=SC2086
+			out=$(curl -sS $v --cacert "$k.crt" \
+				--resolve "$k:${ports[$i]}:127.0.0.1" \
+				"https://$k:${ports[$i]}/" 2>curl.err)
+			[ "$out" = hello ] || { cat curl.err nginx.out logs/error.log; bad "nginx $k $v"; }
+		done
+		[ "$(key_ops "$k")" -ge $((before + 2)) ] ||
+			bad "nginx $k: signatures not in the daemon"
+		i=$((i + 1))
+	done
+	prov_cleanup
+else
+	echo "note: no nginx or curl, nginx not tried"
 fi
 
 # ---- refusals, naming cryptod ----
