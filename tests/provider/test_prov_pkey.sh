@@ -5,7 +5,8 @@
 # docs/asymmetric.md "Through the provider"): openssl pkeyutl signs with
 # cryptod:NAME (every row that signs; RSA PKCS#1 v1.5 and PSS with
 # SHA-256/384/512; ECDSA; Ed25519/Ed448) and the signature verifies
-# in-process against `cryptoctl key pub`; derives agree both ways with
+# in-process against `cryptoctl key pub` (a rotated key's first version
+# as cryptod:NAME?version=1); derives agree both ways with
 # in-process keys; `req -x509 -key cryptod:NAME` makes a certificate that
 # verifies and carries the key's public key; s_server -key cryptod:NAME
 # serves TLS 1.3 and 1.2 to s_client (RSA-2048, ECDSA P-256) and the key's
@@ -89,6 +90,17 @@ done
 for k in ed25519 ed448; do
 	sign_verify "$k" eddsa -rawin -in msg -- -rawin -in msg
 done
+# A version by number: cryptod:NAME?version=1 after a rotation signs with
+# the first pair, cryptod:NAME with the newest.
+cp ec-p384.pub ec-p384.v1.pub
+"$ctl" key rotate ec-p384 >/dev/null || bad "rotate ec-p384"
+"$ctl" key pub ec-p384 >ec-p384.pub
+cmp -s ec-p384.pub ec-p384.v1.pub && bad "rotate: the same public key"
+openssl pkeyutl -sign -inkey 'cryptod:ec-p384?version=1' "${P[@]}" \
+	-in msg.sha384 -out sig 2>err || { cat err; bad "version=1: sign"; }
+openssl pkeyutl -verify -pubin -inkey ec-p384.v1.pub -in msg.sha384 \
+	-sigfile sig >/dev/null 2>&1 || bad "version=1: not the first pair's"
+sign_verify ec-p384 "newest after rotate" -in msg.sha384 -- -in msg.sha384
 # ---- derive, both ways ----
 for k in ec-p256 ec-p384 ec-p521 x25519 x448; do
 	case $k in
