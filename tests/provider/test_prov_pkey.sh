@@ -9,8 +9,9 @@
 # as cryptod:NAME?version=1); derives agree both ways with
 # in-process keys; `req -x509 -key cryptod:NAME` makes a certificate that
 # verifies and carries the key's public key; s_server -key cryptod:NAME
-# serves TLS 1.3 and 1.2 to s_client (RSA-2048, ECDSA P-256) and the key's
-# op counter in the daemon grows. Refusals name cryptod: no such key, an
+# serves TLS 1.3 and 1.2 to s_client (RSA-2048, ECDSA P-256), and again
+# after the daemon restarted under it, and the key's op counter in the
+# daemon grows. Refusals name cryptod: no such key, an
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
 # A key-reference file (cryptoctl key ref) serves nginx (its
@@ -29,8 +30,11 @@ head -c 32 /dev/urandom >creds/kek
 chmod 0400 creds/kek
 export CREDENTIALS_DIRECTORY=$tmp/creds
 export CRYPTOD_SOCKET=$tmp/cryptod.sock
-prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
-	--set keys.dir="$tmp/keys"
+daemon_up() {
+	prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
+		--set keys.dir="$tmp/keys"
+}
+daemon_up
 
 # The default provider first: a fetch by key type with no key (a
 # handshake's ephemeral X25519 key) finds it; cryptod's key pairs are
@@ -124,22 +128,32 @@ for k in rsa-2048 ec-p256; do
 	before=$(key_ops "$k")
 	port=$((20000 + RANDOM % 20000))
 	openssl s_server -accept "127.0.0.1:$port" -key "cryptod:$k" \
-		-cert "$k.crt" "${P[@]}" -naccept 2 -www >srv.log 2>&1 &
+		-cert "$k.crt" "${P[@]}" -naccept 3 -www >srv.log 2>&1 &
 	spid=$!
 	for _ in $(seq 100); do
 		grep -q ACCEPT srv.log && break
 		sleep 0.1
 	done
-	for v in tls1_3 tls1_2; do
+	for v in tls1_3 tls1_2 restart; do
+		if [ "$v" = restart ]; then
+			# The daemon restarts under the server: the next
+			# handshake signs on a new connection and session.
+			after=$(key_ops "$k")
+			[ "$after" -ge $((before + 2)) ] ||
+				bad "$k: the daemon made $((after - before)) signatures, want 2"
+			kill "$dpid" && wait "$dpid" 2>/dev/null
+			daemon_up
+			before=$(key_ops "$k")
+			v=tls1_3
+		fi
 		echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" \
 			-"$v" -CAfile "$k.crt" -verify_return_error -brief \
 			>cli.log 2>&1 || { cat cli.log srv.log; bad "$k $v: handshake"; }
 	done
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
-	after=$(key_ops "$k")
-	[ "$after" -ge $((before + 2)) ] ||
-		bad "$k: the daemon made $((after - before)) signatures, want 2"
+	[ "$(key_ops "$k")" -gt "$before" ] ||
+		bad "$k: no signature in the restarted daemon"
 done
 
 # ---- key-reference files, with only OPENSSL_CONF naming the provider ----
