@@ -60,8 +60,9 @@ struct prov_pkey *prov_pkey_open(struct prov *p, const char *name,
 				 uint32_t version);
 void prov_pkey_free(struct prov_pkey *k);
 
-/* One op on the key's session (opened or re-opened here), synchronous:
- * cc_pk_op's arguments and result; errors raised. */
+/* One op on the key's session (opened or re-opened here) on the calling
+ * thread's queue (pio_pk: an ASYNC_JOB pauses): cc_pk_op's arguments and
+ * result; errors raised. */
 int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 		 const struct cc_pk_params *pp, const void *in, size_t in_len,
 		 void *out, size_t *out_len);

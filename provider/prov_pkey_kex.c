@@ -5,7 +5,8 @@
  * key as TLS carries it (EVP_PKEY_get1_encoded_public_key: an
  * uncompressed point, or the raw u-coordinate) and takes the shared
  * secret back. The peer is a key object too: OpenSSL imports a peer's
- * public key into this provider's key management first. Synchronous.
+ * public key into this provider's key management first. On the thread's
+ * queue, as signatures (pio_pk).
  */
 #include "prov_pkey.h"
 #include <stdlib.h>

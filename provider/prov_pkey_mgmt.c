@@ -179,8 +179,7 @@ int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 		if (err)
 			return err;
 		size_t room = out_len ? *out_len : 0;
-		err = cc_pk_op(c->cc, id, dir, pp, in, in_len, NULL, 0, out,
-			       out_len);
+		err = pio_pk(p, c, id, dir, pp, in, in_len, out, out_len);
 		int dead = err && prov_conn_check(p, c, err);
 		prov_conn_put(c);
 		if (!err) {

@@ -3,9 +3,9 @@
  * Signatures with key pairs the daemon holds (provider-signature(7)):
  * RSA (PKCS#1 v1.5, PSS), ECDSA, Ed25519 and Ed448.
  *
- * Signing goes to the daemon, synchronously on the connection's one-shot
- * queue (cc_pk_op): RSA and ECDSA hash in-process and send the digest,
- * EdDSA sends the message. Verifying stays in-process, on the default
+ * Signing goes to the daemon on the thread's queue (pio_pk; an ASYNC_JOB
+ * pauses while it runs): RSA and ECDSA hash in-process and send the
+ * digest, EdDSA sends the message. Verifying stays in-process, on the default
  * provider's copy of the public key: nothing secret is involved, and it
  * is faster than a round trip.
  *

@@ -7,7 +7,8 @@
  * with them (RSA PKCS#1 v1.5 and PSS with SHA-256/384/512 and salt
  * lengths as OpenSSL passes them, ECDSA, Ed25519) verifies in-process
  * against the public key, and the daemon counted each signature on the
- * key; derives agree with in-process keys both ways. Refusals name
+ * key; signing jobs (ASYNC_JOB) pause while the daemon signs; derives
+ * agree with in-process keys both ways. Refusals name
  * cryptod: no such key, a sign-only key asked to derive.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
@@ -182,6 +184,66 @@ out:
 	EVP_MD_CTX_free(v);
 }
 
+/* Signing inside ASYNC_JOBs: each job pauses while the daemon signs
+ * (prov_io.c's pio_pk), and the signatures verify. */
+struct job_arg {
+	OSSL_LIB_CTX *lib;
+	EVP_PKEY *k, *p;
+};
+
+static int job_fn(void *v)
+{
+	struct job_arg *a = *(struct job_arg **)v;
+	static const unsigned char msg[] = "signed in a job";
+	unsigned char sig[512];
+	size_t n = sizeof(sig);
+	EVP_MD_CTX *m = EVP_MD_CTX_new(), *w = EVP_MD_CTX_new();
+	int ok = m && w &&
+		 EVP_DigestSignInit_ex(m, NULL, "SHA256", a->lib, NULL, a->k,
+				       NULL) == 1 &&
+		 EVP_DigestSign(m, sig, &n, msg, sizeof(msg)) == 1 &&
+		 EVP_DigestVerifyInit(w, NULL, EVP_sha256(), NULL, a->p) == 1 &&
+		 EVP_DigestVerify(w, sig, n, msg, sizeof(msg)) == 1;
+	EVP_MD_CTX_free(m);
+	EVP_MD_CTX_free(w);
+	return ok;
+}
+
+static void async_sign(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
+{
+	enum { JOBS = 4 };
+	struct job_arg a = { lib, k, p }, *ap = &a;
+	ASYNC_JOB *job[JOBS] = { 0 };
+	ASYNC_WAIT_CTX *wc[JOBS];
+	int state[JOBS] = { 0 }; /* 0 running, 1 done */
+	unsigned pauses = 0, done = 0;
+	for (unsigned i = 0; i < JOBS; i++)
+		wc[i] = ASYNC_WAIT_CTX_new();
+	for (unsigned spins = 0; done < JOBS && spins < 1000000; spins++) {
+		for (unsigned i = 0; i < JOBS; i++) {
+			if (state[i])
+				continue;
+			int ret = 0;
+			int r = ASYNC_start_job(&job[i], wc[i], &ret, job_fn,
+						&ap, sizeof(ap));
+			if (r == ASYNC_PAUSE) {
+				pauses++;
+				continue;
+			}
+			if (r != ASYNC_FINISH || !ret)
+				FAIL("async job %u: %d/%d", i, r, ret);
+			state[i] = 1;
+			done++;
+		}
+	}
+	if (done < JOBS)
+		FAIL("async: %u of %d jobs finished", done, JOBS);
+	if (!pauses)
+		FAIL("async: no job paused while the daemon signed");
+	for (unsigned i = 0; i < JOBS; i++)
+		ASYNC_WAIT_CTX_free(wc[i]);
+}
+
 /* The shared secret of a and b's public key (a's library context). The
  * peer goes as its public half alone: cryptod's key management takes no
  * private key. */
@@ -314,6 +376,9 @@ int main(void)
 	if (after < before + n)
 		FAIL("the daemon counted %llu signatures, want %u",
 		     (unsigned long long)(after - before), n);
+
+	async_sign(lib, r, rp);
+	async_sign(lib, e, ep);
 
 	/* Derives, both ways, against in-process keys. */
 	static const char *const curves[][2] = { { "x", "X25519" },
