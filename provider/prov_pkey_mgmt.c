@@ -112,7 +112,10 @@ static int pkey_sess(struct prov_pkey *k, struct prov_conn **conn, uint32_t *id)
 	struct prov *p = k->p;
 	pthread_mutex_lock(&k->lock);
 	struct prov_sess *s = &k->sess;
-	if (!(s->id && s->conn && !atomic_load(&s->conn->broken))) {
+	/* A session of a parent's connection (the key signed before a
+	 * fork) is not the child's: the child opens its own. */
+	if (!(s->id && s->conn && !atomic_load(&s->conn->broken) &&
+	      s->conn->forks == prov_fork_count())) {
 		prov_sess_close(s);
 		struct prov_conn *c;
 		int err = prov_conn_get(p, &c);

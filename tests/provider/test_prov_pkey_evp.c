@@ -7,7 +7,8 @@
  * with them (RSA PKCS#1 v1.5 and PSS with SHA-256/384/512 and salt
  * lengths as OpenSSL passes them, ECDSA, Ed25519) verifies in-process
  * against the public key, and the daemon counted each signature on the
- * key; signing jobs (ASYNC_JOB) pause while the daemon signs; derives
+ * key; signing jobs (ASYNC_JOB) pause while the daemon signs; a key
+ * that signed before fork() signs in the child; derives
  * agree with in-process keys both ways. Refusals name
  * cryptod: no such key, a sign-only key asked to derive.
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/async.h>
@@ -244,6 +246,26 @@ static void async_sign(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
 		ASYNC_WAIT_CTX_free(wc[i]);
 }
 
+/* A key that signed before fork() signs in the child too: the child
+ * opens its own connection and session. */
+static void fork_sign(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
+{
+	struct job_arg a = { lib, k, p }, *ap = &a;
+	if (!job_fn(&ap)) {
+		FAIL("fork: the parent's signature");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(job_fn(&ap) ? 0 : 1);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		FAIL("fork: the child's signature (status %d)", st);
+	if (!job_fn(&ap))
+		FAIL("fork: the parent's signature after the child's");
+}
+
 /* The shared secret of a and b's public key (a's library context). The
  * peer goes as its public half alone: cryptod's key management takes no
  * private key. */
@@ -379,6 +401,7 @@ int main(void)
 
 	async_sign(lib, r, rp);
 	async_sign(lib, e, ep);
+	fork_sign(lib, e, ep);
 
 	/* Derives, both ways, against in-process keys. */
 	static const char *const curves[][2] = { { "x", "X25519" },
