@@ -38,6 +38,7 @@ static const char usage_key[] =
 	"                          [--json]\n"
 	"       cryptoctl key delete NAME\n"
 	"       cryptoctl key pub NAME [--version N] [-o FILE]\n"
+	"       cryptoctl key ref NAME [--version N] [-o FILE]\n"
 	"\n"
 	"Named keys live only in cryptod: clients use them by name\n"
 	"(cc_session_params.key_name) and never see their bytes. create makes\n"
@@ -55,6 +56,11 @@ static const char usage_key[] =
 	"the traditional RSA and EC forms; --alg, when given, must match\n"
 	"it); pub prints the public key (PEM), for anyone on the key's ACL;\n"
 	"rotate makes a new pair; wrap exports an exportable pair's PKCS#8.\n"
+	"ref prints a key-reference file (PEM, CRYPTOD KEY REFERENCE: the\n"
+	"key's name, version and this daemon's socket, no secret) that a\n"
+	"program loads as its private key file through cryptod's OpenSSL\n"
+	"provider (docs/asymmetric.md); --version 0 (the default): the\n"
+	"newest at each load.\n"
 	"\n"
 	"Access: create, import, unwrap, rotate, wrap and delete need root or\n"
 	"the daemon's user. Using a key needs your uid, gid or a group of\n"
@@ -84,7 +90,7 @@ static const char usage_key[] =
 	"  --in FILE          import: a key pair's private key, PEM or DER\n"
 	"  --passphrase-file FILE  import --in: an encrypted key's\n"
 	"                     passphrase (the first line)\n"
-	"  -o, --out FILE     pub: write the PEM there (default: stdout)\n"
+	"  -o, --out FILE     pub, ref: write the PEM there (default: stdout)\n"
 	"  --wrapping-key-file FILE  16, 24 or 32 bytes in hex\n"
 	"  --wrapped-file FILE       unwrap: the wrapped key in hex\n"
 	"  --version N        wrap, pub: that version (default: the newest)\n"
@@ -592,14 +598,14 @@ static int import_pair(struct key_args *a, struct cc_conn *conn,
 	return ret;
 }
 
-/* der as PEM ("PUBLIC KEY") to f. */
-static void pem_write(FILE *f, const uint8_t *der, size_t n)
+/* der as PEM (label "PUBLIC KEY", ...) to f. */
+static void pem_write(FILE *f, const char *label, const uint8_t *der, size_t n)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	unsigned col = 0;
 
-	fputs("-----BEGIN PUBLIC KEY-----\n", f);
+	fprintf(f, "-----BEGIN %s-----\n", label);
 	for (size_t i = 0; i < n; i += 3) {
 		uint32_t v = (uint32_t)der[i] << 16;
 		if (i + 1 < n)
@@ -618,7 +624,7 @@ static void pem_write(FILE *f, const uint8_t *der, size_t n)
 	}
 	if (col)
 		fputc('\n', f);
-	fputs("-----END PUBLIC KEY-----\n", f);
+	fprintf(f, "-----END %s-----\n", label);
 }
 
 static int key_pub(struct key_args *a, struct cc_conn *conn)
@@ -630,13 +636,38 @@ static int key_pub(struct key_args *a, struct cc_conn *conn)
 	FILE *f = a->out ? fopen(a->out, "w") : stdout;
 	if (!f)
 		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
-	pem_write(f, der, (size_t)n);
+	pem_write(f, "PUBLIC KEY", der, (size_t)n);
 	if (a->out && fclose(f))
 		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
 	return 0;
 }
 
-static int run(struct key_args *a, struct cc_conn *conn)
+/* A key-reference file (provider/prov_pkey_ref.c reads it): for a key
+ * pair the caller may use (its public key is given), on the daemon at
+ * path. */
+static int key_ref(struct key_args *a, struct cc_conn *conn, const char *path)
+{
+	uint8_t der[2048];
+	int n = cc_key_pub(conn, a->name, a->version, der, sizeof(der));
+	if (n < 0)
+		return n;
+	char text[512];
+	int tn = snprintf(text, sizeof(text),
+			  "cryptod-key-ref 1\nname %s\nversion %u\nsocket %s\n",
+			  a->name, a->version, path);
+	if (tn < 0 || (size_t)tn >= sizeof(text))
+		return -ENAMETOOLONG;
+	FILE *f = a->out ? fopen(a->out, "w") : stdout;
+	if (!f)
+		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
+	pem_write(f, "CRYPTOD KEY REFERENCE", (const uint8_t *)text,
+		  (size_t)tn);
+	if (a->out && fclose(f))
+		return KEY_USAGE("-o %s: %s", a->out, strerror(errno));
+	return 0;
+}
+
+static int run(struct key_args *a, struct cc_conn *conn, const char *path)
 {
 	struct cc_key_info info;
 	uint8_t key[CLI_MAC_KEY_MAX], wkey[32], blob[CLI_MAC_KEY_MAX + 16];
@@ -665,6 +696,8 @@ static int run(struct key_args *a, struct cc_conn *conn)
 		return cc_key_delete(conn, a->name);
 	if (!strcmp(s, "pub"))
 		return key_pub(a, conn);
+	if (!strcmp(s, "ref"))
+		return key_ref(a, conn, path);
 	if (!strcmp(s, "wrap")) {
 		if (!a->wkey_file)
 			return KEY_USAGE("wrap needs "
@@ -763,7 +796,7 @@ int cmd_key(struct cli *cli, int argc, char **argv)
 		return ret > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (cli_connect(cli, &conn))
 		return CLI_EXIT_FAIL;
-	ret = run(&a, conn);
+	ret = run(&a, conn, cli->path);
 	if (ret < 0) {
 		const char *why = cc_conn_last_error(conn);
 		cli_err("key %s%s%s: %s%s%s", a.sub, a.name ? " " : "",

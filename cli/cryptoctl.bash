@@ -145,7 +145,7 @@ _cryptoctl()
 		if [ -z "$sub" ]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key --help |
 				grep -oE 'cryptoctl key [a-z]+' | awk '{ print $3 }')" -- "$cur")
-		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete pub " == *" $sub "* ]]; then
+		elif [ "$prev" = "$sub" ] && [[ " show rotate wrap delete pub ref " == *" $sub "* ]]; then
 			mapfile -t COMPREPLY < <(compgen -W "$(_cryptoctl_run key list --names)" -- "$cur")
 		fi
 		;;

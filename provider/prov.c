@@ -160,6 +160,17 @@ int prov_rand(struct prov *p, void *buf, size_t n)
 	return l && RAND_bytes_ex(l, buf, n, 0) > 0 ? 0 : -EIO;
 }
 FB_FETCH(prov_fb_md, EVP_MD, EVP_MD_fetch)
+
+OSSL_LIB_CTX *prov_fb_libctx(struct prov *p)
+{
+	pthread_mutex_lock(&p->lock);
+	OSSL_LIB_CTX *l = fb_libctx(p);
+	pthread_mutex_unlock(&p->lock);
+	if (!l)
+		PROV_ERR(p, PROV_R_FALLBACK,
+			 "cannot load the default provider (public keys)");
+	return l;
+}
 FB_FETCH(prov_fb_mac, EVP_MAC, EVP_MAC_fetch)
 
 /* ---- fork() ---- */

@@ -134,6 +134,10 @@ int prov_err_fallback_ok(int err);
 EVP_CIPHER *prov_fb_cipher(struct prov *p, const char *name);
 EVP_MD *prov_fb_md(struct prov *p, const char *name);
 EVP_MAC *prov_fb_mac(struct prov *p, const char *name);
+/* The private context itself (the default provider), where key pairs'
+ * public halves are parsed and checked (prov_pkey_*.c); NULL with an
+ * error raised. */
+OSSL_LIB_CTX *prov_fb_libctx(struct prov *p);
 /* Random bytes from the private context's DRBG: the application's may
  * fetch its AES from this provider (-propquery provider=cryptod), and a
  * GCM IV made that way cost a session and a round trip per message.
@@ -217,6 +221,13 @@ int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 	      unsigned iv_len, const void *aad, size_t aad_len, const void *in,
 	      void *out, size_t len, void *tag, int writes);
 
+/* A key pair's op (cc_pk_op's arguments) on the calling thread's queue
+ * of conn, through its arena: inside an ASYNC_JOB the job pauses while
+ * the daemon signs or derives. *out_len: out's room, then its bytes
+ * (none for verify). 0, a CC_ERR status or -errno. */
+int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
+	   enum cc_dir dir, const struct cc_pk_params *pp, const void *in,
+	   size_t in_len, void *out, size_t *out_len);
 /*
  * pio_crypt, in place in the thread's arena, leaving the output there for
  * the caller (also copied to out): an AEAD message run as one op at its

@@ -14,7 +14,8 @@
  *   min_size = BYTES             ($CRYPTOD_PROVIDER_MIN_SIZE; 0 = off)
  *   algorithms = LIST            ($CRYPTOD_PROVIDER_ALGORITHMS; all)
  * LIST is a comma-separated subset of ciphers, digests, macs (or all):
- * the operations the provider offers at all. A TLS program that wants
+ * the operations the provider offers at all (daemon-held key pairs are
+ * always offered: they act on cryptod's keys only). A TLS program that wants
  * only its record crypto on the daemon says ciphers, and its handshake's
  * many small digests, HMACs and HKDF keys stay on the default provider.
  *
@@ -22,6 +23,7 @@
  * clients and stats show them per connection and per program.
  */
 #include "prov.h"
+#include "prov_pkey.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -104,6 +106,18 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 		return p->ops & PROV_OP_DIGESTS ? prov_digests : NULL;
 	case OSSL_OP_MAC:
 		return p->ops & PROV_OP_MACS ? prov_macs : NULL;
+	/* Key pairs the daemon holds (prov_pkey_*.c): whatever
+	 * algorithms says, they act only on cryptod's keys. */
+	case OSSL_OP_KEYMGMT:
+		return prov_pkey_keymgmt;
+	case OSSL_OP_SIGNATURE:
+		return prov_pkey_signature;
+	case OSSL_OP_KEYEXCH:
+		return prov_pkey_keyexch;
+	case OSSL_OP_STORE:
+		return prov_pkey_store;
+	case OSSL_OP_DECODER:
+		return prov_pkey_decoder;
 	}
 	return NULL;
 }
@@ -270,6 +284,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		if (f->function_id == OSSL_FUNC_CORE_GET_PARAMS)
 			c_get_params = OSSL_FUNC_core_get_params(f);
 	prov_errors_init(in);
+	prov_pkey_ref_init(in);
 
 	struct prov *p = calloc(1, sizeof(*p));
 	if (!p)

@@ -584,6 +584,79 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 
 /* ---- one-shot ops ---- */
 
+int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
+	   enum cc_dir dir, const struct cc_pk_params *pp, const void *in,
+	   size_t in_len, void *out, size_t *out_len)
+{
+	size_t room = dir == CC_VERIFY ? 0 : *out_len;
+	size_t out_off = (in_len + 63) & ~(size_t)63;
+	if (in_len > PIO_OP_MAX || room > PIO_OP_MAX)
+		return -EINVAL;
+	struct pio_q *pq;
+	int err = pio_queue(p, conn, &pq);
+	if (err)
+		return err;
+	pthread_mutex_lock(&pq->lock);
+	uint64_t since = 0;
+	uint8_t *buf = NULL;
+	int s = -1;
+	err = atomic_load(&pq->dead) ? -EPIPE : 0;
+	while (!err && !((buf = pq_alloc(pq, out_off + (room ? room : 1))) &&
+			 (s = slot_take(pq)) >= 0)) {
+		if (buf)
+			cc_buf_free(pq->q, buf);
+		buf = NULL;
+		err = pq_no_room(pq, &since);
+	}
+	if (err)
+		goto out;
+	memcpy(buf, in, in_len);
+	struct cc_op op = {
+		.session = session,
+		.dir = dir,
+		.src = buf,
+		.dst = room ? buf + out_off : NULL,
+		.len = (uint32_t)in_len,
+		.iv = pp,
+		.iv_len = pp ? sizeof(*pp) : 0,
+	};
+	for (;;) {
+		err = pq_submit(pq, &op, s);
+		if (err != 1)
+			break;
+		err = pq_sleep(pq, &since);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = pq_wait(pq, s);
+	if (err) {
+		/* As pq_clone: a dead queue's buffers and slots stay as
+		 * they are (the daemon may still write them). */
+		if (err != -EPIPE && !atomic_load(&pq->dead)) {
+			cc_buf_free(pq->q, buf);
+			pq->res[s].busy = 0;
+		}
+		goto out;
+	}
+	err = pq->res[s].status;
+	size_t n = pq->res[s].len;
+	if (!err && room && n > room)
+		err = -EPROTO;
+	if (!err && room) {
+		memcpy(out, buf + out_off, n);
+		*out_len = n;
+	}
+	/* A derive's output is a shared secret. */
+	explicit_bzero(buf, out_off + room);
+	cc_buf_free(pq->q, buf);
+	res_take(pq, s);
+out:
+	pthread_mutex_unlock(&pq->lock);
+	pq_put(pq);
+	return err;
+}
+
 int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 	      unsigned tag_len, enum cc_dir dir, const void *iv,
 	      unsigned iv_len, const void *aad, size_t aad_len, const void *in,

@@ -46,7 +46,13 @@ uint64_t pfx_seed(void)
 
 int pfx_start(struct fx_daemon *d, OSSL_LIB_CTX **lib, OSSL_PROVIDER **prov)
 {
-	if (fx_daemon_start(d, NULL))
+	return pfx_start_with(d, NULL, lib, prov);
+}
+
+int pfx_start_with(struct fx_daemon *d, const struct fx_daemon_params *p,
+		   OSSL_LIB_CTX **lib, OSSL_PROVIDER **prov)
+{
+	if (fx_daemon_start(d, p))
 		return -1;
 	setenv("CRYPTOD_SOCKET", d->sock, 1);
 	unsetenv("CRYPTOD_PROVIDER_FALLBACK");

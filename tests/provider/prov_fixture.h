@@ -49,6 +49,9 @@ uint64_t pfx_seed(void);
  * are the caller's. On failure nothing is left running: -1.
  */
 int pfx_start(struct fx_daemon *d, OSSL_LIB_CTX **lib, OSSL_PROVIDER **prov);
+/* The same, the daemon started with p (its arguments, ...). */
+int pfx_start_with(struct fx_daemon *d, const struct fx_daemon_params *p,
+		   OSSL_LIB_CTX **lib, OSSL_PROVIDER **prov);
 
 /* pfx_start() undone; returns what fx_daemon_stop() returned. */
 int pfx_stop(struct fx_daemon *d, OSSL_LIB_CTX *lib, OSSL_PROVIDER *prov);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Key pairs the daemon holds, through the provider (docs/asymmetric.md,
+ * "The provider"): the key object the key management hands OpenSSL, and
+ * what the signature, key exchange and store files share.
+ *
+ * A key object names a key in the daemon and keeps its public half,
+ * parsed in-process on the private library context's default provider
+ * (prov_fb_*), so that parameters, export of the public key, has(),
+ * match() and certificate checks need no daemon. Its private half never
+ * enters the program: sign and derive go to the daemon on a session
+ * opened by name on first use. A key object with no name is a public key
+ * imported from OpenSSL (a peer's, a certificate's): it verifies and is a
+ * peer, nothing more.
+ */
+#ifndef CRYPTOD_PROV_PKEY_H
+#define CRYPTOD_PROV_PKEY_H
+
+#include "prov.h"
+
+/* What the key management, signature and key exchange algorithms of
+ * key pairs declare: no "provider=cryptod", so that a fetch of a key type
+ * with no key yet (a TLS handshake's ephemeral X25519 key, made with
+ * EVP_PKEY_keygen) does not prefer ours, which cannot generate; OpenSSL
+ * finds ours from the key's provider. */
+#define PROV_PKEY_PROPS "cryptod.keys=yes"
+
+struct prov_pkey {
+	struct prov *p;
+	char name[CC_KEY_NAME_MAX + 1]; /* "" = a public key alone */
+	uint32_t version;		/* 0 = the newest */
+	enum cc_alg alg;		/* the row (rsa-2048 ... x448) */
+	EVP_PKEY *pub;			/* owned; in p's private context */
+	pthread_mutex_t lock;		/* sess */
+	struct prov_sess sess;		/* on the daemon, opened on use */
+};
+
+/* What the store and the decoder hand OpenSSL (OSSL_OBJECT_PARAM_
+ * REFERENCE) and our key management's load takes back: not a bare
+ * pointer, whose size another provider's load would take for its own
+ * key object (OpenSSL's file store asks the default provider's key
+ * management first); this one it refuses. */
+#define PROV_PKEY_REF_MAGIC 0x63727970746f646bULL /* "cryptodk" */
+struct prov_pkey_ref {
+	uint64_t magic;
+	struct prov_pkey *k; /* handed over to the load */
+	uint64_t pad;	     /* no other provider's pointer size */
+};
+/* The OSSL_OBJECT params of k, by reference, into ref and params[4]. */
+void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
+			  int *type, OSSL_PARAM params[4]);
+
+/* The key's type as OpenSSL names it ("RSA", "EC", "ED25519"...). */
+const char *prov_pkey_type(const struct prov_pkey *k);
+
+/* A key object for name (version 0: the newest) from the daemon: its
+ * public key fetched (cc_key_pub) and parsed. NULL with an error raised
+ * naming cryptod and the key. */
+struct prov_pkey *prov_pkey_open(struct prov *p, const char *name,
+				 uint32_t version);
+void prov_pkey_free(struct prov_pkey *k);
+
+/* One op on the key's session (opened or re-opened here) on the calling
+ * thread's queue (pio_pk: an ASYNC_JOB pauses): cc_pk_op's arguments and
+ * result; errors raised. */
+int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
+		 const struct cc_pk_params *pp, const void *in, size_t in_len,
+		 void *out, size_t *out_len);
+
+extern const OSSL_ALGORITHM prov_pkey_keymgmt[];
+extern const OSSL_ALGORITHM prov_pkey_signature[];
+extern const OSSL_ALGORITHM prov_pkey_keyexch[];
+extern const OSSL_ALGORITHM prov_pkey_store[];
+extern const OSSL_ALGORITHM prov_pkey_decoder[];
+
+/* The core's BIO functions, which the key-reference decoder reads its
+ * input with (prov_pkey_ref.c); from OSSL_provider_init's in. */
+void prov_pkey_ref_init(const OSSL_DISPATCH *in);
+
+#endif
