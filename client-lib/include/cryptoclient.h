@@ -626,6 +626,11 @@ int cc_wait(struct cc_queue *q, int timeout_ms);
 int cc_wait_prepare(struct cc_queue *q);
 int cc_wait_prepare_once(struct cc_queue *q);
 int cc_wait_pending(const struct cc_queue *q);
+/* 1 when a completion waits (cc_dequeue_burst would return one), else
+ * 0: one load of the daemon's ring index, no system call, for a waiter
+ * that spins. The caller serialises it with its own dequeues, as for
+ * cc_dequeue_burst. */
+int cc_queue_ready(const struct cc_queue *q);
 int cc_queue_fd(const struct cc_queue *q);
 void cc_wait_cancel(struct cc_queue *q);
 
