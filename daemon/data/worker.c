@@ -957,6 +957,13 @@ void worker_engine_counters(unsigned eng_idx, struct counters *out)
 		counters_engine_add(&pool.w[i].wc, eng_idx, out);
 }
 
+void worker_pk_counters(uint64_t out[CRD_ALG_MAX_][PK_OPS])
+{
+	memset(out, 0, sizeof(uint64_t[CRD_ALG_MAX_][PK_OPS]));
+	for (unsigned i = 0; i < pool.n; i++)
+		counters_pk_add(&pool.w[i].wc, out);
+}
+
 int worker_stats_get(unsigned i, struct worker_snapshot *out)
 {
 	if (i >= pool.n)
