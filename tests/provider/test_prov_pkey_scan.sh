@@ -21,9 +21,10 @@
 # rotation leaves the running server signing with the version its
 # certificate holds, also after a daemon restart under it (the key object
 # pins the version it was opened with; this failed before); a handshake
-# with the daemon down fails with cryptod in nginx's error log; no worker
-# dies of a signal; a reload with a certificate of the new version serves
-# the new key.
+# with the daemon down fails with cryptod in nginx's error log; a reload
+# with the old certificate is refused (the reference now opens the new
+# version) and the running workers go on; a reload with a certificate of
+# the new version serves the new key; no worker dies of a signal.
 #   test_prov_pkey_scan.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL MEMSCAN [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 scan=$4 sanitize=${5:-}
@@ -320,6 +321,14 @@ serve "restarted" rsa "${ports[0]}" rsa.crt 2
 serve "restarted" ec "${ports[1]}" ec.crt 2
 [ "$(key_ops rsa)" -ge $((before + 2)) ] ||
 	bad "restarted: signatures not in the daemon"
+# A reload with the old certificate now fails nginx's key check (the
+# reference opens the newest version) and the running workers go on.
+OPENSSL_CONF=$tmp/prov.cnf "$NGINX" -p "$tmp" -c "$tmp/nginx.conf" \
+	-e "$tmp/logs/error.log" -s reload >reload.err 2>&1 &&
+	bad "reload with the old certificate after a rotation"
+grep -q "key values mismatch" reload.err logs/error.log ||
+	{ cat reload.err; bad "refused reload: not for the key"; }
+serve "refused reload" rsa "${ports[0]}" rsa.crt
 # A reload with a certificate of the new version serves the new key.
 openssl req -new -x509 -key cryptod:rsa "${P[@]}" -subj /CN=rsa \
 	-addext subjectAltName=DNS:rsa -days 2 -out rsa2.crt 2>/dev/null ||
