@@ -14,7 +14,8 @@
  * least significant first, each little-endian: the number's
  * little-endian bytes, padded to whole words). A line per number found
  * (its file and name, the form, the pid, an address and the mapping;
- * never a byte of it) and per pid the bytes read.
+ * never a byte of it) and per pid the bytes read and those that could not
+ * be (pages /proc/PID/mem refuses: EIO).
  *
  * Exit 0: nothing found; 1: something found; 2: an error, including a
  * pid of which not one byte could be read (a scan that read nothing
@@ -201,7 +202,7 @@ static long long scan_pid(int pid, unsigned char *buf)
 		return -1;
 	}
 	unsigned seen[MAX_VALUES][2] = { { 0 } };
-	long long total = 0;
+	long long total = 0, unreadable = 0;
 	char line[4096];
 	while (fgets(line, sizeof(line), maps)) {
 		uint64_t lo, hi;
@@ -228,6 +229,7 @@ static long long scan_pid(int pid, unsigned char *buf)
 			ssize_t r = pread(fd, buf + have, want, (off_t)a);
 			if (r <= 0) {
 				have = 0;
+				unreadable += (long long)(((a | 4095) + 1) - a);
 				a = (a | 4095) + 1;
 				continue;
 			}
@@ -247,6 +249,9 @@ static long long scan_pid(int pid, unsigned char *buf)
 	}
 	fclose(maps);
 	close(fd);
+	if (total > 0)
+		printf("pid %d: %lld bytes read, %lld unreadable\n", pid, total,
+		       unreadable);
 	return total;
 }
 
@@ -273,9 +278,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "prov_memscan: pid %d: nothing read\n",
 				pid);
 			rc = 2;
-			continue;
 		}
-		printf("pid %d: %lld bytes read\n", pid, n);
 	}
 	for (unsigned v = 0; v < nvalues && rc != 2; v++)
 		if (values[v].found[0] || values[v].found[1])

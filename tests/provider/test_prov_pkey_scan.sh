@@ -62,9 +62,8 @@ module = $provdir/cryptod.so
 activate = 1
 CNF
 
-key_ops() { # NAME: the daemon's op count of the key
-	"$ctl" key show "$1" --json |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["ops"])'
+key_ops() { # NAME: the daemon's op count of the key (one key shown)
+	"$ctl" key show "$1" --json | sed -n 's/.*"ops": \([0-9]*\).*/\1/p'
 }
 children() { # PID: its children's pids
 	local f s a
@@ -74,13 +73,9 @@ children() { # PID: its children's pids
 		[ "${a[1]}" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
 	done
 }
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 wait_port() { # PORT
 	for _ in $(seq 100); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" \
-			2>/dev/null && return 0
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -101,8 +96,13 @@ cp rsa.crt rsa-cur.crt
 mkdir -p www logs ntmp ctl/logs
 echo hello >www/index.html
 head -c $((8 << 20)) /dev/zero >www/big
-ports=()
-for _ in 1 2 3 4; do ports+=("$(free_port)"); done
+# Four free ports, held together while they are picked.
+read -ra ports < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(4)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))')
 
 nginx_conf() { # FILE DIR RSAKEY ECKEY PORT1 PORT2
 	local user_line=
