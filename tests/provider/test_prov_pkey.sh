@@ -16,7 +16,8 @@
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
 # A key-reference file (cryptoctl key ref) serves nginx (its
 # ssl_certificate_key), Python's ssl and curl's --key with only
-# OPENSSL_CONF naming the provider.
+# OPENSSL_CONF naming the provider, and the openssl command's -inkey and
+# -key FILE.
 #   test_prov_pkey.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
@@ -329,4 +330,44 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "note: not root, another uid not tried"
 fi
+
+# ---- key-reference files through the openssl command ----
+# Its -inkey and -key FILE go through OpenSSL's file: store (not
+# PEM_read_bio_PrivateKey as nginx's): pkeyutl signs with a reference
+# file whichever provider comes first, s_server serves TLS 1.3 with one,
+# the daemon signing; a reference to no key is refused.
+PR=(-provider-path "$provdir" -provider cryptod -provider default)
+"$ctl" key ref rsa-2048 >rsa-2048.ref || bad "key ref rsa-2048"
+for order in P PR; do
+	declare -n A=$order
+	before=$(key_ops ec-p256)
+	openssl pkeyutl -sign -inkey ec-p256.ref "${A[@]}" -in msg.sha256 \
+		-out sig 2>err || { cat err; bad "$order: pkeyutl -inkey FILE"; }
+	openssl pkeyutl -verify -pubin -inkey ec-p256.pub -in msg.sha256 \
+		-sigfile sig >/dev/null 2>&1 || bad "$order: -inkey FILE: does not verify"
+	[ "$(key_ops ec-p256)" -gt "$before" ] ||
+		bad "$order: -inkey FILE: not signed in the daemon"
+	unset -n A
+done
+before=$(key_ops rsa-2048)
+openssl s_server -accept 127.0.0.1:0 -key rsa-2048.ref -cert rsa-2048.crt \
+	"${P[@]}" -naccept 1 -www >srv.log 2>&1 &
+spid=$!
+for _ in $(seq 100); do grep -q ACCEPT srv.log && break; sleep 0.1; done
+port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' srv.log)
+echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" -tls1_3 \
+	-CAfile rsa-2048.crt -verify_return_error -brief >cli.log 2>&1 ||
+	{ cat cli.log srv.log; bad "s_server -key FILE: handshake"; }
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+[ "$(key_ops rsa-2048)" -gt "$before" ] || bad "s_server -key FILE: not signed in the daemon"
+{
+	echo "-----BEGIN CRYPTOD KEY REFERENCE-----"
+	printf 'cryptod-key-ref 1\nname nope\nversion 0\nsocket %s\n' \
+		"$CRYPTOD_SOCKET" | base64
+	echo "-----END CRYPTOD KEY REFERENCE-----"
+} >nope.ref
+# (OpenSSL's store drops the decoder's error: no cryptod to look for.)
+openssl pkeyutl -sign -inkey nope.ref "${P[@]}" -in msg.sha256 \
+	>/dev/null 2>&1 && bad "-inkey FILE of no key: signed"
 prov_end
