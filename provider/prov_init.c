@@ -114,6 +114,8 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 		return prov_pkey_signature;
 	case OSSL_OP_KEYEXCH:
 		return prov_pkey_keyexch;
+	case OSSL_OP_ASYM_CIPHER:
+		return prov_pkey_asym_cipher;
 	case OSSL_OP_STORE:
 		return prov_pkey_store;
 	case OSSL_OP_DECODER:

@@ -31,8 +31,8 @@ struct prov_pkey {
 	uint32_t version;		/* 0 = the newest */
 	enum cc_alg alg;		/* the row (rsa-2048 ... x448) */
 	EVP_PKEY *pub;			/* owned; in p's private context */
-	pthread_mutex_t lock;		/* sess */
-	struct prov_sess sess;		/* on the daemon, opened on use */
+	pthread_mutex_t lock;  /* sess */
+	struct prov_sess sess; /* on the daemon, opened on use */
 };
 
 /* What the store and the decoder hand OpenSSL (OSSL_OBJECT_PARAM_
@@ -62,14 +62,22 @@ void prov_pkey_free(struct prov_pkey *k);
 
 /* One op on the key's session (opened or re-opened here) on the calling
  * thread's queue (pio_pk: an ASYNC_JOB pauses): cc_pk_op's arguments and
- * result; errors raised. */
-int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
-		 const struct cc_pk_params *pp, const void *in, size_t in_len,
-		 void *out, size_t *out_len);
+ * result (aad: an OAEP label); errors raised. */
+int prov_pkey_op_aad(struct prov_pkey *k, enum cc_dir dir,
+		     const struct cc_pk_params *pp, const void *in,
+		     size_t in_len, const void *aad, size_t aad_len, void *out,
+		     size_t *out_len);
+static inline int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
+			       const struct cc_pk_params *pp, const void *in,
+			       size_t in_len, void *out, size_t *out_len)
+{
+	return prov_pkey_op_aad(k, dir, pp, in, in_len, NULL, 0, out, out_len);
+}
 
 extern const OSSL_ALGORITHM prov_pkey_keymgmt[];
 extern const OSSL_ALGORITHM prov_pkey_signature[];
 extern const OSSL_ALGORITHM prov_pkey_keyexch[];
+extern const OSSL_ALGORITHM prov_pkey_asym_cipher[];
 extern const OSSL_ALGORITHM prov_pkey_store[];
 extern const OSSL_ALGORITHM prov_pkey_decoder[];
 

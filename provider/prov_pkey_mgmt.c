@@ -155,9 +155,10 @@ static int pkey_sess(struct prov_pkey *k, struct prov_conn **conn, uint32_t *id)
 	return 0;
 }
 
-int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
-		 const struct cc_pk_params *pp, const void *in, size_t in_len,
-		 void *out, size_t *out_len)
+int prov_pkey_op_aad(struct prov_pkey *k, enum cc_dir dir,
+		     const struct cc_pk_params *pp, const void *in,
+		     size_t in_len, const void *aad, size_t aad_len, void *out,
+		     size_t *out_len)
 {
 	static const char *const what[] = { [CC_SIGN] = "sign",
 					    [CC_VERIFY] = "verify",
@@ -182,7 +183,8 @@ int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 		if (err)
 			return err;
 		size_t room = out_len ? *out_len : 0;
-		err = pio_pk(p, c, id, dir, pp, in, in_len, out, out_len);
+		err = pio_pk(p, c, id, dir, pp, in, in_len, aad, aad_len, out,
+			     out_len);
 		int dead = err && prov_conn_check(p, c, err);
 		prov_conn_put(c);
 		if (!err) {

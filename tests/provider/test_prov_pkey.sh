@@ -14,6 +14,7 @@
 # daemon grows. Refusals name cryptod: no such key, an
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
+# RSA-OAEP decrypts in the daemon (pkeyutl -decrypt), PKCS#1 v1.5 not.
 # A key-reference file (cryptoctl key ref) serves nginx (its
 # ssl_certificate_key), Python's ssl and curl's --key with only
 # OPENSSL_CONF naming the provider, and the openssl command's -inkey and
@@ -330,6 +331,23 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "note: not root, another uid not tried"
 fi
+
+# ---- RSA-OAEP decryption in the daemon ----
+# pkeyutl -decrypt -inkey cryptod:NAME of what openssl encrypted
+# in-process with the public key (SHA-1/256/384); no PKCS#1 v1.5
+# decryption, said naming cryptod.
+head -c 48 /dev/urandom >pt
+for d in sha1 sha256 sha384; do
+	oaep=(-pkeyopt rsa_padding_mode:oaep -pkeyopt "rsa_oaep_md:$d")
+	openssl pkeyutl -encrypt -pubin -inkey rsa-2048.pub "${oaep[@]}" \
+		-in pt -out ct || bad "oaep $d: encrypt in-process"
+	openssl pkeyutl -decrypt -inkey cryptod:rsa-2048 "${P[@]}" "${oaep[@]}" \
+		-in ct -out pt2 2>err || { cat err; bad "oaep $d: decrypt"; }
+	cmp -s pt pt2 || bad "oaep $d: not the plaintext"
+done
+openssl pkeyutl -encrypt -pubin -inkey rsa-2048.pub -in pt -out ct
+refused "PKCS#1 v1.5 decryption" openssl pkeyutl -decrypt \
+	-inkey cryptod:rsa-2048 "${P[@]}" -in ct
 
 # ---- key-reference files through the openssl command ----
 # Its -inkey and -key FILE go through OpenSSL's file: store (not

@@ -9,8 +9,11 @@
  * against the public key, and the daemon counted each signature on the
  * key; signing jobs (ASYNC_JOB) pause while the daemon signs; a key
  * that signed before fork() signs in the child; derives
- * agree with in-process keys both ways. Refusals name
- * cryptod: no such key, a sign-only key asked to derive.
+ * agree with in-process keys both ways; RSA-OAEP (SHA-1/256/384, with
+ * and without a label) decrypts in the daemon what the default provider
+ * encrypted, and not with the wrong label or a changed ciphertext.
+ * Refusals name cryptod: no such key, a sign-only key asked to derive
+ * or decrypt, PKCS#1 v1.5 decryption.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -287,6 +290,104 @@ static size_t derive(OSSL_LIB_CTX *lib, EVP_PKEY *a, EVP_PKEY *b,
 	return ok ? n : 0;
 }
 
+/* ctx set for RSA with pad, OAEP's md and mgf1 (NULL: as md's), label
+ * (NULL: none). */
+static int rsa_pad(EVP_PKEY_CTX *ctx, int pad, const char *md, const char *mgf1,
+		   const char *label)
+{
+	if (EVP_PKEY_CTX_set_rsa_padding(ctx, pad) <= 0)
+		return 0;
+	if (pad != RSA_PKCS1_OAEP_PADDING)
+		return 1;
+	if (EVP_PKEY_CTX_set_rsa_oaep_md_name(ctx, md, NULL) <= 0 ||
+	    (mgf1 && EVP_PKEY_CTX_set_rsa_mgf1_md_name(ctx, mgf1, NULL) <= 0))
+		return 0;
+	if (!label)
+		return 1;
+	void *l = OPENSSL_memdup(label, strlen(label));
+	if (l &&
+	    EVP_PKEY_CTX_set0_rsa_oaep_label(ctx, l, (int)strlen(label)) > 0)
+		return 1;
+	OPENSSL_free(l);
+	return 0;
+}
+
+/* in encrypted with k (lib: NULL in-process, or through the provider). */
+static size_t rsa_enc(OSSL_LIB_CTX *lib, EVP_PKEY *k, int pad, const char *md,
+		      const char *mgf1, const char *label,
+		      const unsigned char *in, size_t inlen, unsigned char *out)
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, k, NULL);
+	size_t n = 512;
+	int ok = c && EVP_PKEY_encrypt_init(c) == 1 &&
+		 rsa_pad(c, pad, md, mgf1, label) &&
+		 EVP_PKEY_encrypt(c, out, &n, in, inlen) == 1;
+	EVP_PKEY_CTX_free(c);
+	return ok ? n : 0;
+}
+
+/* ct decrypted with k through the provider: its length, or 0. */
+static size_t rsa_dec(OSSL_LIB_CTX *lib, EVP_PKEY *k, int pad, const char *md,
+		      const char *mgf1, const char *label,
+		      const unsigned char *ct, size_t ctlen, unsigned char *out)
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, k, NULL);
+	size_t n = 0;
+	int ok = c && EVP_PKEY_decrypt_init(c) == 1 &&
+		 rsa_pad(c, pad, md, mgf1, label) &&
+		 EVP_PKEY_decrypt(c, NULL, &n, ct, ctlen) == 1 && n >= 256 &&
+		 EVP_PKEY_decrypt(c, out, &n, ct, ctlen) == 1;
+	EVP_PKEY_CTX_free(c);
+	return ok ? n : 0;
+}
+
+/* RSA-OAEP decryption in the daemon (k, through lib) of what the default
+ * provider encrypted with the public key (p): with each digest, with
+ * and without a label, MGF1's digest another; the wrong label, a
+ * changed ciphertext refused; encryption through the provider (on the
+ * public key, in-process) decrypts in the daemon. */
+static void oaep_check(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
+{
+	static const unsigned char pt[] = "a premaster secret of sorts";
+	static const char *const mds[][2] = { { "SHA1", NULL },
+					      { "SHA256", NULL },
+					      { "SHA384", NULL },
+					      { "SHA256", "SHA1" } };
+	unsigned char ct[512], out[512];
+	for (unsigned i = 0; i < 4; i++) {
+		for (unsigned l = 0; l < 2; l++) {
+			const char *md = mds[i][0], *mgf1 = mds[i][1];
+			const char *label = l ? "a label" : NULL;
+			size_t n = rsa_enc(NULL, p, RSA_PKCS1_OAEP_PADDING, md,
+					   mgf1, label, pt, sizeof(pt), ct);
+			size_t m = n ? rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING,
+					       md, mgf1, label, ct, n, out)
+				     : 0;
+			if (m != sizeof(pt) || memcmp(out, pt, m))
+				FAIL("oaep %s mgf1 %s label %s: %zu bytes", md,
+				     mgf1 ? mgf1 : "-", label ? label : "-", m);
+			/* The wrong label; a changed ciphertext. */
+			if (n &&
+			    rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, md, mgf1,
+				    l ? "another" : "a label", ct, n, out))
+				FAIL("oaep %s: the wrong label decrypts", md);
+			ct[n / 2] ^= 1;
+			if (n && rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, md,
+					 mgf1, label, ct, n, out))
+				FAIL("oaep %s: a changed ciphertext decrypts",
+				     md);
+			ERR_clear_error();
+		}
+	}
+	size_t n = rsa_enc(lib, k, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, "x",
+			   pt, sizeof(pt), ct);
+	size_t m = n ? rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			       "x", ct, n, out)
+		     : 0;
+	if (m != sizeof(pt) || memcmp(out, pt, m))
+		FAIL("oaep: encrypted through the provider: %zu bytes", m);
+}
+
 static void check_params(EVP_PKEY *k, const char *name, int bits, int sec,
 			 int size, const char *group)
 {
@@ -331,15 +432,16 @@ int main(void)
 	if (create(c, "r", "rsa-2048", 0) || create(c, "e", "ec-p256", 0) ||
 	    create(c, "ed", "ed25519", 0) || create(c, "x", "x25519", 0) ||
 	    create(c, "so", "ec-p256", CC_KEY_SIGN) ||
+	    create(c, "rso", "rsa-2048", CC_KEY_SIGN) ||
 	    create(c, "other", "ec-p256", 0))
 		goto out;
 
 	EVP_PKEY *r = load(lib, "r"), *e = load(lib, "e"),
 		 *ed = load(lib, "ed"), *x = load(lib, "x"),
-		 *so = load(lib, "so");
+		 *so = load(lib, "so"), *rso = load(lib, "rso");
 	EVP_PKEY *rp = pub(c, "r"), *ep = pub(c, "e"), *edp = pub(c, "ed"),
 		 *xp = pub(c, "x"), *otherp = pub(c, "other");
-	if (!r || !e || !ed || !x || !so || !rp || !ep || !edp || !xp ||
+	if (!r || !e || !ed || !x || !so || !rso || !rp || !ep || !edp || !xp ||
 	    !otherp) {
 		FAIL("loading the keys");
 		goto free;
@@ -421,6 +523,13 @@ int main(void)
 		EVP_PKEY_free(peer);
 	}
 
+	/* RSA-OAEP decryption, in the daemon (counted there). */
+	before = key_ops(c, "r");
+	oaep_check(lib, r, rp);
+	if (key_ops(c, "r") < before + 8)
+		FAIL("the daemon counted %llu decryptions, want 8 or more",
+		     (unsigned long long)(key_ops(c, "r") - before));
+
 	/* Refusals naming cryptod. */
 	ERR_clear_error();
 	if (load(lib, "nope"))
@@ -434,12 +543,36 @@ int main(void)
 	else if (!pfx_err_names_cryptod())
 		FAIL("sign-only derive: the error does not name cryptod");
 	EVP_PKEY_free(peer);
+	/* No PKCS#1 v1.5 decryption (docs/asymmetric.md); a sign-only key
+	 * does not decrypt. */
+	static const unsigned char pt[] = "pms";
+	unsigned char ct[512], out[512];
+	size_t ctn = rsa_enc(NULL, rp, RSA_PKCS1_PADDING, NULL, NULL, NULL, pt,
+			     sizeof(pt), ct);
+	ERR_clear_error();
+	if (!ctn ||
+	    rsa_dec(lib, r, RSA_PKCS1_PADDING, NULL, NULL, NULL, ct, ctn, out))
+		FAIL("PKCS#1 v1.5 decryption: not refused");
+	else if (!pfx_err_names_cryptod())
+		FAIL("PKCS#1 v1.5 decryption: the error does not name cryptod");
+	EVP_PKEY *rsop = pub(c, "rso");
+	ctn = rsop ? rsa_enc(NULL, rsop, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			     NULL, pt, sizeof(pt), ct)
+		   : 0;
+	ERR_clear_error();
+	if (!ctn || rsa_dec(lib, rso, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			    NULL, ct, ctn, out))
+		FAIL("a sign-only key decrypted");
+	else if (!pfx_err_names_cryptod())
+		FAIL("sign-only decrypt: the error does not name cryptod");
+	EVP_PKEY_free(rsop);
 free:
 	EVP_PKEY_free(r);
 	EVP_PKEY_free(e);
 	EVP_PKEY_free(ed);
 	EVP_PKEY_free(x);
 	EVP_PKEY_free(so);
+	EVP_PKEY_free(rso);
 	EVP_PKEY_free(rp);
 	EVP_PKEY_free(ep);
 	EVP_PKEY_free(edp);
