@@ -158,6 +158,8 @@ static const OSSL_DISPATCH prov_dispatch[] = {
 	  (void (*)(void))prov_gettable_params },
 	{ OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))prov_get_params },
 	{ OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))prov_query },
+	{ OSSL_FUNC_PROVIDER_GET_CAPABILITIES,
+	  (void (*)(void))prov_pkey_capabilities },
 	{ OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
 	  (void (*)(void))prov_reason_strings },
 	{ 0, NULL },

@@ -13,7 +13,9 @@
  * The parameters (padding, OAEP digest, MGF1 digest, label) are kept by
  * a default-provider context on the key's public half ("shadow"), which
  * checks them as OpenSSL's RSA cipher does and encrypts; a decryption
- * reads them back from it.
+ * reads them back from it. A key the program made itself (prov_pkey.h,
+ * "own") decrypts on the shadow too, with whatever padding it asks for,
+ * as the default provider would: its private half is the program's.
  */
 #include "prov_pkey.h"
 #include <stdlib.h>
@@ -111,8 +113,10 @@ static const OSSL_PARAM *ci_gettable_ctx_params(void *vctx, void *provctx)
 	return ci_gettable;
 }
 
-/* The shadow on key's public half, the caller's parameters set on it. */
-static int ci_init(struct ci_ctx *c, void *key, const OSSL_PARAM params[])
+/* The shadow on key's public half (an own key's decryption: its key
+ * pair), the caller's parameters set on it. */
+static int ci_init(struct ci_ctx *c, void *key, const OSSL_PARAM params[],
+		   int decrypt)
 {
 	struct prov_pkey *k = key;
 	if (!k || !k->pub || !EVP_PKEY_is_a(k->pub, "RSA")) {
@@ -123,7 +127,9 @@ static int ci_init(struct ci_ctx *c, void *key, const OSSL_PARAM params[])
 	EVP_PKEY_CTX_free(c->shadow);
 	OSSL_LIB_CTX *l = prov_fb_libctx(c->p);
 	c->shadow = l ? EVP_PKEY_CTX_new_from_pkey(l, k->pub, NULL) : NULL;
-	int ok = c->shadow && EVP_PKEY_encrypt_init(c->shadow) == 1;
+	int ok = c->shadow &&
+		 (decrypt && k->own ? EVP_PKEY_decrypt_init(c->shadow)
+				    : EVP_PKEY_encrypt_init(c->shadow)) == 1;
 	if (!ok) {
 		PROV_ERR(c->p, PROV_R_FALLBACK, "key %s: no RSA context",
 			 k->name);
@@ -134,12 +140,12 @@ static int ci_init(struct ci_ctx *c, void *key, const OSSL_PARAM params[])
 
 static int ci_encrypt_init(void *vctx, void *key, const OSSL_PARAM params[])
 {
-	return ci_init(vctx, key, params);
+	return ci_init(vctx, key, params, 0);
 }
 
 static int ci_decrypt_init(void *vctx, void *key, const OSSL_PARAM params[])
 {
-	return ci_init(vctx, key, params);
+	return ci_init(vctx, key, params, 1);
 }
 
 static int ci_encrypt(void *vctx, unsigned char *out, size_t *outlen,
@@ -232,6 +238,11 @@ static int ci_decrypt(void *vctx, unsigned char *out, size_t *outlen,
 	struct ci_ctx *c = vctx;
 	if (!c->shadow)
 		return 0;
+	if (c->k->own) {
+		if (out)
+			*outlen = outsize;
+		return EVP_PKEY_decrypt(c->shadow, out, outlen, in, inlen) == 1;
+	}
 	if (!out) {
 		*outlen = (size_t)EVP_PKEY_get_size(c->k->pub);
 		return 1;

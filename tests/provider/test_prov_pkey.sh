@@ -15,6 +15,8 @@
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
 # RSA-OAEP decrypts in the daemon (pkeyutl -decrypt), PKCS#1 v1.5 not.
+# With cryptod loaded first (-provider, or a configuration's order),
+# s_server serves TLS 1.3 and 1.2 with ephemeral keys made in-process.
 # A key-reference file (cryptoctl key ref) serves nginx (its
 # ssl_certificate_key), Python's ssl and curl's --key with only
 # OPENSSL_CONF naming the provider, and the openssl command's -inkey and
@@ -38,9 +40,8 @@ daemon_up() {
 }
 daemon_up
 
-# The default provider first: a fetch by key type with no key (a
-# handshake's ephemeral X25519 key) finds it; cryptod's key pairs are
-# found from their key (docs/provider.md).
+# The default provider first here; cryptod first at the end (either
+# order works: docs/asymmetric.md, "Provider order").
 P=(-provider-path "$provdir" -provider default -provider cryptod)
 
 key_ops() { # NAME: the daemon's op count of the key
@@ -388,4 +389,49 @@ wait "$spid" 2>/dev/null
 # (OpenSSL's store drops the decoder's error: no cryptod to look for.)
 openssl pkeyutl -sign -inkey nope.ref "${P[@]}" -in msg.sha256 \
 	>/dev/null 2>&1 && bad "-inkey FILE of no key: signed"
+
+# ---- cryptod first ----
+# A handshake's ephemeral key is made by type name, with no key yet:
+# with cryptod loaded first that finds our key management, which makes
+# the program's own key in-process (prov_pkey_own.c). s_server and
+# s_client with `-provider cryptod -provider default`, and with only a
+# configuration whose cryptod section comes first: TLS 1.3 and 1.2
+# (ECDHE), the daemon signing. (cryptod's digests and MACs first would
+# take TLS 1.3's HKDF, whose empty HMAC key the daemon refuses:
+# algorithms = ciphers, as cryptod-provider-tls.cnf has it.)
+cat >first.cnf <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+[provider_sect]
+cryptod = cryptod_sect
+default = default_sect
+[cryptod_sect]
+module = $provdir/cryptod.so
+activate = 1
+algorithms = ciphers
+[default_sect]
+activate = 1
+CNF
+first_tls() { # WHAT [OPENSSL ARGS...]: s_server and s_client take them
+	local what=$1 v port spid before
+	shift
+	before=$(key_ops ec-p256)
+	openssl s_server -accept 127.0.0.1:0 -key cryptod:ec-p256 \
+		-cert ec-p256.crt "$@" -naccept 2 -www >srv.log 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do grep -q ACCEPT srv.log && break; sleep 0.1; done
+	port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' srv.log)
+	for v in tls1_3 tls1_2; do
+		echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" \
+			-"$v" -CAfile ec-p256.crt -verify_return_error -brief "$@" \
+			>cli.log 2>&1 || { cat cli.log srv.log; bad "$what $v: handshake"; }
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	[ "$(key_ops ec-p256)" -ge $((before + 2)) ] ||
+		bad "$what: signatures not in the daemon"
+}
+CRYPTOD_PROVIDER_ALGORITHMS=ciphers first_tls "-provider cryptod first" "${PR[@]}"
+OPENSSL_CONF=$tmp/first.cnf first_tls "configuration, cryptod first"
 prov_end

@@ -12,8 +12,11 @@
  * agree with in-process keys both ways; RSA-OAEP (SHA-1/256/384, with
  * and without a label) decrypts in the daemon what the default provider
  * encrypted, and not with the wrong label or a changed ciphertext.
- * Refusals name cryptod: no such key, a sign-only key asked to derive
- * or decrypt, PKCS#1 v1.5 decryption.
+ * With cryptod loaded first (pfx_start_with, then the default provider),
+ * keys made by type name are the program's own, made in-process by our
+ * key management: they derive with daemon keys, sign, decrypt and are
+ * written out as PEM. Refusals name cryptod: no such key, a sign-only
+ * key asked to derive or decrypt, PKCS#1 v1.5 decryption.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,8 @@
 #include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/provider.h>
 #include <openssl/rsa.h>
 #include <openssl/store.h>
 #include <openssl/x509.h>
@@ -388,6 +393,86 @@ static void oaep_check(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
 		FAIL("oaep: encrypted through the provider: %zu bytes", m);
 }
 
+/* k's public key as DER, into der (room for 1024 bytes): its length. */
+static int pub_der(EVP_PKEY *k, unsigned char *der)
+{
+	unsigned char *p = der;
+	int n = i2d_PUBKEY(k, NULL);
+	return n > 0 && n <= 1024 ? i2d_PUBKEY(k, &p) : -1;
+}
+
+/* k (any provider's) written as PEM and read back in-process on the
+ * default provider, or NULL. */
+static EVP_PKEY *pem_copy(EVP_PKEY *k)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	EVP_PKEY *d = NULL;
+	if (b && PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))
+		d = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, NULL, NULL);
+	BIO_free(b);
+	return d;
+}
+
+/* With cryptod loaded before the default provider (lib), a key made by
+ * type name with no key yet (a handshake's ephemeral X25519 or P-256
+ * key, genpkey) is made by our key management, in-process: the
+ * program's own key. It derives with a daemon key both ways, the daemon
+ * counting only the daemon key's side; it signs and decrypts
+ * in-process; it is written out whole as PEM. */
+static void keygen_check(OSSL_LIB_CTX *lib, struct cc_conn *c, EVP_PKEY *x,
+			 EVP_PKEY *xp)
+{
+	EVP_PKEY *eph = EVP_PKEY_Q_keygen(lib, NULL, "X25519");
+	EVP_PKEY *ec = EVP_PKEY_Q_keygen(lib, NULL, "EC", "P-256");
+	EVP_PKEY *rsa = EVP_PKEY_Q_keygen(lib, NULL, "RSA", (size_t)2048);
+	EVP_PKEY *ecd = ec ? pem_copy(ec) : NULL;
+	EVP_PKEY *rsad = rsa ? pem_copy(rsa) : NULL;
+	if (!eph || !ec || !rsa || !ecd || !rsad) {
+		FAIL("keygen by name with cryptod first, or its PEM");
+		goto out;
+	}
+	/* Ours, not the default provider's: else this tests nothing. */
+	const OSSL_PROVIDER *pv = EVP_PKEY_get0_provider(eph);
+	if (!pv || strcmp(OSSL_PROVIDER_get0_name(pv), "cryptod"))
+		FAIL("keygen: made by %s, not cryptod",
+		     pv ? OSSL_PROVIDER_get0_name(pv) : "?");
+	unsigned char d1[1024], d2[1024];
+	int n1 = pub_der(ec, d1), n2 = pub_der(ecd, d2);
+	if (n1 <= 0 || n1 != n2 || memcmp(d1, d2, n1))
+		FAIL("keygen: the PEM is not the key's");
+	uint64_t before = key_ops(c, "x");
+	unsigned char s1[64], s2[64];
+	size_t m1 = derive(lib, eph, xp, s1), m2 = derive(lib, x, eph, s2);
+	if (!m1 || m1 != m2 || memcmp(s1, s2, m1))
+		FAIL("keygen: derive with a daemon key: %zu and %zu bytes, or "
+		     "differ",
+		     m1, m2);
+	if (key_ops(c, "x") != before + 1)
+		FAIL("keygen: the daemon counted %llu derives, want 1",
+		     (unsigned long long)(key_ops(c, "x") - before));
+	sign_check(lib, ec, ecd, "own ecdsa", "SHA256", 0, 0);
+	sign_check(lib, rsa, rsad, "own rsa pss", "SHA384",
+		   RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST);
+	static const unsigned char pt[] = "own";
+	unsigned char ct[512], out[512];
+	for (int pad = 0; pad < 2; pad++) {
+		int p = pad ? RSA_PKCS1_PADDING : RSA_PKCS1_OAEP_PADDING;
+		size_t n = rsa_enc(NULL, rsad, p, "SHA256", NULL, NULL, pt,
+				   sizeof(pt), ct);
+		size_t m = n ? rsa_dec(lib, rsa, p, "SHA256", NULL, NULL, ct, n,
+				       out)
+			     : 0;
+		if (m != sizeof(pt) || memcmp(out, pt, m))
+			FAIL("own rsa: decrypt (padding %d): %zu bytes", p, m);
+	}
+out:
+	EVP_PKEY_free(eph);
+	EVP_PKEY_free(ec);
+	EVP_PKEY_free(rsa);
+	EVP_PKEY_free(ecd);
+	EVP_PKEY_free(rsad);
+}
+
 static void check_params(EVP_PKEY *k, const char *name, int bits, int sec,
 			 int size, const char *group)
 {
@@ -529,6 +614,8 @@ int main(void)
 	if (key_ops(c, "r") < before + 8)
 		FAIL("the daemon counted %llu decryptions, want 8 or more",
 		     (unsigned long long)(key_ops(c, "r") - before));
+
+	keygen_check(lib, c, x, xp);
 
 	/* Refusals naming cryptod. */
 	ERR_clear_error();
