@@ -281,6 +281,31 @@ static void prom_programs(FILE *f, const struct stats_snap *s)
 	}
 }
 
+/* Key pairs' ops done, per algorithm and op: a TLS server's handshakes
+ * with a daemon-held key are its signs. */
+static void prom_key_pairs(FILE *f, const struct stats_snap *s)
+{
+	prom_head(f, "cryptod_key_pair_ops_total", "counter",
+		  "Key pair ops done, per algorithm and op.");
+	for (unsigned i = 0; i < s->n_pk; i++) {
+		const struct cc_key_pair_ops *k = &s->pk[i];
+		const char *name = cc_alg_name(k->alg);
+		const struct {
+			const char *op;
+			uint64_t n;
+		} v[] = { { "sign", k->sign },
+			  { "verify", k->verify },
+			  { "derive", k->derive },
+			  { "encrypt", k->encrypt },
+			  { "decrypt", k->decrypt } };
+		for (unsigned j = 0; j < sizeof(v) / sizeof(v[0]); j++)
+			fprintf(f,
+				"cryptod_key_pair_ops_total{alg=\"%s\","
+				"op=\"%s\"} %" PRIu64 "\n",
+				name ? name : "?", v[j].op, v[j].n);
+	}
+}
+
 void stats_print_prom_down(FILE *f)
 {
 	prom_head(f, "cryptod_up", "gauge", "1 when cryptod answered.");
@@ -318,6 +343,7 @@ void stats_print_prom(FILE *f, const struct stats_snap *s)
 			st->worker_stats[i].asleep != 0);
 	prom_latency(f, s, ROW_WORKER, "cryptod_worker_service_seconds",
 		     "Per op, from a worker's claim to the completion post.");
+	prom_key_pairs(f, s);
 
 	prom_queue_gauge(f, s, "cryptod_queue_in_flight",
 			 "Ops submitted and not yet completed.", 1);

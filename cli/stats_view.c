@@ -181,6 +181,33 @@ static int print_workers(const struct cc_stats *st)
 	return 0;
 }
 
+/* Key pairs' ops done, per algorithm (a TLS server's handshakes with a
+ * daemon-held key are its signs). */
+static int print_key_pairs(const struct stats_snap *s)
+{
+	static const char *const titles[] = {
+		"<KEY PAIR", "SIGN", "VERIFY", "DERIVE", "ENCRYPT", "DECRYPT"
+	};
+	struct tbl t;
+
+	if (tbl_init(&t, s->n_pk, titles, 6))
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->n_pk; i++) {
+		const struct cc_key_pair_ops *k = &s->pk[i];
+		const char *name = cc_alg_name(k->alg);
+
+		tbl_text(&t, i, 0, name ? name : "?");
+		tbl_u64(&t, i, 1, k->sign);
+		tbl_u64(&t, i, 2, k->verify);
+		tbl_u64(&t, i, 3, k->derive);
+		tbl_u64(&t, i, 4, k->encrypt);
+		tbl_u64(&t, i, 5, k->decrypt);
+	}
+	tbl_print(&t);
+	tbl_fini(&t);
+	return 0;
+}
+
 /* Service time per queue: claim to completion post. */
 static int print_queue_latency(const struct cc_stats *st)
 {
@@ -252,6 +279,11 @@ int stats_print_tables(const struct stats_snap *snap)
 	putchar('\n');
 	if (st->n_workers_stats) {
 		if (print_workers(st))
+			return -ENOMEM;
+		putchar('\n');
+	}
+	if (snap->n_pk) {
+		if (print_key_pairs(snap))
 			return -ENOMEM;
 		putchar('\n');
 	}
@@ -339,6 +371,19 @@ void stats_print_json(const struct stats_snap *snap)
 	}
 	printf("%s]", st->n_engines ? "\n  " : "");
 	json_workers(st);
+	fputs(",\n  \"key_pair_ops\": [", stdout);
+	for (i = 0; i < snap->n_pk; i++) {
+		const struct cc_key_pair_ops *k = &snap->pk[i];
+		const char *name = cc_alg_name(k->alg);
+
+		printf("%s\n    {\"alg\": ", i ? "," : "");
+		json_str(name ? name : "?");
+		printf(", \"sign\": %" PRIu64 ", \"verify\": %" PRIu64
+		       ", \"derive\": %" PRIu64 ", \"encrypt\": %" PRIu64
+		       ", \"decrypt\": %" PRIu64 "}",
+		       k->sign, k->verify, k->derive, k->encrypt, k->decrypt);
+	}
+	printf("%s]", snap->n_pk ? "\n  " : "");
 	printf(",\n  \"total_queues\": %u,\n  \"queues\": [", st->total_queues);
 	for (i = 0; i < st->n_queues; i++) {
 		const struct cc_queue_stats *q = &st->queues[i];
@@ -374,6 +419,8 @@ int stats_snap_take(struct cc_conn *conn, struct stats_snap *s)
 	ret = cc_stats_get(conn, &s->st);
 	if (ret < 0)
 		return ret;
+	ret = cc_stats_key_pairs(conn, s->pk, CC_KEY_PAIR_ALGS);
+	s->n_pk = ret < CC_KEY_PAIR_ALGS ? (unsigned)ret : CC_KEY_PAIR_ALGS;
 	ret = cc_sessions_get(conn, &s->sess, &s->n_sess);
 	if (ret < 0) {
 		cc_stats_free(&s->st);

@@ -18,6 +18,8 @@ struct stats_snap {
 	unsigned n_sess;
 	struct cc_program_stats *progs; /* owned */
 	unsigned n_progs;
+	struct cc_key_pair_ops pk[CC_KEY_PAIR_ALGS]; /* administrators' */
+	unsigned n_pk;
 	double t; /* CLOCK_MONOTONIC seconds when taken */
 };
 

@@ -113,6 +113,11 @@ struct cc_conn {
 	struct cc_queue *stream_q; /* owned */
 	uint64_t stream_gen;
 	uint64_t stream_seq; /* user_data of the last piece */
+
+	/* The key pairs' ops of the last StatsReply (cc_stats_key_pairs),
+	 * under lock. */
+	struct cc_key_pair_ops last_pk[CC_KEY_PAIR_ALGS];
+	unsigned n_last_pk;
 };
 
 /* Is this a child of the process that opened c (fork)? Its socket and

@@ -505,17 +505,23 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 
 	/* Completions of small ops arrive within microseconds: spin a
 	 * little before paying a sleep and a wake-up (tens of us). Yield
-	 * as we spin, so a worker sharing our core is not starved. */
+	 * now and then as we spin (clock.h), so a worker sharing our core
+	 * is not starved. */
 	if (timeout_ms != 0) {
-		uint64_t t0 = crd_now_ns();
+		uint64_t t0 = crd_now_ns(), yielded = t0;
 		for (unsigned i = 1;; i++) {
 			if (queue_ready(q))
 				return 1;
+			crd_cpu_relax();
 			if (i % 16)
 				continue;
-			sched_yield();
-			if (crd_now_ns() - t0 >= CC_WAIT_SPIN_NS)
+			uint64_t t = crd_now_ns();
+			if (t - t0 >= CC_WAIT_SPIN_NS)
 				break;
+			if (t - yielded >= CRD_SPIN_YIELD_NS) {
+				sched_yield();
+				yielded = t;
+			}
 		}
 	}
 
@@ -605,6 +611,11 @@ int cc_wait_prepare(struct cc_queue *q)
 int cc_wait_prepare_once(struct cc_queue *q)
 {
 	return wait_prepare(q, 1);
+}
+
+int cc_queue_ready(const struct cc_queue *q)
+{
+	return !conn_forked(q->conn) && queue_ready(q);
 }
 
 int cc_wait_pending(const struct cc_queue *q)

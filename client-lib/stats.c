@@ -130,8 +130,33 @@ int cc_stats_get(struct cc_conn *c, struct cc_stats *st)
 		counters_copy(&d->c, w->counters);
 		latency_copy(&d->lat, w->latency);
 	}
+	pthread_mutex_lock(&c->lock);
+	c->n_last_pk = 0;
+	for (size_t i = 0; i < r->n_key_pair_ops && i < CC_KEY_PAIR_ALGS; i++) {
+		const Cryptod__KeyPairOps *k = r->key_pair_ops[i];
+		c->last_pk[c->n_last_pk++] = (struct cc_key_pair_ops){
+			.alg = (enum cc_alg)k->alg,
+			.sign = k->sign,
+			.verify = k->verify,
+			.derive = k->derive,
+			.encrypt = k->encrypt,
+			.decrypt = k->decrypt,
+		};
+	}
+	pthread_mutex_unlock(&c->lock);
 	wire_free(rep);
 	return 0;
+}
+
+int cc_stats_key_pairs(struct cc_conn *c, struct cc_key_pair_ops *out,
+		       unsigned cap)
+{
+	pthread_mutex_lock(&c->lock);
+	unsigned n = c->n_last_pk;
+	if (out && cap)
+		memcpy(out, c->last_pk, (n < cap ? n : cap) * sizeof(*out));
+	pthread_mutex_unlock(&c->lock);
+	return (int)n;
 }
 
 void cc_stats_free(struct cc_stats *st)

@@ -308,9 +308,21 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	if (first)
 		*since = t;
 	if (!job && t - *since < PIO_SPIN_NS) {
-		pthread_mutex_unlock(&pq->lock);
-		sched_yield();
-		pthread_mutex_lock(&pq->lock);
+		/* Look at the ring, holding the lock (no other reaper
+		 * could take what lands meanwhile), and let it go with a
+		 * yield only once per CRD_SPIN_YIELD_NS (clock.h): a
+		 * yield at every look cost a 1 KiB op's round trip as
+		 * much again under a hypervisor. */
+		for (unsigned i = 1; !cc_queue_ready(pq->q); i++) {
+			crd_cpu_relax();
+			if (i % 16 == 0 &&
+			    crd_now_ns() - t >= CRD_SPIN_YIELD_NS) {
+				pthread_mutex_unlock(&pq->lock);
+				sched_yield();
+				pthread_mutex_lock(&pq->lock);
+				break;
+			}
+		}
 		return 0;
 	}
 	/* Each sleep arms the doorbell for one ring (two system calls, and
@@ -536,6 +548,31 @@ static int pq_run(struct pio_q *pq, const struct pump_req *r, uint8_t **keep,
 
 /* The clone op (CC_STREAM_CLONE): src's state into dst's handle, on dst's
  * session. Caller holds the lock; dst->handle is taken. */
+/* Submit op (its buffer buf) in slot s, retried while the ring is full,
+ * and wait for it. On an error buf and the slot go back, except on a
+ * dead queue, whose buffers and slots stay as they are (the daemon may
+ * still write them). Caller holds the lock. */
+static int pq_run_op(struct pio_q *pq, struct cc_op *op, int s, uint8_t *buf,
+		     uint64_t *since)
+{
+	int err;
+	for (;;) {
+		err = pq_submit(pq, op, s);
+		if (err != 1)
+			break;
+		err = pq_sleep(pq, since);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = pq_wait(pq, s);
+	if (err && err != -EPIPE && !atomic_load(&pq->dead)) {
+		cc_buf_free(pq->q, buf);
+		pq->res[s].busy = 0;
+	}
+	return err;
+}
+
 static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 		    struct pio_stream *dst)
 {
@@ -557,23 +594,9 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 		.stream_flags = CC_STREAM_CLONE,
 		.stream_param = dst->handle,
 	};
-	for (;;) {
-		err = pq_submit(pq, &op, s);
-		if (err != 1)
-			break;
-		err = pq_sleep(pq, &since);
-		if (err)
-			break;
-	}
-	if (!err)
-		err = pq_wait(pq, s);
-	if (err) {
-		if (err != -EPIPE && !atomic_load(&pq->dead)) {
-			cc_buf_free(pq->q, buf);
-			pq->res[s].busy = 0;
-		}
+	err = pq_run_op(pq, &op, s, buf, &since);
+	if (err)
 		return err;
-	}
 	int32_t st = pq->res[s].status;
 	cc_buf_free(pq->q, buf);
 	res_take(pq, s);
@@ -627,25 +650,9 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 		.iv = pp,
 		.iv_len = pp ? sizeof(*pp) : 0,
 	};
-	for (;;) {
-		err = pq_submit(pq, &op, s);
-		if (err != 1)
-			break;
-		err = pq_sleep(pq, &since);
-		if (err)
-			break;
-	}
-	if (!err)
-		err = pq_wait(pq, s);
-	if (err) {
-		/* As pq_clone: a dead queue's buffers and slots stay as
-		 * they are (the daemon may still write them). */
-		if (err != -EPIPE && !atomic_load(&pq->dead)) {
-			cc_buf_free(pq->q, buf);
-			pq->res[s].busy = 0;
-		}
+	err = pq_run_op(pq, &op, s, buf, &since);
+	if (err)
 		goto out;
-	}
 	err = pq->res[s].status;
 	size_t n = pq->res[s].len;
 	if (!err && room && n > room)

@@ -31,7 +31,7 @@
 struct prov_pkey {
 	struct prov *p;
 	char name[CC_KEY_NAME_MAX + 1]; /* "" = a public key alone */
-	uint32_t version;		/* 0 = the newest */
+	uint32_t version;		/* pinned: never 0 once opened */
 	enum cc_alg alg;		/* the row (rsa-2048 ... x448) */
 	EVP_PKEY *pub;			/* owned; in p's private context */
 	int own; /* pub is the program's own key pair, private half and
@@ -59,8 +59,9 @@ void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
 /* The key's type as OpenSSL names it ("RSA", "EC", "ED25519"...). */
 const char *prov_pkey_type(const struct prov_pkey *k);
 
-/* A key object for name (version 0: the newest) from the daemon: its
- * public key fetched (cc_key_pub) and parsed. NULL with an error raised
+/* A key object for name (version 0: the newest, pinned to its number
+ * now, so that a later rotation does not change the key under it) from
+ * the daemon: its public key fetched (cc_key_pub) and parsed. NULL with an error raised
  * naming cryptod and the key. */
 struct prov_pkey *prov_pkey_open(struct prov *p, const char *name,
 				 uint32_t version);

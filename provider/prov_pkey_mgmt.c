@@ -68,11 +68,37 @@ struct prov_pkey *prov_pkey_open(struct prov *p, const char *name,
 		return NULL;
 	}
 	OSSL_LIB_CTX *l = prov_fb_libctx(p);
-	struct prov_conn *c;
-	if (!l || prov_conn_get(p, &c))
+	if (!l)
 		return NULL;
+	/* Version 0 is pinned to the version newest now: the public key, and
+	 * every session the object opens later (after a daemon restart, in
+	 * a forked worker), are that version's, so that a rotation does not
+	 * put a new key behind a running server's certificate of the old
+	 * one (rotation keeps old versions). Loading the key again (a
+	 * server's reload) takes the new one. A connection found dead (the
+	 * daemon restarted under a server's master, which then reloads) is
+	 * retired and the key asked for once more on a new one. */
+	struct prov_conn *c;
 	uint8_t der[1024];
-	int n = cc_key_pub(c->cc, name, version, der, sizeof(der));
+	int n;
+	for (int tries = 0;; tries++) {
+		if (prov_conn_get(p, &c))
+			return NULL;
+		n = 0;
+		if (!version) {
+			struct cc_key_info info;
+			n = cc_key_show(c->cc, name, &info);
+			if (!n && !info.nversions)
+				n = -ENOENT;
+			if (!n)
+				version = info.versions[info.nversions - 1];
+		}
+		if (!n)
+			n = cc_key_pub(c->cc, name, version, der, sizeof(der));
+		if (n >= 0 || tries || !prov_conn_check(p, c, n))
+			break;
+		prov_conn_put(c);
+	}
 	if (n < 0) {
 		const char *why = cc_conn_last_error(c->cc);
 		PROV_ERR(

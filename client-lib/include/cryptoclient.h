@@ -523,6 +523,21 @@ const char *cc_alg_kind_name(enum cc_alg_kind kind);
 /* Fills *st (free it with cc_stats_free). */
 int cc_stats_get(struct cc_conn *conn, struct cc_stats *st);
 void cc_stats_free(struct cc_stats *st);
+/* The key pair ops done since the daemon started (status OK), per key
+ * pair algorithm that did any, summed over the workers: a TLS server's
+ * handshakes with a daemon-held key are its signs (docs/asymmetric.md).
+ * From the reply the last cc_stats_get() on conn received (no call of
+ * its own); an administrator's view only, like the workers' (others, and
+ * older daemons, none). Copies at most cap into out; returns how many
+ * there are (at most CC_KEY_PAIR_ALGS). */
+#define CC_KEY_PAIR_ALGS 16
+struct cc_key_pair_ops {
+	enum cc_alg alg;
+	uint64_t sign, verify, derive;
+	uint64_t encrypt, decrypt; /* RSA-OAEP */
+};
+int cc_stats_key_pairs(struct cc_conn *conn, struct cc_key_pair_ops *out,
+		       unsigned cap);
 
 /* The q-quantile (0 < q <= 1) of a CC_LAT_BUCKETS histogram, in ns; 0
  * when it is empty. */
@@ -626,6 +641,11 @@ int cc_wait(struct cc_queue *q, int timeout_ms);
 int cc_wait_prepare(struct cc_queue *q);
 int cc_wait_prepare_once(struct cc_queue *q);
 int cc_wait_pending(const struct cc_queue *q);
+/* 1 when a completion waits (cc_dequeue_burst would return one), else
+ * 0: one load of the daemon's ring index, no system call, for a waiter
+ * that spins. The caller serialises it with its own dequeues, as for
+ * cc_dequeue_burst. */
+int cc_queue_ready(const struct cc_queue *q);
 int cc_queue_fd(const struct cc_queue *q);
 void cc_wait_cancel(struct cc_queue *q);
 

@@ -70,6 +70,7 @@ struct stats_buf {
 	uint64_t (*lhist)[LAT_BUCKETS];
 	uint64_t (*bhist)[QUEUE_HIST];
 	struct worker_snapshot *snap;
+	Cryptod__KeyPairOps pk[CRD_ALG_MAX_], *pkp[CRD_ALG_MAX_];
 };
 
 static void stats_buf_free(struct stats_buf *b)
@@ -236,6 +237,31 @@ static unsigned stats_queues(struct stats_buf *b, struct client *viewer,
 	return j;
 }
 
+/* The key pair rows that did any op, into b->pkp; how many. */
+static unsigned stats_key_pairs(struct stats_buf *b)
+{
+	static uint64_t n[CRD_ALG_MAX_][PK_OPS]; /* control thread only */
+	worker_pk_counters(n);
+	unsigned j = 0;
+	for (unsigned a = 0; a < CRD_ALG_MAX_; a++) {
+		uint64_t any = 0;
+		for (unsigned o = 0; o < PK_OPS; o++)
+			any |= n[a][o];
+		if (!any)
+			continue;
+		Cryptod__KeyPairOps *k = &b->pk[j];
+		cryptod__key_pair_ops__init(k);
+		k->alg = (Cryptod__Algorithm)a;
+		k->sign = n[a][CRD_OP_SIGN];
+		k->verify = n[a][CRD_OP_VERIFY];
+		k->derive = n[a][CRD_OP_DERIVE];
+		k->encrypt = n[a][CRD_OP_ENCRYPT];
+		k->decrypt = n[a][CRD_OP_DECRYPT];
+		b->pkp[j++] = k;
+	}
+	return j;
+}
+
 int stats_reply(struct client *c, uint32_t seq)
 {
 	unsigned ne = engine_count(), nw = workers_count(), nq = 0;
@@ -265,6 +291,10 @@ int stats_reply(struct client *c, uint32_t seq)
 	r.n_queues = j;
 	r.queues = b.qsp;
 	r.total_queues = j;
+	if (all) { /* like the workers': everybody's ops */
+		r.n_key_pair_ops = stats_key_pairs(&b);
+		r.key_pair_ops = b.pkp;
+	}
 	Cryptod__Envelope env = CRYPTOD__ENVELOPE__INIT;
 	env.seq = seq;
 	env.body_case = CRYPTOD__ENVELOPE__BODY_STATS_REPLY;

@@ -54,6 +54,15 @@ static void sess_count(struct sess_acc *a, const struct session *s,
 	}
 }
 
+/* A key pair's done op (status OK) counted by row and op; other rows'
+ * ops cost one test. */
+static void pk_count(struct worker_counters *wc, const struct engine_op *op)
+{
+	unsigned alg = op->sess->alg;
+	if (crd_alg_pkey(alg) && op->op < PK_OPS)
+		wstat_add(&wc->pk[alg][op->op], 1);
+}
+
 void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 		      const struct engine_op *ops, unsigned n, uint64_t dt_ns)
 {
@@ -71,6 +80,9 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 		for (; i < n && ops[i].sess == s0 && ops[i].status == CRD_ST_OK;
 		     i++)
 			bytes += ops[i].len;
+		if (crd_alg_pkey(s0->alg))
+			for (unsigned k = 0; k < i; k++)
+				pk_count(wc, &ops[k]);
 		sa.s = (struct session *)s0;
 		sa.ops = i;
 		sa.bytes = bytes;
@@ -86,6 +98,7 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 		sess_count(&sa, op->sess, op->status, op->len);
 		if (op->status == CRD_ST_OK) {
 			bytes += op->len;
+			pk_count(wc, op);
 			eops[op->sess->eng_idx]++;
 			ebytes[op->sess->eng_idx] += op->len;
 		} else if (op->status == CRD_ST_AUTH_FAILED) {
@@ -141,6 +154,15 @@ void counters_engine_add(const struct worker_counters *wc, unsigned eng_idx,
 	sum->errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
 	sum->auth_failures +=
 		atomic_load_explicit(&c->auth_failures, memory_order_relaxed);
+}
+
+void counters_pk_add(const struct worker_counters *wc,
+		     uint64_t sum[CRD_ALG_MAX_][PK_OPS])
+{
+	for (unsigned a = 0; a < CRD_ALG_MAX_; a++)
+		for (unsigned o = 0; o < PK_OPS; o++)
+			sum[a][o] += atomic_load_explicit(&wc->pk[a][o],
+							  memory_order_relaxed);
 }
 
 void counters_snapshot(const struct worker_counters *wc,

@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <cryptod/ring_abi.h>
+
 #include "engine.h"
 #include "lathist.h"
 
@@ -42,10 +44,16 @@ struct wstats {
 	_Atomic uint64_t lat_hist[LAT_BUCKETS];
 };
 
+/* Key pairs' ops done, by algorithm row and enum crd_op (a TLS server's
+ * handshakes are its key's signs): written by the worker only. */
+enum { PK_OPS = CRD_OP_DERIVE + 1 };
+typedef _Atomic uint64_t pk_counts[CRD_ALG_MAX_][PK_OPS];
+
 /* Everything one worker counts. */
 struct worker_counters {
 	struct wstats ws;
 	struct eng_counters est[ENGINE_MAX]; /* per engine, this worker's */
+	pk_counts pk;
 };
 
 /* Counters shared between workers: relaxed atomic adds, once per pass. */
@@ -70,6 +78,9 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 /* Add one worker's counters of engine eng_idx to *sum. */
 void counters_engine_add(const struct worker_counters *wc, unsigned eng_idx,
 			 struct counters *sum);
+/* Add one worker's key-pair op counts to sum[alg][op]. */
+void counters_pk_add(const struct worker_counters *wc,
+		     uint64_t sum[CRD_ALG_MAX_][PK_OPS]);
 /* One worker's counters and service-time histogram (asleep not set). */
 void counters_snapshot(const struct worker_counters *wc,
 		       struct worker_snapshot *out);

@@ -705,7 +705,7 @@ static void worker_engines_fini(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	uint64_t idle_since = 0;
+	uint64_t idle_since = 0, yielded = 0; /* us */
 	unsigned spins = 0;
 
 	while (!atomic_load(&pool.stop)) {
@@ -725,7 +725,7 @@ static void *worker_main(void *arg)
 		w->t_valid = 0; /* idle: the next run reads the clock */
 		/* Check the clock only now and then: it is not free. */
 		if (++spins & 63) {
-			__builtin_ia32_pause();
+			crd_cpu_relax();
 			continue;
 		}
 		uint64_t now = crd_now_us();
@@ -734,8 +734,13 @@ static void *worker_main(void *arg)
 		if (pool.cfg.busy_poll || now - idle_since < pool.cfg.spin_us) {
 			/* When cores are oversubscribed, a spinning worker
 			 * holds the CPU its client needs to submit: give it
-			 * up. With a core to ourselves this returns at once. */
-			sched_yield();
+			 * up now and then (clock.h: not at every look, as a
+			 * synchronous client's next op lands within
+			 * microseconds, and would wait out the call). */
+			if (now - yielded >= CRD_SPIN_YIELD_NS / 1000) {
+				sched_yield();
+				yielded = now;
+			}
 			continue;
 		}
 		int first = worker_park(w);
@@ -950,6 +955,13 @@ void worker_engine_counters(unsigned eng_idx, struct counters *out)
 	memset(out, 0, sizeof(*out));
 	for (unsigned i = 0; i < pool.n; i++)
 		counters_engine_add(&pool.w[i].wc, eng_idx, out);
+}
+
+void worker_pk_counters(uint64_t out[CRD_ALG_MAX_][PK_OPS])
+{
+	memset(out, 0, sizeof(uint64_t[CRD_ALG_MAX_][PK_OPS]));
+	for (unsigned i = 0; i < pool.n; i++)
+		counters_pk_add(&pool.w[i].wc, out);
 }
 
 int worker_stats_get(unsigned i, struct worker_snapshot *out)

@@ -68,5 +68,8 @@ CRD_MUST_CHECK int worker_stats_get(unsigned i, struct worker_snapshot *out);
 
 /* Sum of one engine's counters over all workers. */
 void worker_engine_counters(unsigned eng_idx, struct counters *out);
+/* Key pairs' ops done since start, by algorithm row and enum crd_op,
+ * summed over the workers. */
+void worker_pk_counters(uint64_t out[CRD_ALG_MAX_][PK_OPS]);
 
 #endif

@@ -29,6 +29,24 @@ static inline uint64_t crd_now_ms(void)
 	return crd_now_ns() / 1000000u;
 }
 
+/* Waiters that spin (the daemon's idle workers, the library's cc_wait,
+ * the provider's synchronous ops) pause between looks, and give up their
+ * CPU with sched_yield() once per CRD_SPIN_YIELD_NS: often enough that a
+ * waiter sharing a core with the one it waits for soon lets it run,
+ * seldom enough that one with a core to itself is rarely inside that
+ * system call (1-3 us under a hypervisor, as long as a short op's whole
+ * round trip) when its answer lands. */
+enum { CRD_SPIN_YIELD_NS = 5000 };
+
+static inline void crd_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Milliseconds of the coarse clock (the last tick: a few ms old, and
  * cheaper still), for once-a-second decisions on a hot path. */
 static inline uint64_t crd_now_coarse_ms(void)

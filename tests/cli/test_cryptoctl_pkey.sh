@@ -81,6 +81,23 @@ ctl derive --key-file "$tmp/x.pem" --peer "$tmp/zero"
 check "x25519 and a zero point (raw bytes): refused, nothing written" \
 	test "$rc" -ne 0 -a ! -s "$out"
 
+section "stats: the key pair ops, exactly"
+pk_ops() { # ALG OP: the daemon's count
+	"$CTL" stats --json | python3 -c 'import json, sys
+n = [k[sys.argv[2]] for k in json.load(sys.stdin)["key_pair_ops"] if k["alg"] == sys.argv[1]]
+print(n[0] if n else 0)' "$1" "$2"
+}
+s0=$(pk_ops ec-p256 sign) v0=$(pk_ops ec-p256 verify) d0=$(pk_ops x25519 derive)
+for _ in 1 2 3; do ctl sign --key-file "$tmp/ec.pem" --in "$tmp/msg" -o "$tmp/sig"; done
+ctl verify --key-file "$tmp/ec.pub" --sig "$tmp/sig" --in "$tmp/msg"
+ctl verify --key-file "$tmp/ec.pub" --sig "$tmp/sig" --in "$tmp/sig"
+ctl derive --key-file "$tmp/x.pem" --peer "$tmp/x2.pub" -o "$tmp/z"
+check "3 signs, 1 good verify (a bad one not counted), 1 derive" test \
+	"$(($(pk_ops ec-p256 sign) - s0)) $(($(pk_ops ec-p256 verify) - v0)) $(($(pk_ops x25519 derive) - d0))" = "3 1 1"
+ctl stats --prometheus
+check "--prometheus: cryptod_key_pair_ops_total per alg and op" \
+	grep -q '^cryptod_key_pair_ops_total{alg="ec-p256",op="sign"} [0-9]' "$out"
+
 section "refusals"
 expect_usage sign --in "$tmp/msg"
 expect_usage sign --key-file "$tmp/rsa.pem" -a ec-p256 --in "$tmp/msg"

@@ -247,6 +247,14 @@ ctl_nobody sessions --json
 check "nobody sees no sessions of others" py 'j["sessions"] == []'
 ctl_nobody stats --json
 check "nobody sees no queues of others" py 'j["queues"] == [] and j["session_list"] == []'
+# Key pair ops (a root sign just now) are daemon-wide: root's alone.
+openssl genpkey -algorithm ED25519 -out "$tmp/ed.pem" 2>/dev/null
+echo hi | "$CTL" --socket "$sock" sign --key-file "$tmp/ed.pem" >/dev/null
+ctl stats --json
+check "root sees the key pair op" py \
+	'[k["sign"] for k in j["key_pair_ops"] if k["alg"] == "ed25519"] == [1]'
+ctl_nobody stats --json
+check "nobody sees no key pair ops" py 'j["key_pair_ops"] == []'
 
 # A nobody client with its own session: root sees it, another nobody
 # connection does not.

@@ -11,6 +11,8 @@
  * - cc_wait_pending() says 1 while the arm is unanswered and while its
  *   byte is unread, 0 after the drain and cancel; re-arming after a drain
  *   rings again (one byte more);
+ * - cc_queue_ready() says 1 exactly while a completion waits: 0 with
+ *   nothing in flight, 1 once the op completed, 0 after its dequeue;
  * - no wake-up is lost: ops of random sizes submitted at random moments,
  *   each waited for in poll(2) on the fd, after arming once or, at
  *   random, without arming when cc_wait_pending() says the fd is or will
@@ -210,6 +212,24 @@ int main(void)
 	usleep(20000);
 	CHECK(bells(q) == 0, "no ring once cancelled: %d", bells(q));
 	CHECK(cc_wait_pending(q) == 0, "still nothing pending");
+
+	/* cc_queue_ready: 1 exactly while a completion waits. */
+	CHECK(cc_queue_ready(q) == 0, "nothing in flight: not ready");
+	struct cc_op op = { .user_data = 9,
+			    .session = sid,
+			    .dir = CC_ENCRYPT,
+			    .src = buf,
+			    .dst = buf,
+			    .len = 16 };
+	CHECK(cc_enqueue_burst(q, &op, 1) == 1, "op");
+	uint64_t t0 = fx_now_ms();
+	while (!cc_queue_ready(q) && fx_now_ms() - t0 < 10000)
+		;
+	CHECK(cc_queue_ready(q) == 1, "its completion: ready");
+	struct cc_completion c = { 0 };
+	CHECK(cc_dequeue_burst(q, &c, 1) == 1 && c.user_data == 9,
+	      "dequeued after ready");
+	CHECK(cc_queue_ready(q) == 0, "dequeued: not ready");
 
 	/* No lost wake-up. */
 	struct waiter w = { .q = q, .sid = sid, .buf = buf, .n = 20000 };

@@ -44,6 +44,10 @@ daemon_up
 # order works: docs/asymmetric.md, "Provider order").
 P=(-provider-path "$provdir" -provider default -provider cryptod)
 
+stats_signs() { # ALG: the daemon's signs with key pairs of ALG (cryptoctl stats)
+	"$ctl" stats --json | python3 -c 'import json, sys
+print(sum(k["sign"] for k in json.load(sys.stdin)["key_pair_ops"] if k["alg"] == sys.argv[1]))' "$1"
+}
 key_ops() { # NAME: the daemon's op count of the key
 	"$ctl" key show "$1" --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["keys"][0]["ops"])'
@@ -128,7 +132,7 @@ for k in rsa-2048 ec-p256; do
 	openssl verify -CAfile "$k.crt" "$k.crt" >/dev/null || bad "$k: verify"
 	openssl x509 -in "$k.crt" -noout -pubkey | cmp -s - "$k.pub" ||
 		bad "$k: the certificate's key is not the daemon's"
-	before=$(key_ops "$k")
+	before=$(key_ops "$k") signs=$(stats_signs "$k")
 	port=$((20000 + RANDOM % 20000))
 	openssl s_server -accept "127.0.0.1:$port" -key "cryptod:$k" \
 		-cert "$k.crt" "${P[@]}" -naccept 3 -www >srv.log 2>&1 &
@@ -144,6 +148,10 @@ for k in rsa-2048 ec-p256; do
 			after=$(key_ops "$k")
 			[ "$after" -ge $((before + 2)) ] ||
 				bad "$k: the daemon made $((after - before)) signatures, want 2"
+			# The handshake counters of cryptoctl stats (the
+			# rows are named as the keys are).
+			[ "$(stats_signs "$k")" -ge $((signs + 2)) ] ||
+				bad "$k: cryptoctl stats counts $(($(stats_signs "$k") - signs)) signs, want 2"
 			kill "$dpid" && wait "$dpid" 2>/dev/null
 			daemon_up
 			before=$(key_ops "$k")
