@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
 #include <openssl/rsa.h>
@@ -239,8 +240,14 @@ int prov_pkey_capabilities(void *provctx, const char *capability,
 	struct prov *p = provctx;
 	if (strcmp(capability, "TLS-GROUP"))
 		return 1;
-	if (!prov_fb_libctx(p) || !p->fb_default)
-		return 0;
+	/* No default provider here: no groups of ours, and no failure, which
+	 * would fail every SSL_CTX_new. */
+	ERR_set_mark();
+	if (!prov_fb_libctx(p) || !p->fb_default) {
+		ERR_pop_to_mark();
+		return 1;
+	}
+	ERR_clear_last_mark();
 	struct caps_arg a = { cb, arg };
 	return OSSL_PROVIDER_get_capabilities(p->fb_default, "TLS-GROUP",
 					      caps_group, &a);
