@@ -223,11 +223,13 @@ int pio_crypt(struct prov *p, struct prov_conn *conn, uint32_t session,
 
 /* A key pair's op (cc_pk_op's arguments) on the calling thread's queue
  * of conn, through its arena: inside an ASYNC_JOB the job pauses while
- * the daemon signs or derives. *out_len: out's room, then its bytes
- * (none for verify). 0, a CC_ERR status or -errno. */
+ * the daemon signs, derives or decrypts. aad: an OAEP label, or none.
+ * *out_len: out's room, then its bytes (none for verify). 0, a CC_ERR
+ * status or -errno. */
 int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 	   enum cc_dir dir, const struct cc_pk_params *pp, const void *in,
-	   size_t in_len, void *out, size_t *out_len);
+	   size_t in_len, const void *aad, size_t aad_len, void *out,
+	   size_t *out_len);
 /*
  * pio_crypt, in place in the thread's arena, leaving the output there for
  * the caller (also copied to out): an AEAD message run as one op at its

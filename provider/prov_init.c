@@ -114,6 +114,8 @@ static const OSSL_ALGORITHM *prov_query(void *provctx, int operation_id,
 		return prov_pkey_signature;
 	case OSSL_OP_KEYEXCH:
 		return prov_pkey_keyexch;
+	case OSSL_OP_ASYM_CIPHER:
+		return prov_pkey_asym_cipher;
 	case OSSL_OP_STORE:
 		return prov_pkey_store;
 	case OSSL_OP_DECODER:
@@ -156,6 +158,8 @@ static const OSSL_DISPATCH prov_dispatch[] = {
 	  (void (*)(void))prov_gettable_params },
 	{ OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))prov_get_params },
 	{ OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))prov_query },
+	{ OSSL_FUNC_PROVIDER_GET_CAPABILITIES,
+	  (void (*)(void))prov_pkey_capabilities },
 	{ OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
 	  (void (*)(void))prov_reason_strings },
 	{ 0, NULL },

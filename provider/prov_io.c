@@ -609,11 +609,14 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 
 int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 	   enum cc_dir dir, const struct cc_pk_params *pp, const void *in,
-	   size_t in_len, void *out, size_t *out_len)
+	   size_t in_len, const void *aad, size_t aad_len, void *out,
+	   size_t *out_len)
 {
+	/* Layout: in | aad | out, each 64-byte aligned (as cc_pk_op). */
 	size_t room = dir == CC_VERIFY ? 0 : *out_len;
-	size_t out_off = (in_len + 63) & ~(size_t)63;
-	if (in_len > PIO_OP_MAX || room > PIO_OP_MAX)
+	size_t aad_off = (in_len + 63) & ~(size_t)63;
+	size_t out_off = aad_off + ((aad_len + 63) & ~(size_t)63);
+	if (in_len > PIO_OP_MAX || room > PIO_OP_MAX || aad_len > CRD_AAD_MAX)
 		return -EINVAL;
 	struct pio_q *pq;
 	int err = pio_queue(p, conn, &pq);
@@ -634,12 +637,16 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 	if (err)
 		goto out;
 	memcpy(buf, in, in_len);
+	if (aad_len)
+		memcpy(buf + aad_off, aad, aad_len);
 	struct cc_op op = {
 		.session = session,
 		.dir = dir,
 		.src = buf,
 		.dst = room ? buf + out_off : NULL,
 		.len = (uint32_t)in_len,
+		.aad = aad_len ? buf + aad_off : NULL,
+		.aad_len = (uint32_t)aad_len,
 		.iv = pp,
 		.iv_len = pp ? sizeof(*pp) : 0,
 	};

@@ -11,18 +11,21 @@
  * enters the program: sign and derive go to the daemon on a session
  * opened by name on first use. A key object with no name is a public key
  * imported from OpenSSL (a peer's, a certificate's): it verifies and is a
- * peer, nothing more.
+ * peer, nothing more; or, "own", a key pair our key management generated
+ * for the program, used in-process (prov_pkey_own.c).
  */
 #ifndef CRYPTOD_PROV_PKEY_H
 #define CRYPTOD_PROV_PKEY_H
 
 #include "prov.h"
 
-/* What the key management, signature and key exchange algorithms of
- * key pairs declare: no "provider=cryptod", so that a fetch of a key type
- * with no key yet (a TLS handshake's ephemeral X25519 key, made with
- * EVP_PKEY_keygen) does not prefer ours, which cannot generate; OpenSSL
- * finds ours from the key's provider. */
+/* What the key management, signature, asymmetric cipher and key
+ * exchange algorithms of key pairs declare: no "provider=cryptod", so
+ * that a query for the default provider's does not pass over them;
+ * OpenSSL finds ours from the key's provider. A fetch of a key type with
+ * no key yet (a TLS handshake's ephemeral X25519 key, EVP_PKEY_keygen)
+ * finds ours when cryptod is loaded first: it makes the program's own
+ * key, in-process (prov_pkey_own.c). */
 #define PROV_PKEY_PROPS "cryptod.keys=yes"
 
 struct prov_pkey {
@@ -31,8 +34,11 @@ struct prov_pkey {
 	uint32_t version;		/* pinned: never 0 once opened */
 	enum cc_alg alg;		/* the row (rsa-2048 ... x448) */
 	EVP_PKEY *pub;			/* owned; in p's private context */
-	pthread_mutex_t lock;		/* sess */
-	struct prov_sess sess;		/* on the daemon, opened on use */
+	int own; /* pub is the program's own key pair, private half and
+		  * all (our key management made it): used in-process,
+		  * exported in full (prov_pkey_own.c) */
+	pthread_mutex_t lock;  /* sess */
+	struct prov_sess sess; /* on the daemon, opened on use */
 };
 
 /* What the store and the decoder hand OpenSSL (OSSL_OBJECT_PARAM_
@@ -63,14 +69,44 @@ void prov_pkey_free(struct prov_pkey *k);
 
 /* One op on the key's session (opened or re-opened here) on the calling
  * thread's queue (pio_pk: an ASYNC_JOB pauses): cc_pk_op's arguments and
- * result; errors raised. */
-int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
-		 const struct cc_pk_params *pp, const void *in, size_t in_len,
-		 void *out, size_t *out_len);
+ * result (aad: an OAEP label); errors raised. */
+int prov_pkey_op_aad(struct prov_pkey *k, enum cc_dir dir,
+		     const struct cc_pk_params *pp, const void *in,
+		     size_t in_len, const void *aad, size_t aad_len, void *out,
+		     size_t *out_len);
+static inline int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
+			       const struct cc_pk_params *pp, const void *in,
+			       size_t in_len, void *out, size_t *out_len)
+{
+	return prov_pkey_op_aad(k, dir, pp, in, in_len, NULL, 0, out, out_len);
+}
+
+/* An empty key object (km_new's). */
+struct prov_pkey *prov_pkey_new(struct prov *p);
+
+/* Generation of the program's own keys, on the default provider of the
+ * private context (prov_pkey_own.c): the key management's gen functions
+ * for type ("RSA", "EC", ...). */
+void *prov_pkey_gen_init(void *provctx, int selection,
+			 const OSSL_PARAM params[], const char *type);
+int prov_pkey_gen_set_params(void *genctx, const OSSL_PARAM params[]);
+int prov_pkey_gen_set_template(void *genctx, void *templ);
+const OSSL_PARAM *prov_pkey_gen_settable(void *provctx, const char *type);
+void *prov_pkey_gen(void *genctx, OSSL_CALLBACK *cb, void *cbarg);
+void prov_pkey_gen_cleanup(void *genctx);
+/* The provider's get_capabilities: the default provider's TLS groups of
+ * the key types our key management serves. */
+int prov_pkey_capabilities(void *provctx, const char *capability,
+			   OSSL_CALLBACK *cb, void *arg);
+/* prov_pkey_op's sign with an own key, in-process. */
+int prov_pkey_own_op(struct prov_pkey *k, enum cc_dir dir,
+		     const struct cc_pk_params *pp, const void *in,
+		     size_t in_len, void *out, size_t *out_len);
 
 extern const OSSL_ALGORITHM prov_pkey_keymgmt[];
 extern const OSSL_ALGORITHM prov_pkey_signature[];
 extern const OSSL_ALGORITHM prov_pkey_keyexch[];
+extern const OSSL_ALGORITHM prov_pkey_asym_cipher[];
 extern const OSSL_ALGORITHM prov_pkey_store[];
 extern const OSSL_ALGORITHM prov_pkey_decoder[];
 

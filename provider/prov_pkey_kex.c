@@ -6,7 +6,8 @@
  * uncompressed point, or the raw u-coordinate) and takes the shared
  * secret back. The peer is a key object too: OpenSSL imports a peer's
  * public key into this provider's key management first. On the thread's
- * queue, as signatures (pio_pk).
+ * queue, as signatures (pio_pk). A key the program made itself
+ * (prov_pkey_own.c) derives in-process.
  */
 #include "prov_pkey.h"
 #include <stdlib.h>
@@ -72,6 +73,25 @@ static size_t kex_len(const struct prov_pkey *k)
 	return ((size_t)EVP_PKEY_get_bits(k->pub) + 7) / 8;
 }
 
+/* The program's own key (prov_pkey.h): in-process, as the default
+ * provider would. */
+static int kex_own(struct kex_ctx *x, unsigned char *secret, size_t *secretlen,
+		   size_t outlen)
+{
+	OSSL_LIB_CTX *l = prov_fb_libctx(x->p);
+	EVP_PKEY_CTX *c =
+		l ? EVP_PKEY_CTX_new_from_pkey(l, x->k->pub, NULL) : NULL;
+	*secretlen = outlen;
+	int ok = c && EVP_PKEY_derive_init(c) == 1 &&
+		 EVP_PKEY_derive_set_peer(c, x->peer->pub) == 1 &&
+		 EVP_PKEY_derive(c, secret, secretlen) == 1;
+	EVP_PKEY_CTX_free(c);
+	if (!ok)
+		PROV_ERR(x->p, PROV_R_FALLBACK,
+			 "derive with the program's own key failed");
+	return ok;
+}
+
 static int kex_derive(void *vctx, unsigned char *secret, size_t *secretlen,
 		      size_t outlen)
 {
@@ -80,6 +100,8 @@ static int kex_derive(void *vctx, unsigned char *secret, size_t *secretlen,
 		PROV_ERR(x->p, PROV_R_STATE, "derive: no key or no peer");
 		return 0;
 	}
+	if (x->k->own)
+		return kex_own(x, secret, secretlen, outlen);
 	size_t len = kex_len(x->k);
 	if (!secret) {
 		*secretlen = len;

@@ -11,8 +11,10 @@
  * export of a whole key to another provider's key management, before it
  * tries the key's own provider's operations), it fails. Import takes
  * public keys only, so that a program's own private keys stay with the
- * provider that made them. No key generation: keys are made in the
- * daemon (cryptoctl key create).
+ * provider that made them. The daemon's keys are made in the daemon
+ * (cryptoctl key create); generation here makes the program's own key,
+ * in-process, exported whole (prov_pkey_own.c), so that the order of
+ * the providers does not matter.
  */
 #include "prov_pkey.h"
 #include <cryptod/pkey_row.h>
@@ -181,9 +183,10 @@ static int pkey_sess(struct prov_pkey *k, struct prov_conn **conn, uint32_t *id)
 	return 0;
 }
 
-int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
-		 const struct cc_pk_params *pp, const void *in, size_t in_len,
-		 void *out, size_t *out_len)
+int prov_pkey_op_aad(struct prov_pkey *k, enum cc_dir dir,
+		     const struct cc_pk_params *pp, const void *in,
+		     size_t in_len, const void *aad, size_t aad_len, void *out,
+		     size_t *out_len)
 {
 	static const char *const what[] = { [CC_SIGN] = "sign",
 					    [CC_VERIFY] = "verify",
@@ -191,6 +194,8 @@ int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 					    [CC_ENCRYPT] = "encrypt",
 					    [CC_DECRYPT] = "decrypt" };
 	struct prov *p = k->p;
+	if (k->own)
+		return prov_pkey_own_op(k, dir, pp, in, in_len, out, out_len);
 	if (!k->name[0]) {
 		PROV_ERR(p, PROV_R_UNSUPPORTED,
 			 "a public key alone cannot %s: not a key held by "
@@ -208,7 +213,8 @@ int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 		if (err)
 			return err;
 		size_t room = out_len ? *out_len : 0;
-		err = pio_pk(p, c, id, dir, pp, in, in_len, out, out_len);
+		err = pio_pk(p, c, id, dir, pp, in, in_len, aad, aad_len, out,
+			     out_len);
 		int dead = err && prov_conn_check(p, c, err);
 		prov_conn_put(c);
 		if (!err) {
@@ -227,6 +233,11 @@ int prov_pkey_op(struct prov_pkey *k, enum cc_dir dir,
 }
 
 /* ---- KEYMGMT ---- */
+
+struct prov_pkey *prov_pkey_new(struct prov *p)
+{
+	return pkey_new(p);
+}
 
 static void *km_new(void *provctx)
 {
@@ -263,6 +274,29 @@ static void *km_load(const void *reference, size_t reference_sz)
 	return ref.magic == PROV_PKEY_REF_MAGIC ? ref.k : NULL;
 }
 
+/* What EVP_PKEY_copy_parameters and EVP_PKEY_dup ask (libssl makes a
+ * handshake's peer key so). The private half goes only where asked for:
+ * a daemon key's name, an own key's ownership; what else the copy's
+ * EVP_PKEY holds is the program's already. */
+static void *km_dup(const void *keydata, int selection)
+{
+	const struct prov_pkey *k = keydata;
+	struct prov_pkey *d = k ? pkey_new(k->p) : NULL;
+	if (!d)
+		return NULL;
+	if (k->pub && !(d->pub = EVP_PKEY_dup(k->pub))) {
+		prov_pkey_free(d);
+		return NULL;
+	}
+	d->alg = k->alg;
+	if (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) {
+		strcpy(d->name, k->name);
+		d->version = k->version;
+		d->own = k->own;
+	}
+	return d;
+}
+
 static int km_has(const void *keydata, int selection)
 {
 	const struct prov_pkey *k = keydata;
@@ -270,7 +304,7 @@ static int km_has(const void *keydata, int selection)
 		return 0;
 	int ok = 1;
 	if (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
-		ok = ok && k->name[0];
+		ok = ok && (k->name[0] || k->own);
 	if (selection & (OSSL_KEYMGMT_SELECT_PUBLIC_KEY |
 			 OSSL_KEYMGMT_SELECT_ALL_PARAMETERS))
 		ok = ok && k->pub;
@@ -319,17 +353,46 @@ static const OSSL_PARAM *km_gettable_params(void *provctx)
 	return km_gettable;
 }
 
+/* A key the program holds (a peer's made from parameters, as libssl
+ * makes the peer of a handshake, then given its encoded public key),
+ * never a daemon key's. */
+static int km_set_params(void *keydata, const OSSL_PARAM params[])
+{
+	struct prov_pkey *k = keydata;
+	if (!params || !params[0].key)
+		return 1;
+	if (!k || !k->pub || k->name[0] ||
+	    EVP_PKEY_set_params(k->pub, (OSSL_PARAM *)params) != 1)
+		return 0;
+	k->alg = (enum cc_alg)crd_pkey_row(k->pub); /* 0: not a row's */
+	return 1;
+}
+
+static const OSSL_PARAM km_settable[] = {
+	OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, NULL, 0),
+	OSSL_PARAM_END
+};
+
+static const OSSL_PARAM *km_settable_params(void *provctx)
+{
+	return km_settable;
+}
+
 static int km_export(void *keydata, int selection, OSSL_CALLBACK *cb,
 		     void *cbarg)
 {
 	struct prov_pkey *k = keydata;
-	/* Never the private half (there is none here); asking for it is
-	 * OpenSSL trying another provider's operation on the key first. */
+	/* Never a daemon key's private half (there is none here); asking
+	 * for it is OpenSSL trying another provider's operation on the key
+	 * first. The program's own key goes whole. */
 	if (!k || !k->pub ||
 	    (k->name[0] && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY)))
 		return 0;
+	int sel = k->own && (selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY)
+			  ? EVP_PKEY_KEYPAIR
+			  : EVP_PKEY_PUBLIC_KEY;
 	OSSL_PARAM *params = NULL;
-	if (EVP_PKEY_todata(k->pub, EVP_PKEY_PUBLIC_KEY, &params) != 1)
+	if (EVP_PKEY_todata(k->pub, sel, &params) != 1)
 		return 0;
 	int ok = cb(params, cbarg);
 	OSSL_PARAM_free(params);
@@ -405,6 +468,16 @@ static const char *km_ec_op_name(int operation_id)
 	{                                                                      \
 		return km_types(selection, types);                             \
 	}                                                                      \
+	static void *km_gen_init_##id(void *provctx, int selection,            \
+				      const OSSL_PARAM params[])               \
+	{                                                                      \
+		return prov_pkey_gen_init(provctx, selection, params, type);   \
+	}                                                                      \
+	static const OSSL_PARAM *km_gen_settable_##id(void *genctx,            \
+						      void *provctx)           \
+	{                                                                      \
+		return prov_pkey_gen_settable(provctx, type);                  \
+	}                                                                      \
 	static const OSSL_DISPATCH km_##id[] = {                               \
 		{ OSSL_FUNC_KEYMGMT_NEW, (void (*)(void))km_new },             \
 		{ OSSL_FUNC_KEYMGMT_FREE, (void (*)(void))km_free },           \
@@ -415,12 +488,28 @@ static const char *km_ec_op_name(int operation_id)
 		  (void (*)(void))km_get_params },                             \
 		{ OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS,                           \
 		  (void (*)(void))km_gettable_params },                        \
+		{ OSSL_FUNC_KEYMGMT_SET_PARAMS,                                \
+		  (void (*)(void))km_set_params },                             \
+		{ OSSL_FUNC_KEYMGMT_SETTABLE_PARAMS,                           \
+		  (void (*)(void))km_settable_params },                        \
+		{ OSSL_FUNC_KEYMGMT_DUP, (void (*)(void))km_dup },             \
 		{ OSSL_FUNC_KEYMGMT_EXPORT, (void (*)(void))km_export },       \
 		{ OSSL_FUNC_KEYMGMT_EXPORT_TYPES,                              \
 		  (void (*)(void))km_types_##id },                             \
 		{ OSSL_FUNC_KEYMGMT_IMPORT, (void (*)(void))km_import_##id },  \
 		{ OSSL_FUNC_KEYMGMT_IMPORT_TYPES,                              \
 		  (void (*)(void))km_types_##id },                             \
+		{ OSSL_FUNC_KEYMGMT_GEN_INIT,                                  \
+		  (void (*)(void))km_gen_init_##id },                          \
+		{ OSSL_FUNC_KEYMGMT_GEN_SET_TEMPLATE,                          \
+		  (void (*)(void))prov_pkey_gen_set_template },                \
+		{ OSSL_FUNC_KEYMGMT_GEN_SET_PARAMS,                            \
+		  (void (*)(void))prov_pkey_gen_set_params },                  \
+		{ OSSL_FUNC_KEYMGMT_GEN_SETTABLE_PARAMS,                       \
+		  (void (*)(void))km_gen_settable_##id },                      \
+		{ OSSL_FUNC_KEYMGMT_GEN, (void (*)(void))prov_pkey_gen },      \
+		{ OSSL_FUNC_KEYMGMT_GEN_CLEANUP,                               \
+		  (void (*)(void))prov_pkey_gen_cleanup },                     \
 		opname{ 0, NULL },                                             \
 	};
 

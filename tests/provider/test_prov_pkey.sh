@@ -14,9 +14,13 @@
 # daemon grows. Refusals name cryptod: no such key, an
 # X25519 key asked to sign, a sign-only key asked to derive, a key another
 # uid may not use (X25519 asked to sign is refused by OpenSSL itself).
+# RSA-OAEP decrypts in the daemon (pkeyutl -decrypt), PKCS#1 v1.5 not.
+# With cryptod loaded first (-provider, or a configuration's order),
+# s_server serves TLS 1.3 and 1.2 with ephemeral keys made in-process.
 # A key-reference file (cryptoctl key ref) serves nginx (its
 # ssl_certificate_key), Python's ssl and curl's --key with only
-# OPENSSL_CONF naming the provider.
+# OPENSSL_CONF naming the provider, and the openssl command's -inkey and
+# -key FILE.
 #   test_prov_pkey.sh CRYPTOD_BIN PROVIDER_DIR CRYPTOCTL [SANITIZE]
 set -uo pipefail
 daemon=$1 provdir=$2 ctl=$3 sanitize=${4:-}
@@ -36,9 +40,8 @@ daemon_up() {
 }
 daemon_up
 
-# The default provider first: a fetch by key type with no key (a
-# handshake's ephemeral X25519 key) finds it; cryptod's key pairs are
-# found from their key (docs/provider.md).
+# The default provider first here; cryptod first at the end (either
+# order works: docs/asymmetric.md, "Provider order").
 P=(-provider-path "$provdir" -provider default -provider cryptod)
 
 stats_signs() { # ALG: the daemon's signs with key pairs of ALG (cryptoctl stats)
@@ -337,4 +340,106 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "note: not root, another uid not tried"
 fi
+
+# ---- RSA-OAEP decryption in the daemon ----
+# pkeyutl -decrypt -inkey cryptod:NAME of what openssl encrypted
+# in-process with the public key (SHA-1/256/384); no PKCS#1 v1.5
+# decryption, said naming cryptod.
+head -c 48 /dev/urandom >pt
+for d in sha1 sha256 sha384; do
+	oaep=(-pkeyopt rsa_padding_mode:oaep -pkeyopt "rsa_oaep_md:$d")
+	openssl pkeyutl -encrypt -pubin -inkey rsa-2048.pub "${oaep[@]}" \
+		-in pt -out ct || bad "oaep $d: encrypt in-process"
+	openssl pkeyutl -decrypt -inkey cryptod:rsa-2048 "${P[@]}" "${oaep[@]}" \
+		-in ct -out pt2 2>err || { cat err; bad "oaep $d: decrypt"; }
+	cmp -s pt pt2 || bad "oaep $d: not the plaintext"
+done
+openssl pkeyutl -encrypt -pubin -inkey rsa-2048.pub -in pt -out ct
+refused "PKCS#1 v1.5 decryption" openssl pkeyutl -decrypt \
+	-inkey cryptod:rsa-2048 "${P[@]}" -in ct
+
+# ---- key-reference files through the openssl command ----
+# Its -inkey and -key FILE go through OpenSSL's file: store (not
+# PEM_read_bio_PrivateKey as nginx's): pkeyutl signs with a reference
+# file whichever provider comes first, s_server serves TLS 1.3 with one,
+# the daemon signing; a reference to no key is refused.
+PR=(-provider-path "$provdir" -provider cryptod -provider default)
+"$ctl" key ref rsa-2048 >rsa-2048.ref || bad "key ref rsa-2048"
+for order in P PR; do
+	declare -n A=$order
+	before=$(key_ops ec-p256)
+	openssl pkeyutl -sign -inkey ec-p256.ref "${A[@]}" -in msg.sha256 \
+		-out sig 2>err || { cat err; bad "$order: pkeyutl -inkey FILE"; }
+	openssl pkeyutl -verify -pubin -inkey ec-p256.pub -in msg.sha256 \
+		-sigfile sig >/dev/null 2>&1 || bad "$order: -inkey FILE: does not verify"
+	[ "$(key_ops ec-p256)" -gt "$before" ] ||
+		bad "$order: -inkey FILE: not signed in the daemon"
+	unset -n A
+done
+before=$(key_ops rsa-2048)
+openssl s_server -accept 127.0.0.1:0 -key rsa-2048.ref -cert rsa-2048.crt \
+	"${P[@]}" -naccept 1 -www >srv.log 2>&1 &
+spid=$!
+for _ in $(seq 100); do grep -q ACCEPT srv.log && break; sleep 0.1; done
+port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' srv.log)
+echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" -tls1_3 \
+	-CAfile rsa-2048.crt -verify_return_error -brief >cli.log 2>&1 ||
+	{ cat cli.log srv.log; bad "s_server -key FILE: handshake"; }
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+[ "$(key_ops rsa-2048)" -gt "$before" ] || bad "s_server -key FILE: not signed in the daemon"
+{
+	echo "-----BEGIN CRYPTOD KEY REFERENCE-----"
+	printf 'cryptod-key-ref 1\nname nope\nversion 0\nsocket %s\n' \
+		"$CRYPTOD_SOCKET" | base64
+	echo "-----END CRYPTOD KEY REFERENCE-----"
+} >nope.ref
+# (OpenSSL's store drops the decoder's error: no cryptod to look for.)
+openssl pkeyutl -sign -inkey nope.ref "${P[@]}" -in msg.sha256 \
+	>/dev/null 2>&1 && bad "-inkey FILE of no key: signed"
+
+# ---- cryptod first ----
+# A handshake's ephemeral key is made by type name, with no key yet:
+# with cryptod loaded first that finds our key management, which makes
+# the program's own key in-process (prov_pkey_own.c). s_server and
+# s_client with `-provider cryptod -provider default`, and with only a
+# configuration whose cryptod section comes first: TLS 1.3 and 1.2
+# (ECDHE), the daemon signing. (cryptod's digests and MACs first would
+# take TLS 1.3's HKDF, whose empty HMAC key the daemon refuses:
+# algorithms = ciphers, as cryptod-provider-tls.cnf has it.)
+cat >first.cnf <<CNF
+openssl_conf = openssl_init
+[openssl_init]
+providers = provider_sect
+[provider_sect]
+cryptod = cryptod_sect
+default = default_sect
+[cryptod_sect]
+module = $provdir/cryptod.so
+activate = 1
+algorithms = ciphers
+[default_sect]
+activate = 1
+CNF
+first_tls() { # WHAT [OPENSSL ARGS...]: s_server and s_client take them
+	local what=$1 v port spid before
+	shift
+	before=$(key_ops ec-p256)
+	openssl s_server -accept 127.0.0.1:0 -key cryptod:ec-p256 \
+		-cert ec-p256.crt "$@" -naccept 2 -www >srv.log 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do grep -q ACCEPT srv.log && break; sleep 0.1; done
+	port=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' srv.log)
+	for v in tls1_3 tls1_2; do
+		echo Q | timeout 20 openssl s_client -connect "127.0.0.1:$port" \
+			-"$v" -CAfile ec-p256.crt -verify_return_error -brief "$@" \
+			>cli.log 2>&1 || { cat cli.log srv.log; bad "$what $v: handshake"; }
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	[ "$(key_ops ec-p256)" -ge $((before + 2)) ] ||
+		bad "$what: signatures not in the daemon"
+}
+CRYPTOD_PROVIDER_ALGORITHMS=ciphers first_tls "-provider cryptod first" "${PR[@]}"
+OPENSSL_CONF=$tmp/first.cnf first_tls "configuration, cryptod first"
 prov_end

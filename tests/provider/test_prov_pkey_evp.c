@@ -9,8 +9,14 @@
  * against the public key, and the daemon counted each signature on the
  * key; signing jobs (ASYNC_JOB) pause while the daemon signs; a key
  * that signed before fork() signs in the child; derives
- * agree with in-process keys both ways. Refusals name
- * cryptod: no such key, a sign-only key asked to derive.
+ * agree with in-process keys both ways; RSA-OAEP (SHA-1/256/384, with
+ * and without a label) decrypts in the daemon what the default provider
+ * encrypted, and not with the wrong label or a changed ciphertext.
+ * With cryptod loaded first (pfx_start_with, then the default provider),
+ * keys made by type name are the program's own, made in-process by our
+ * key management: they derive with daemon keys, sign, decrypt and are
+ * written out as PEM. Refusals name cryptod: no such key, a sign-only
+ * key asked to derive or decrypt, PKCS#1 v1.5 decryption.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +30,8 @@
 #include <openssl/async.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/provider.h>
 #include <openssl/rsa.h>
 #include <openssl/store.h>
 #include <openssl/x509.h>
@@ -287,6 +295,184 @@ static size_t derive(OSSL_LIB_CTX *lib, EVP_PKEY *a, EVP_PKEY *b,
 	return ok ? n : 0;
 }
 
+/* ctx set for RSA with pad, OAEP's md and mgf1 (NULL: as md's), label
+ * (NULL: none). */
+static int rsa_pad(EVP_PKEY_CTX *ctx, int pad, const char *md, const char *mgf1,
+		   const char *label)
+{
+	if (EVP_PKEY_CTX_set_rsa_padding(ctx, pad) <= 0)
+		return 0;
+	if (pad != RSA_PKCS1_OAEP_PADDING)
+		return 1;
+	if (EVP_PKEY_CTX_set_rsa_oaep_md_name(ctx, md, NULL) <= 0 ||
+	    (mgf1 && EVP_PKEY_CTX_set_rsa_mgf1_md_name(ctx, mgf1, NULL) <= 0))
+		return 0;
+	if (!label)
+		return 1;
+	void *l = OPENSSL_memdup(label, strlen(label));
+	if (l &&
+	    EVP_PKEY_CTX_set0_rsa_oaep_label(ctx, l, (int)strlen(label)) > 0)
+		return 1;
+	OPENSSL_free(l);
+	return 0;
+}
+
+/* in encrypted with k (lib: NULL in-process, or through the provider). */
+static size_t rsa_enc(OSSL_LIB_CTX *lib, EVP_PKEY *k, int pad, const char *md,
+		      const char *mgf1, const char *label,
+		      const unsigned char *in, size_t inlen, unsigned char *out)
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, k, NULL);
+	size_t n = 512;
+	int ok = c && EVP_PKEY_encrypt_init(c) == 1 &&
+		 rsa_pad(c, pad, md, mgf1, label) &&
+		 EVP_PKEY_encrypt(c, out, &n, in, inlen) == 1;
+	EVP_PKEY_CTX_free(c);
+	return ok ? n : 0;
+}
+
+/* ct decrypted with k through the provider: its length, or 0. */
+static size_t rsa_dec(OSSL_LIB_CTX *lib, EVP_PKEY *k, int pad, const char *md,
+		      const char *mgf1, const char *label,
+		      const unsigned char *ct, size_t ctlen, unsigned char *out)
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_pkey(lib, k, NULL);
+	size_t n = 0;
+	int ok = c && EVP_PKEY_decrypt_init(c) == 1 &&
+		 rsa_pad(c, pad, md, mgf1, label) &&
+		 EVP_PKEY_decrypt(c, NULL, &n, ct, ctlen) == 1 && n >= 256 &&
+		 EVP_PKEY_decrypt(c, out, &n, ct, ctlen) == 1;
+	EVP_PKEY_CTX_free(c);
+	return ok ? n : 0;
+}
+
+/* RSA-OAEP decryption in the daemon (k, through lib) of what the default
+ * provider encrypted with the public key (p): with each digest, with
+ * and without a label, MGF1's digest another; the wrong label, a
+ * changed ciphertext refused; encryption through the provider (on the
+ * public key, in-process) decrypts in the daemon. */
+static void oaep_check(OSSL_LIB_CTX *lib, EVP_PKEY *k, EVP_PKEY *p)
+{
+	static const unsigned char pt[] = "a premaster secret of sorts";
+	static const char *const mds[][2] = { { "SHA1", NULL },
+					      { "SHA256", NULL },
+					      { "SHA384", NULL },
+					      { "SHA256", "SHA1" } };
+	unsigned char ct[512], out[512];
+	for (unsigned i = 0; i < 4; i++) {
+		for (unsigned l = 0; l < 2; l++) {
+			const char *md = mds[i][0], *mgf1 = mds[i][1];
+			const char *label = l ? "a label" : NULL;
+			size_t n = rsa_enc(NULL, p, RSA_PKCS1_OAEP_PADDING, md,
+					   mgf1, label, pt, sizeof(pt), ct);
+			size_t m = n ? rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING,
+					       md, mgf1, label, ct, n, out)
+				     : 0;
+			if (m != sizeof(pt) || memcmp(out, pt, m))
+				FAIL("oaep %s mgf1 %s label %s: %zu bytes", md,
+				     mgf1 ? mgf1 : "-", label ? label : "-", m);
+			/* The wrong label; a changed ciphertext. */
+			if (n &&
+			    rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, md, mgf1,
+				    l ? "another" : "a label", ct, n, out))
+				FAIL("oaep %s: the wrong label decrypts", md);
+			ct[n / 2] ^= 1;
+			if (n && rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, md,
+					 mgf1, label, ct, n, out))
+				FAIL("oaep %s: a changed ciphertext decrypts",
+				     md);
+			ERR_clear_error();
+		}
+	}
+	size_t n = rsa_enc(lib, k, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL, "x",
+			   pt, sizeof(pt), ct);
+	size_t m = n ? rsa_dec(lib, k, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			       "x", ct, n, out)
+		     : 0;
+	if (m != sizeof(pt) || memcmp(out, pt, m))
+		FAIL("oaep: encrypted through the provider: %zu bytes", m);
+}
+
+/* k's public key as DER, into der (room for 1024 bytes): its length. */
+static int pub_der(EVP_PKEY *k, unsigned char *der)
+{
+	unsigned char *p = der;
+	int n = i2d_PUBKEY(k, NULL);
+	return n > 0 && n <= 1024 ? i2d_PUBKEY(k, &p) : -1;
+}
+
+/* k (any provider's) written as PEM and read back in-process on the
+ * default provider, or NULL. */
+static EVP_PKEY *pem_copy(EVP_PKEY *k)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	EVP_PKEY *d = NULL;
+	if (b && PEM_write_bio_PrivateKey(b, k, NULL, NULL, 0, NULL, NULL))
+		d = PEM_read_bio_PrivateKey_ex(b, NULL, NULL, NULL, NULL, NULL);
+	BIO_free(b);
+	return d;
+}
+
+/* With cryptod loaded before the default provider (lib), a key made by
+ * type name with no key yet (a handshake's ephemeral X25519 or P-256
+ * key, genpkey) is made by our key management, in-process: the
+ * program's own key. It derives with a daemon key both ways, the daemon
+ * counting only the daemon key's side; it signs and decrypts
+ * in-process; it is written out whole as PEM. */
+static void keygen_check(OSSL_LIB_CTX *lib, struct cc_conn *c, EVP_PKEY *x,
+			 EVP_PKEY *xp)
+{
+	EVP_PKEY *eph = EVP_PKEY_Q_keygen(lib, NULL, "X25519");
+	EVP_PKEY *ec = EVP_PKEY_Q_keygen(lib, NULL, "EC", "P-256");
+	EVP_PKEY *rsa = EVP_PKEY_Q_keygen(lib, NULL, "RSA", (size_t)2048);
+	EVP_PKEY *ecd = ec ? pem_copy(ec) : NULL;
+	EVP_PKEY *rsad = rsa ? pem_copy(rsa) : NULL;
+	if (!eph || !ec || !rsa || !ecd || !rsad) {
+		FAIL("keygen by name with cryptod first, or its PEM");
+		goto out;
+	}
+	/* Ours, not the default provider's: else this tests nothing. */
+	const OSSL_PROVIDER *pv = EVP_PKEY_get0_provider(eph);
+	if (!pv || strcmp(OSSL_PROVIDER_get0_name(pv), "cryptod"))
+		FAIL("keygen: made by %s, not cryptod",
+		     pv ? OSSL_PROVIDER_get0_name(pv) : "?");
+	unsigned char d1[1024], d2[1024];
+	int n1 = pub_der(ec, d1), n2 = pub_der(ecd, d2);
+	if (n1 <= 0 || n1 != n2 || memcmp(d1, d2, n1))
+		FAIL("keygen: the PEM is not the key's");
+	uint64_t before = key_ops(c, "x");
+	unsigned char s1[64], s2[64];
+	size_t m1 = derive(lib, eph, xp, s1), m2 = derive(lib, x, eph, s2);
+	if (!m1 || m1 != m2 || memcmp(s1, s2, m1))
+		FAIL("keygen: derive with a daemon key: %zu and %zu bytes, or "
+		     "differ",
+		     m1, m2);
+	if (key_ops(c, "x") != before + 1)
+		FAIL("keygen: the daemon counted %llu derives, want 1",
+		     (unsigned long long)(key_ops(c, "x") - before));
+	sign_check(lib, ec, ecd, "own ecdsa", "SHA256", 0, 0);
+	sign_check(lib, rsa, rsad, "own rsa pss", "SHA384",
+		   RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST);
+	static const unsigned char pt[] = "own";
+	unsigned char ct[512], out[512];
+	for (int pad = 0; pad < 2; pad++) {
+		int p = pad ? RSA_PKCS1_PADDING : RSA_PKCS1_OAEP_PADDING;
+		size_t n = rsa_enc(NULL, rsad, p, "SHA256", NULL, NULL, pt,
+				   sizeof(pt), ct);
+		size_t m = n ? rsa_dec(lib, rsa, p, "SHA256", NULL, NULL, ct, n,
+				       out)
+			     : 0;
+		if (m != sizeof(pt) || memcmp(out, pt, m))
+			FAIL("own rsa: decrypt (padding %d): %zu bytes", p, m);
+	}
+out:
+	EVP_PKEY_free(eph);
+	EVP_PKEY_free(ec);
+	EVP_PKEY_free(rsa);
+	EVP_PKEY_free(ecd);
+	EVP_PKEY_free(rsad);
+}
+
 static void check_params(EVP_PKEY *k, const char *name, int bits, int sec,
 			 int size, const char *group)
 {
@@ -331,15 +517,16 @@ int main(void)
 	if (create(c, "r", "rsa-2048", 0) || create(c, "e", "ec-p256", 0) ||
 	    create(c, "ed", "ed25519", 0) || create(c, "x", "x25519", 0) ||
 	    create(c, "so", "ec-p256", CC_KEY_SIGN) ||
+	    create(c, "rso", "rsa-2048", CC_KEY_SIGN) ||
 	    create(c, "other", "ec-p256", 0))
 		goto out;
 
 	EVP_PKEY *r = load(lib, "r"), *e = load(lib, "e"),
 		 *ed = load(lib, "ed"), *x = load(lib, "x"),
-		 *so = load(lib, "so");
+		 *so = load(lib, "so"), *rso = load(lib, "rso");
 	EVP_PKEY *rp = pub(c, "r"), *ep = pub(c, "e"), *edp = pub(c, "ed"),
 		 *xp = pub(c, "x"), *otherp = pub(c, "other");
-	if (!r || !e || !ed || !x || !so || !rp || !ep || !edp || !xp ||
+	if (!r || !e || !ed || !x || !so || !rso || !rp || !ep || !edp || !xp ||
 	    !otherp) {
 		FAIL("loading the keys");
 		goto free;
@@ -421,6 +608,15 @@ int main(void)
 		EVP_PKEY_free(peer);
 	}
 
+	/* RSA-OAEP decryption, in the daemon (counted there). */
+	before = key_ops(c, "r");
+	oaep_check(lib, r, rp);
+	if (key_ops(c, "r") < before + 8)
+		FAIL("the daemon counted %llu decryptions, want 8 or more",
+		     (unsigned long long)(key_ops(c, "r") - before));
+
+	keygen_check(lib, c, x, xp);
+
 	/* Refusals naming cryptod. */
 	ERR_clear_error();
 	if (load(lib, "nope"))
@@ -434,12 +630,36 @@ int main(void)
 	else if (!pfx_err_names_cryptod())
 		FAIL("sign-only derive: the error does not name cryptod");
 	EVP_PKEY_free(peer);
+	/* No PKCS#1 v1.5 decryption (docs/asymmetric.md); a sign-only key
+	 * does not decrypt. */
+	static const unsigned char pt[] = "pms";
+	unsigned char ct[512], out[512];
+	size_t ctn = rsa_enc(NULL, rp, RSA_PKCS1_PADDING, NULL, NULL, NULL, pt,
+			     sizeof(pt), ct);
+	ERR_clear_error();
+	if (!ctn ||
+	    rsa_dec(lib, r, RSA_PKCS1_PADDING, NULL, NULL, NULL, ct, ctn, out))
+		FAIL("PKCS#1 v1.5 decryption: not refused");
+	else if (!pfx_err_names_cryptod())
+		FAIL("PKCS#1 v1.5 decryption: the error does not name cryptod");
+	EVP_PKEY *rsop = pub(c, "rso");
+	ctn = rsop ? rsa_enc(NULL, rsop, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			     NULL, pt, sizeof(pt), ct)
+		   : 0;
+	ERR_clear_error();
+	if (!ctn || rsa_dec(lib, rso, RSA_PKCS1_OAEP_PADDING, "SHA256", NULL,
+			    NULL, ct, ctn, out))
+		FAIL("a sign-only key decrypted");
+	else if (!pfx_err_names_cryptod())
+		FAIL("sign-only decrypt: the error does not name cryptod");
+	EVP_PKEY_free(rsop);
 free:
 	EVP_PKEY_free(r);
 	EVP_PKEY_free(e);
 	EVP_PKEY_free(ed);
 	EVP_PKEY_free(x);
 	EVP_PKEY_free(so);
+	EVP_PKEY_free(rso);
 	EVP_PKEY_free(rp);
 	EVP_PKEY_free(ep);
 	EVP_PKEY_free(edp);
