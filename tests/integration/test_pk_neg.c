@@ -4,8 +4,8 @@
  * with the status the contract names, and the daemon still serving
  * after all of them:
  *
- * - CreateSession: a key of another type or size than the row's, a
- *   private key with bytes after it, 4 KiB of garbage, a key past
+ * - CreateSession: a key of another type or size than the row's, an
+ *   RSASSA-PSS key on an RSA row, a private key with bytes after it, 4 KiB of garbage, a key past
  *   CTL_PKEY_MAX;
  * - derive: a point off the curve, a compressed or short point, X25519's
  *   all-zero (small-order) point: CC_ERR_BAD_PARAM;
@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include <openssl/rand.h>
+#include <openssl/rsa.h>
 
 static struct cc_conn *conn;
 static struct cc_queue *q;
@@ -68,6 +69,23 @@ static void bad_keys(void)
 		WANT(pk_session(conn, alg[i], k, 1, &err) ? 0 : err, -EINVAL,
 		     "a public key of another row");
 		EVP_PKEY_free(k);
+	}
+	/* An RSASSA-PSS key (id-RSASSA-PSS, its SPKI pinning PSS): the RSA
+	 * rows take rsaEncryption keys alone (docs/asymmetric.md; Wycheproof's
+	 * rsa_pss_*_params files). */
+	EVP_PKEY *pss = NULL;
+	EVP_PKEY_CTX *kc = EVP_PKEY_CTX_new_from_name(NULL, "RSA-PSS", NULL);
+	if (kc && EVP_PKEY_keygen_init(kc) > 0 &&
+	    EVP_PKEY_CTX_set_rsa_keygen_bits(kc, 2048) > 0)
+		EVP_PKEY_keygen(kc, &pss);
+	EVP_PKEY_CTX_free(kc);
+	PK_CHECK(pss, "an RSA-PSS key");
+	if (pss) {
+		WANT(pk_session(conn, CC_ALG_RSA_2048, pss, 0, &err) ? 0 : err,
+		     -EINVAL, "an RSASSA-PSS private key");
+		WANT(pk_session(conn, CC_ALG_RSA_2048, pss, 1, &err) ? 0 : err,
+		     -EINVAL, "an RSASSA-PSS public key");
+		EVP_PKEY_free(pss);
 	}
 	/* the right key with a byte after it */
 	EVP_PKEY *k = pk_keygen(CC_ALG_EC_P256);

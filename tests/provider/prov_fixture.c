@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 #include "prov_fixture.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/params.h>
+#include <openssl/store.h>
 
 atomic_int failures;
 
@@ -142,4 +145,64 @@ int pfx_err_names_cryptod(void)
 			found = 1;
 	}
 	return found;
+}
+
+static char keys_tmp[128], keys_dir_arg[192];
+const char *pfx_keys_args[] = { "--set", "keys.kek=credential:kek", "--set",
+				keys_dir_arg, NULL };
+
+int pfx_keys_setup(const char *tag)
+{
+	uint8_t kek[32];
+	char creddir[160], f[192];
+	snprintf(keys_tmp, sizeof(keys_tmp), "/tmp/cryptod-%s.XXXXXX", tag);
+	if (!mkdtemp(keys_tmp))
+		return -1;
+	snprintf(creddir, sizeof(creddir), "%s/creds", keys_tmp);
+	snprintf(f, sizeof(f), "%s/kek", creddir);
+	int fd = -1;
+	FILE *r = fopen("/dev/urandom", "rb");
+	int ok = r && fread(kek, 1, sizeof(kek), r) == sizeof(kek) &&
+		 !mkdir(creddir, 0700) &&
+		 (fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0400)) >= 0 &&
+		 write(fd, kek, sizeof(kek)) == (ssize_t)sizeof(kek);
+	if (r)
+		fclose(r);
+	if (fd >= 0)
+		close(fd);
+	explicit_bzero(kek, sizeof(kek));
+	setenv("CREDENTIALS_DIRECTORY", creddir, 1);
+	snprintf(keys_dir_arg, sizeof(keys_dir_arg), "keys.dir=%s/keys",
+		 keys_tmp);
+	return ok ? 0 : -1;
+}
+
+void pfx_keys_cleanup(void)
+{
+	char cmd[160];
+	if (!keys_tmp[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", keys_tmp);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", keys_tmp);
+	keys_tmp[0] = 0;
+}
+
+EVP_PKEY *pfx_load_key(OSSL_LIB_CTX *lib, const char *name)
+{
+	char uri[96];
+	snprintf(uri, sizeof(uri), "cryptod:%s", name);
+	OSSL_STORE_CTX *st = OSSL_STORE_open_ex(uri, lib, NULL, NULL, NULL,
+						NULL, NULL, NULL);
+	EVP_PKEY *k = NULL;
+	while (st && !k && !OSSL_STORE_eof(st)) {
+		OSSL_STORE_INFO *i = OSSL_STORE_load(st);
+		if (i && OSSL_STORE_INFO_get_type(i) == OSSL_STORE_INFO_PKEY)
+			k = OSSL_STORE_INFO_get1_PKEY(i);
+		OSSL_STORE_INFO_free(i);
+		if (!i)
+			break;
+	}
+	OSSL_STORE_close(st);
+	return k;
 }

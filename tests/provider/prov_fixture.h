@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/provider.h>
 
 #include "fixture.h"
@@ -71,5 +72,19 @@ int pfx_counters(OSSL_LIB_CTX *l, uint64_t *daemon, uint64_t *fallbacks,
 /* Empties the thread's error stack; 1 if a reason or data on it named
  * cryptod. */
 int pfx_err_names_cryptod(void);
+
+/*
+ * A key store for tests of named keys: a temp dir (/tmp/cryptod-TAG.*)
+ * with a random KEK as a credential ($CREDENTIALS_DIRECTORY) and the
+ * keys' directory; pfx_keys_args are the daemon's arguments that use
+ * them (fx_daemon_params.args). 0, or -1 with errno.
+ */
+int pfx_keys_setup(const char *tag);
+extern const char *pfx_keys_args[];
+/* The temp dir removed. */
+void pfx_keys_cleanup(void);
+
+/* The key "cryptod:NAME" through OSSL_STORE in lib, or NULL. */
+EVP_PKEY *pfx_load_key(OSSL_LIB_CTX *lib, const char *name);
 
 #endif

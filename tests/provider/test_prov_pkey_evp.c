@@ -38,45 +38,6 @@
 
 #include "prov_fixture.h"
 
-static char tmp[] = "/tmp/cryptod-pkey-evp.XXXXXX";
-static char creddir[128], keydir[128], kd_arg[192];
-static const char *args[] = { "--set", "keys.kek=credential:kek", "--set",
-			      kd_arg, NULL };
-
-/* A KEK in a credentials directory, and the key store's directory. */
-static int setup_dirs(void)
-{
-	uint8_t kek[32];
-	if (!mkdtemp(tmp))
-		return -1;
-	snprintf(creddir, sizeof(creddir), "%s/creds", tmp);
-	snprintf(keydir, sizeof(keydir), "%s/keys", tmp);
-	char f[192];
-	snprintf(f, sizeof(f), "%s/kek", creddir);
-	int fd = -1;
-	FILE *r = fopen("/dev/urandom", "rb");
-	int ok = r && fread(kek, 1, sizeof(kek), r) == sizeof(kek) &&
-		 !mkdir(creddir, 0700) &&
-		 (fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0400)) >= 0 &&
-		 write(fd, kek, sizeof(kek)) == (ssize_t)sizeof(kek);
-	if (r)
-		fclose(r);
-	if (fd >= 0)
-		close(fd);
-	explicit_bzero(kek, sizeof(kek));
-	setenv("CREDENTIALS_DIRECTORY", creddir, 1);
-	snprintf(kd_arg, sizeof(kd_arg), "keys.dir=%s", keydir);
-	return ok ? 0 : -1;
-}
-
-static void cleanup_dirs(void)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", tmp);
-}
-
 static int create(struct cc_conn *c, const char *name, const char *alg,
 		  unsigned usage)
 {
@@ -90,25 +51,6 @@ static int create(struct cc_conn *c, const char *name, const char *alg,
 	if (err)
 		FAIL("create %s (%s): %s", name, alg, cc_strerror(err));
 	return err;
-}
-
-static EVP_PKEY *load(OSSL_LIB_CTX *lib, const char *name)
-{
-	char uri[96];
-	snprintf(uri, sizeof(uri), "cryptod:%s", name);
-	OSSL_STORE_CTX *st = OSSL_STORE_open_ex(uri, lib, NULL, NULL, NULL,
-						NULL, NULL, NULL);
-	EVP_PKEY *k = NULL;
-	while (st && !k && !OSSL_STORE_eof(st)) {
-		OSSL_STORE_INFO *i = OSSL_STORE_load(st);
-		if (i && OSSL_STORE_INFO_get_type(i) == OSSL_STORE_INFO_PKEY)
-			k = OSSL_STORE_INFO_get1_PKEY(i);
-		OSSL_STORE_INFO_free(i);
-		if (!i)
-			break;
-	}
-	OSSL_STORE_close(st);
-	return k;
 }
 
 /* The public key, in-process on the default provider. */
@@ -496,16 +438,16 @@ static void check_params(EVP_PKEY *k, const char *name, int bits, int sec,
 int main(void)
 {
 	pfx_need_daemon();
-	if (setup_dirs()) {
+	if (pfx_keys_setup("pkey-evp")) {
 		fprintf(stderr, "setup: %s\n", strerror(errno));
 		return 1;
 	}
 	struct fx_daemon d;
 	OSSL_LIB_CTX *lib;
 	OSSL_PROVIDER *prov;
-	struct fx_daemon_params dp = { .args = args };
+	struct fx_daemon_params dp = { .args = pfx_keys_args };
 	if (pfx_start_with(&d, &dp, &lib, &prov)) {
-		cleanup_dirs();
+		pfx_keys_cleanup();
 		return 1;
 	}
 	OSSL_PROVIDER *dflt = OSSL_PROVIDER_load(lib, "default");
@@ -521,9 +463,9 @@ int main(void)
 	    create(c, "other", "ec-p256", 0))
 		goto out;
 
-	EVP_PKEY *r = load(lib, "r"), *e = load(lib, "e"),
-		 *ed = load(lib, "ed"), *x = load(lib, "x"),
-		 *so = load(lib, "so"), *rso = load(lib, "rso");
+	EVP_PKEY *r = pfx_load_key(lib, "r"), *e = pfx_load_key(lib, "e"),
+		 *ed = pfx_load_key(lib, "ed"), *x = pfx_load_key(lib, "x"),
+		 *so = pfx_load_key(lib, "so"), *rso = pfx_load_key(lib, "rso");
 	EVP_PKEY *rp = pub(c, "r"), *ep = pub(c, "e"), *edp = pub(c, "ed"),
 		 *xp = pub(c, "x"), *otherp = pub(c, "other");
 	if (!r || !e || !ed || !x || !so || !rso || !rp || !ep || !edp || !xp ||
@@ -619,7 +561,7 @@ int main(void)
 
 	/* Refusals naming cryptod. */
 	ERR_clear_error();
-	if (load(lib, "nope"))
+	if (pfx_load_key(lib, "nope"))
 		FAIL("cryptod:nope loaded");
 	else if (!pfx_err_names_cryptod())
 		FAIL("cryptod:nope: the error does not name cryptod");
@@ -669,6 +611,6 @@ out:
 	cc_disconnect(c);
 	OSSL_PROVIDER_unload(dflt);
 	int stop = pfx_stop(&d, lib, prov);
-	cleanup_dirs();
+	pfx_keys_cleanup();
 	return pfx_verdict(stop, 0);
 }
