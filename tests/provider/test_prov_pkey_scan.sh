@@ -277,7 +277,7 @@ echo "[${SECONDS}s] nginx under a reload"
 # ---- nginx under a reload, a rotation, a daemon restart ----
 new_workers() { # OLD...: wait until nginx's workers are none of OLD
 	local w o
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do # 30 s: old workers finish first
 		w=$(children "$npid")
 		for o in "$@"; do grep -qx "$o" <<<"$w" && w=; done
 		[ "$(wc -w <<<"$w")" = 2 ] && return 0
@@ -286,11 +286,15 @@ new_workers() { # OLD...: wait until nginx's workers are none of OLD
 	return 1
 }
 reload() {
+	# The workers before the signal: read after it, a busy machine may
+	# list the new ones already, which then never count as new.
+	local old
+	old=$(children "$npid")
 	# nginx -s reads the configuration, the key references too.
 	OPENSSL_CONF=$tmp/prov.cnf "$NGINX" -p "$tmp" -c "$tmp/nginx.conf" \
 		-e "$tmp/logs/error.log" -s reload || bad "nginx -s reload"
-	# shellcheck disable=SC2046
-	new_workers $(children "$npid") || bad "reload: no new workers"
+	# shellcheck disable=SC2086 # pids, one a word
+	new_workers $old || bad "reload: no new workers"
 }
 # (a) A reload's new workers (forked from the master, which read the
 # key references again) serve.
