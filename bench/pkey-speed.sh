@@ -18,8 +18,8 @@
 #    does, loaded from its PEM file (the default provider) and from its
 #    key-reference file (cryptoctl key ref: cryptod's provider, the key in
 #    the daemon); synchronous and with N ASYNC_JOBs on one thread (as
-#    openssl speed -async_jobs), A B B A rounds, the median printed and
-#    the ratio cryptod/default. Synchronous rows: pkey_speed on CPU 0,
+#    openssl speed -async_jobs), rounds alternating which goes first, the
+#    median printed and the ratio cryptod/default. Synchronous rows: pkey_speed on CPU 0,
 #    the daemon on CPU 1; async rows: the daemon on both CPUs (its
 #    workers sign in parallel while the program's thread keeps N
 #    signatures in flight). A cryptod figure counts only when the key's
@@ -164,7 +164,7 @@ fi
 # One pkey_speed run: ops per second, or "-" when a cryptod run's ops did
 # not reach the daemon.
 speed() { # default|cryptod ALG JOBS
-	local key src args=() o0 out ops rate
+	local key src cnf args=() o0 out ops rate
 	key=$(key_of "$2")
 	[ "$2" = rsa2048pss ] && args+=(--pss)
 	[ "$3" != 0 ] && args+=(--jobs "$3")
@@ -177,9 +177,9 @@ speed() { # default|cryptod ALG JOBS
 	}
 	read -r _ ops _ _ _ rate <<<"$out"
 	if [ "$1" = cryptod ]; then
-		local d=$(($(key_ops "$key") - o0))
-		if [ "$d" -lt "$ops" ]; then
-			echo "  $2 jobs $3: the daemon counted $d of $ops ops: not in the daemon" >&2
+		local counted=$(($(key_ops "$key") - o0))
+		if [ "$counted" -lt "$ops" ]; then
+			echo "  $2 jobs $3: the daemon counted $counted of $ops ops: not in the daemon" >&2
 			rate=-
 		fi
 	fi
@@ -299,9 +299,9 @@ hs() { # pem|ref KEY tls13|tls12
 	rm -f "$dir"/st.*
 	rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')
 	if [ "$1" = ref ]; then
-		local d=$(($(key_ops "$2") - o0))
-		if [ "$d" -lt "$n" ] || [ "$n" = 0 ]; then
-			echo "  nginx $2 $3: the daemon signed $d of $n handshakes" >&2
+		local signed=$(($(key_ops "$2") - o0))
+		if [ "$signed" -lt "$n" ] || [ "$n" = 0 ]; then
+			echo "  nginx $2 $3: the daemon signed $signed of $n handshakes" >&2
 			rate=-
 		fi
 	fi
