@@ -113,8 +113,8 @@ fail:
 static int sig_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct sig_ctx *s = vctx;
-	if (!params || !params[0].key || s->eddsa)
-		return 1;
+	if (!params || !params[0].key || s->eddsa || !s->k)
+		return 1; /* before an init: nothing to set them on yet */
 	EVP_PKEY_CTX *sh = sig_shadow(s);
 	return sh && EVP_PKEY_CTX_set_params(sh, params);
 }
@@ -122,7 +122,7 @@ static int sig_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 static int sig_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct sig_ctx *s = vctx;
-	if (!s->eddsa) {
+	if (!s->eddsa && s->k) {
 		EVP_PKEY_CTX *sh = sig_shadow(s);
 		return sh && EVP_PKEY_CTX_get_params(sh, params);
 	}
