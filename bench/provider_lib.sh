@@ -1,6 +1,6 @@
 # What the provider benchmarks share (sourced: provider-speed.sh,
-# provider-enc.sh): the build's binaries checked, a private daemon with
-# $WORKERS workers pinned to CPU 1 and openssl to CPU 0 when $PIN is 1
+# provider-enc.sh, pkey-speed.sh): the build's binaries checked, a private
+# daemon with $WORKERS workers (and the DAEMON_ARGS array, if set) pinned to CPU 1 and openssl to CPU 0 when $PIN is 1
 # (pin_c: the prefix for openssl), the machine printed, and dbytes, the
 # daemon's byte counter. The caller sets BUILD, WORKERS, PIN and NAME.
 CTL=$BUILD/cli/cryptoctl
@@ -16,7 +16,8 @@ if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
 	pin_d=(taskset -c 1) pin_c=(taskset -c 0)
 fi
 "${pin_d[@]}" "$BUILD/daemon/cryptod" --no-config --socket "$dir/s.sock" \
-	--workers "$WORKERS" --log-level warn 2>"$dir/daemon.log" &
+	--workers "$WORKERS" --log-level warn ${DAEMON_ARGS[@]+"${DAEMON_ARGS[@]}"} \
+	2>"$dir/daemon.log" &
 dpid=$!
 export CRYPTOD_SOCKET=$dir/s.sock
 for _ in $(seq 100); do "$CTL" ping >/dev/null 2>&1 && break; sleep 0.05; done

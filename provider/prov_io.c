@@ -12,8 +12,9 @@
  * there, which is why a queue has a lock (uncontended in the common
  * case of one thread).
  *
- * Waiting: a thread spins briefly (small ops complete in microseconds),
- * then sleeps on the queue's completion doorbell. Inside an ASYNC_JOB
+ * Waiting: a thread spins briefly (small ops complete in microseconds;
+ * a signature or derive longer, PIO_PK_SPIN_NS), then sleeps on the
+ * queue's completion doorbell. Inside an ASYNC_JOB
  * (openssl speed -async_jobs, async-aware servers) it registers that
  * doorbell as the job's wait fd and pauses the job instead, so one
  * thread keeps many ops in flight; whoever holds the queue's lock next
@@ -58,6 +59,12 @@ enum {
 	 * program's loop polling the thread's jobs) before it sleeps: a
 	 * round of 32 jobs of 16 KiB ops takes about 100 us */
 	PIO_JOB_SPIN_NS = 200000,
+	/* how long a signature or derive spins before sleeping, outside a
+	 * job: P-256, Ed25519 and X25519 take 20-60 us in the daemon, and
+	 * arming the doorbell, the daemon's ring and the wake-up cost about
+	 * as much again (bench/pkey-speed.sh); an RSA signature (~0.5 ms)
+	 * sleeps after this */
+	PIO_PK_SPIN_NS = 150000,
 };
 
 /* An op's outcome, filed by whoever reaps it. */
@@ -88,6 +95,10 @@ struct pio_q {
 	unsigned unread; /* results filed, not yet taken */
 	int poked;
 	unsigned free_hint; /* where to look for a free slot */
+	/* how long a synchronous wait spins: PIO_SPIN_NS, PIO_PK_SPIN_NS
+	 * while pio_pk waits (another op of the queue meanwhile spins as
+	 * long: harmless) */
+	uint64_t spin_ns;
 	struct pio_res res[PIO_SLOTS];
 	struct pio_q *next, **pprev; /* p->queues, under p->lock */
 };
@@ -224,6 +235,7 @@ static int pio_queue(struct prov *p, struct prov_conn *conn, struct pio_q **out)
 			return err;
 		}
 		pq->p = p;
+		pq->spin_ns = PIO_SPIN_NS;
 		pq->forks = prov_fork_count();
 		atomic_fetch_add(&conn->refs, 1);
 		pq->conn = conn;
@@ -307,7 +319,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	int first = !*since;
 	if (first)
 		*since = t;
-	if (!job && t - *since < PIO_SPIN_NS) {
+	if (!job && t - *since < pq->spin_ns) {
 		/* Look at the ring, holding the lock (no other reaper
 		 * could take what lands meanwhile), and let it go with a
 		 * yield only once per CRD_SPIN_YIELD_NS (clock.h): a
@@ -650,7 +662,9 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 		.iv = pp,
 		.iv_len = pp ? sizeof(*pp) : 0,
 	};
+	pq->spin_ns = PIO_PK_SPIN_NS;
 	err = pq_run_op(pq, &op, s, buf, &since);
+	pq->spin_ns = PIO_SPIN_NS;
 	if (err)
 		goto out;
 	err = pq->res[s].status;

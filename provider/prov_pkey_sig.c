@@ -13,7 +13,12 @@
  * kept by a default-provider verify context on the public key ("shadow"),
  * which checks them as OpenSSL would and computes the AlgorithmIdentifier
  * a certificate or CMS signer asks for; a signature reads them back from
- * it into the op's struct cc_pk_params.
+ * it into the op's struct cc_pk_params. The shadow is made when first
+ * needed (a parameter set or asked for, a verify): a TLS server's ECDSA
+ * signature sets none, and a context per handshake (libssl makes one for
+ * each) costs as much as a tenth of the signature's round trip. Without
+ * one, the parameters are the defaults: the digest the init named,
+ * PKCS#1 v1.5 for RSA.
  */
 #include "prov_pkey.h"
 #include <errno.h>
@@ -28,9 +33,11 @@ struct sig_ctx {
 	struct prov *p;
 	struct prov_pkey *k; /* OpenSSL's key's, not ours */
 	int eddsa;
-	EVP_PKEY_CTX *shadow; /* owned: RSA, ECDSA */
+	char mdname[64];      /* the init's digest, "" for none */
+	uint8_t md_id;	      /* its CC_PK_MD_*, NONE for others */
+	EVP_PKEY_CTX *shadow; /* owned: RSA, ECDSA; made by sig_shadow() */
 	EVP_MD_CTX *mdctx;    /* owned: digest_sign/verify's hash */
-	EVP_MD *md;	      /* owned */
+	EVP_MD *md;	      /* owned: the init's digest, if named */
 };
 
 static void *sig_newctx(void *provctx, const char *propq)
@@ -71,19 +78,54 @@ static void *sig_dupctx(void *vctx)
 	return d;
 }
 
+/* The shadow context (RSA, ECDSA), made on first use with the init's
+ * digest; NULL with an error raised. */
+static EVP_PKEY_CTX *sig_shadow(struct sig_ctx *s)
+{
+	if (s->shadow || s->eddsa || !s->k)
+		return s->shadow;
+	OSSL_LIB_CTX *l = prov_fb_libctx(s->p);
+	if (!l ||
+	    !(s->shadow = EVP_PKEY_CTX_new_from_pkey(l, s->k->pub, NULL)) ||
+	    EVP_PKEY_verify_init(s->shadow) != 1) {
+		PROV_ERR(s->p, PROV_R_FALLBACK, "key %s: no verify context",
+			 s->k->name);
+		goto fail;
+	}
+	if (s->mdname[0]) {
+		OSSL_PARAM md[] = { OSSL_PARAM_utf8_string(
+					    OSSL_SIGNATURE_PARAM_DIGEST,
+					    s->mdname, strlen(s->mdname)),
+				    OSSL_PARAM_END };
+		if (!EVP_PKEY_CTX_set_params(s->shadow, md)) {
+			PROV_ERR(s->p, PROV_R_BAD_PARAM, "digest %s",
+				 s->mdname);
+			goto fail;
+		}
+	}
+	return s->shadow;
+fail:
+	EVP_PKEY_CTX_free(s->shadow);
+	s->shadow = NULL;
+	return NULL;
+}
+
 static int sig_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct sig_ctx *s = vctx;
-	if (!params || !params[0].key)
-		return 1;
-	return s->shadow ? EVP_PKEY_CTX_set_params(s->shadow, params) : 1;
+	if (!params || !params[0].key || s->eddsa || !s->k)
+		return 1; /* before an init: nothing to set them on yet */
+	EVP_PKEY_CTX *sh = sig_shadow(s);
+	return sh && EVP_PKEY_CTX_set_params(sh, params);
 }
 
 static int sig_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct sig_ctx *s = vctx;
-	if (s->shadow)
-		return EVP_PKEY_CTX_get_params(s->shadow, params);
+	if (!s->eddsa && s->k) {
+		EVP_PKEY_CTX *sh = sig_shadow(s);
+		return sh && EVP_PKEY_CTX_get_params(sh, params);
+	}
 	OSSL_PARAM *q =
 		OSSL_PARAM_locate(params, OSSL_SIGNATURE_PARAM_ALGORITHM_ID);
 	if (q && s->k) {
@@ -127,8 +169,66 @@ static const OSSL_PARAM *sig_gettable_ctx_params(void *vctx, void *provctx)
 	return sig_gettable;
 }
 
-/* Start an op on key: the shadow context on its public key (RSA,
- * ECDSA), the digest if named, the caller's parameters. */
+/* The id of md, a SHA-1 or SHA-2 digest; CC_PK_MD_NONE for others. */
+static uint8_t md_id(const EVP_MD *md)
+{
+	static const struct {
+		const char *n;
+		uint8_t id;
+	} mds[] = {
+		{ "SHA1", CC_PK_MD_SHA1 },
+		{ "SHA2-224", CC_PK_MD_SHA224 },
+		{ "SHA2-256", CC_PK_MD_SHA256 },
+		{ "SHA2-384", CC_PK_MD_SHA384 },
+		{ "SHA2-512", CC_PK_MD_SHA512 },
+	};
+	for (size_t i = 0; md && i < sizeof(mds) / sizeof(mds[0]); i++)
+		if (EVP_MD_is_a(md, mds[i].n))
+			return mds[i].id;
+	return CC_PK_MD_NONE;
+}
+
+/* The id of the digest called name: the init's without a look-up. */
+static uint8_t md_id_of(struct sig_ctx *s, const char *name)
+{
+	if (s->md && (!strcmp(name, s->mdname) || EVP_MD_is_a(s->md, name)))
+		return s->md_id;
+	EVP_MD *md = prov_fb_md(s->p, name);
+	uint8_t id = md_id(md);
+	EVP_MD_free(md);
+	return id;
+}
+
+/* The shadow's digest's name into name[64] ("" for none); 1, or 0 with
+ * an error raised. Without a shadow, the init's. */
+static int sig_mdname(struct sig_ctx *s, char name[64])
+{
+	name[0] = 0;
+	if (!s->shadow) {
+		strcpy(name, s->mdname);
+		return 1;
+	}
+	OSSL_PARAM q[] = { OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST,
+						  name, 64),
+			   OSSL_PARAM_END };
+	return EVP_PKEY_CTX_get_params(s->shadow, q);
+}
+
+/* The digest to hash with (a reference for the caller): the init's,
+ * unless a parameter named another. */
+static EVP_MD *sig_md(struct sig_ctx *s)
+{
+	char name[64];
+	if (!sig_mdname(s, name) || !name[0])
+		return NULL;
+	if (s->md && (!strcmp(name, s->mdname) || EVP_MD_is_a(s->md, name)))
+		return EVP_MD_up_ref(s->md) ? s->md : NULL;
+	return prov_fb_md(s->p, name);
+}
+
+/* Start an op on key: the digest if named (fetched, and hashed with when
+ * hash), the caller's parameters (on the shadow context, which only
+ * they make here). */
 static int sig_init(struct sig_ctx *s, void *key, const char *mdname,
 		    const OSSL_PARAM params[], int hash)
 {
@@ -146,6 +246,8 @@ static int sig_init(struct sig_ctx *s, void *key, const char *mdname,
 	s->mdctx = NULL;
 	EVP_MD_free(s->md);
 	s->md = NULL;
+	s->mdname[0] = 0;
+	s->md_id = CC_PK_MD_NONE;
 	if (s->eddsa) {
 		if (mdname && *mdname) {
 			PROV_ERR(s->p, PROV_R_BAD_PARAM,
@@ -154,64 +256,36 @@ static int sig_init(struct sig_ctx *s, void *key, const char *mdname,
 		}
 		return 1;
 	}
-	OSSL_LIB_CTX *l = prov_fb_libctx(s->p);
-	if (!l || !(s->shadow = EVP_PKEY_CTX_new_from_pkey(l, k->pub, NULL)) ||
-	    EVP_PKEY_verify_init(s->shadow) != 1) {
-		PROV_ERR(s->p, PROV_R_FALLBACK, "key %s: no verify context",
-			 k->name);
-		return 0;
-	}
+	/* A digest-sign with none hashes with SHA-256, as OpenSSL's RSA and
+	 * ECDSA do. */
+	if (hash && !(mdname && *mdname))
+		mdname = "SHA256";
 	if (mdname && *mdname) {
-		OSSL_PARAM md[] = { OSSL_PARAM_utf8_string(
-					    OSSL_SIGNATURE_PARAM_DIGEST,
-					    (char *)mdname, strlen(mdname)),
-				    OSSL_PARAM_END };
-		if (!EVP_PKEY_CTX_set_params(s->shadow, md)) {
-			PROV_ERR(s->p, PROV_R_BAD_PARAM, "digest %s", mdname);
+		if (strlen(mdname) >= sizeof(s->mdname) ||
+		    !(s->md = prov_fb_md(s->p, mdname))) {
+			PROV_ERR(s->p, PROV_R_BAD_PARAM, "digest %.64s",
+				 mdname);
 			return 0;
 		}
+		strcpy(s->mdname, mdname);
+		s->md_id = md_id(s->md);
 	}
 	if (!sig_set_ctx_params(s, params))
 		return 0;
 	if (hash) {
-		char name[64] = "";
-		OSSL_PARAM q[] = { OSSL_PARAM_utf8_string(
-					   OSSL_SIGNATURE_PARAM_DIGEST, name,
-					   sizeof(name)),
-				   OSSL_PARAM_END };
-		if (!EVP_PKEY_CTX_get_params(s->shadow, q) || !name[0])
-			snprintf(name, sizeof(name), "SHA256");
-		if (!(s->md = prov_fb_md(s->p, name)) ||
-		    !(s->mdctx = EVP_MD_CTX_new()) ||
-		    !EVP_DigestInit_ex2(s->mdctx, s->md, NULL))
+		/* Parameters may have named another digest. */
+		EVP_MD *md = sig_md(s);
+		if (!md || !(s->mdctx = EVP_MD_CTX_new()) ||
+		    !EVP_DigestInit_ex2(s->mdctx, md, NULL)) {
+			EVP_MD_free(md);
 			return 0;
+		}
+		EVP_MD_free(md);
 	}
 	return 1;
 }
 
-static uint8_t md_id(OSSL_LIB_CTX *l, const char *name)
-{
-	static const struct {
-		const char *n;
-		uint8_t id;
-	} mds[] = {
-		{ "SHA1", CC_PK_MD_SHA1 },
-		{ "SHA2-224", CC_PK_MD_SHA224 },
-		{ "SHA2-256", CC_PK_MD_SHA256 },
-		{ "SHA2-384", CC_PK_MD_SHA384 },
-		{ "SHA2-512", CC_PK_MD_SHA512 },
-	};
-	for (size_t i = 0; i < sizeof(mds) / sizeof(mds[0]); i++) {
-		EVP_MD *md = EVP_MD_fetch(l, name, NULL);
-		int is = md && EVP_MD_is_a(md, mds[i].n);
-		EVP_MD_free(md);
-		if (is)
-			return mds[i].id;
-	}
-	return CC_PK_MD_NONE;
-}
-
-/* The op's parameters from the shadow context. */
+/* The op's parameters: the shadow context's, else the defaults. */
 static int sig_params(struct sig_ctx *s, size_t tbslen, struct cc_pk_params *pp)
 {
 	memset(pp, 0, sizeof(*pp));
@@ -220,23 +294,26 @@ static int sig_params(struct sig_ctx *s, size_t tbslen, struct cc_pk_params *pp)
 	char md[64] = "", mgf1[64] = "";
 	int pad = RSA_PKCS1_PADDING, salt = RSA_PSS_SALTLEN_DIGEST;
 	int rsa = EVP_PKEY_is_a(s->k->pub, "RSA");
-	OSSL_PARAM q[] = {
-		OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, md,
-				       sizeof(md)),
-		OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PAD_MODE, &pad),
-		OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST, mgf1,
-				       sizeof(mgf1)),
-		OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, &salt),
-		OSSL_PARAM_END
-	};
-	if (!rsa)
-		q[1].key = NULL; /* ECDSA: the digest alone */
-	if (!EVP_PKEY_CTX_get_params(s->shadow, q))
-		return 0;
+	if (s->shadow) {
+		OSSL_PARAM q[] = {
+			OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_DIGEST, md,
+					       sizeof(md)),
+			OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PAD_MODE, &pad),
+			OSSL_PARAM_utf8_string(OSSL_SIGNATURE_PARAM_MGF1_DIGEST,
+					       mgf1, sizeof(mgf1)),
+			OSSL_PARAM_int(OSSL_SIGNATURE_PARAM_PSS_SALTLEN, &salt),
+			OSSL_PARAM_END
+		};
+		if (!rsa)
+			q[1].key = NULL; /* ECDSA: the digest alone */
+		if (!EVP_PKEY_CTX_get_params(s->shadow, q))
+			return 0;
+	} else {
+		strcpy(md, s->mdname);
+	}
 	/* No digest set: the digest's length says which (as OpenSSL's
 	 * EVP_PKEY_sign with no md takes any). */
-	OSSL_LIB_CTX *l = prov_fb_libctx(s->p);
-	pp->md = md[0] ? md_id(l, md) : 0;
+	pp->md = md[0] ? md_id_of(s, md) : 0;
 	if (!md[0])
 		pp->md = tbslen == 20	? CC_PK_MD_SHA1
 			 : tbslen == 28 ? CC_PK_MD_SHA224
@@ -265,7 +342,7 @@ static int sig_params(struct sig_ctx *s, size_t tbslen, struct cc_pk_params *pp)
 		return 0;
 	}
 	pp->pad = CC_PK_PAD_PSS;
-	pp->mgf1_md = mgf1[0] ? md_id(l, mgf1) : 0;
+	pp->mgf1_md = mgf1[0] ? md_id_of(s, mgf1) : 0;
 	/* OpenSSL's -1 digest, -2 auto (for a signature: the longest),
 	 * -3 max; else bytes. */
 	pp->salt_len = salt == RSA_PSS_SALTLEN_DIGEST ? CC_PK_SALT_DIGEST
@@ -324,8 +401,8 @@ static int sig_verify(void *vctx, const unsigned char *sig, size_t siglen,
 		      const unsigned char *tbs, size_t tbslen)
 {
 	struct sig_ctx *s = vctx;
-	return s->shadow &&
-	       EVP_PKEY_verify(s->shadow, sig, siglen, tbs, tbslen) == 1;
+	EVP_PKEY_CTX *sh = sig_shadow(s);
+	return sh && EVP_PKEY_verify(sh, sig, siglen, tbs, tbslen) == 1;
 }
 
 static int sig_digest_init(void *vctx, const char *mdname, void *key,
