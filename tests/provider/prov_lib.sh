@@ -1,6 +1,7 @@
 # What the provider's shell tests share (sourced, not run): skipping
-# where a test cannot run, a private directory, one daemon, the failure
-# count and the verdict. A test sets daemon=, ctl= (when it starts a
+# where a test cannot run, a private directory, one daemon (one for key
+# pairs, with a KEK and a key store), an OpenSSL configuration that loads
+# the provider, the failure count and the verdict. A test sets daemon=, ctl= (when it starts a
 # daemon) and may define prov_cleanup (more to stop at exit) before
 # prov_tmp.
 
@@ -52,6 +53,37 @@ prov_daemon_start() { # SOCK [ARG...]
 	cat "$tmp/daemon.log"
 	echo "FAIL: daemon"
 	exit 1
+}
+
+# An OpenSSL configuration in FILE that loads the default provider and
+# cryptod's (module $provdir/cryptod.so), the default first; each LINE
+# more goes into cryptod's section (socket = ..., fallback = ...).
+prov_cnf() { # FILE [LINE...]
+	local f=$1
+	shift
+	{
+		printf '%s\n' "openssl_conf = openssl_init" "[openssl_init]" \
+			"providers = provider_sect" "[provider_sect]" \
+			"default = default_sect" "cryptod = cryptod_sect" \
+			"[default_sect]" "activate = 1" "[cryptod_sect]" \
+			"module = $provdir/cryptod.so" "activate = 1"
+		[ $# -eq 0 ] || printf '%s\n' "$@"
+	} >"$f"
+}
+
+# A daemon for key pairs on $CRYPTOD_SOCKET ($tmp/cryptod.sock): a KEK
+# of its own (credential kek, in $tmp/creds), named keys in $tmp/keys.
+# prov_keys_daemon starts it again after a stop (the same KEK and keys).
+prov_keys_daemon() {
+	if [ ! -d "$tmp/creds" ]; then
+		mkdir -m 0700 "$tmp/creds"
+		head -c 32 /dev/urandom >"$tmp/creds/kek"
+		chmod 0400 "$tmp/creds/kek"
+	fi
+	export CREDENTIALS_DIRECTORY=$tmp/creds
+	export CRYPTOD_SOCKET=$tmp/cryptod.sock
+	prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
+		--set keys.dir="$tmp/keys"
 }
 
 # The bytes every engine of the daemon at $CRYPTOD_SOCKET has served.

@@ -29,15 +29,7 @@ prov_need_unsanitized "$sanitize"
 prov_need openssl python3
 prov_tmp pkey
 cd "$tmp" || exit 1
-mkdir -m 0700 creds
-head -c 32 /dev/urandom >creds/kek
-chmod 0400 creds/kek
-export CREDENTIALS_DIRECTORY=$tmp/creds
-export CRYPTOD_SOCKET=$tmp/cryptod.sock
-daemon_up() {
-	prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
-		--set keys.dir="$tmp/keys"
-}
+daemon_up() { prov_keys_daemon; }
 daemon_up
 
 # The default provider first here; cryptod first at the end (either
@@ -168,19 +160,7 @@ for k in rsa-2048 ec-p256; do
 done
 
 # ---- key-reference files, with only OPENSSL_CONF naming the provider ----
-cat >prov.cnf <<CNF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-[provider_sect]
-default = default_sect
-cryptod = cryptod_sect
-[default_sect]
-activate = 1
-[cryptod_sect]
-module = $provdir/cryptod.so
-activate = 1
-CNF
+prov_cnf prov.cnf
 "$ctl" key ref ec-p256 >ec-p256.ref || bad "key ref"
 grep -q "BEGIN CRYPTOD KEY REFERENCE" ec-p256.ref || bad "key ref: no PEM"
 "$ctl" key ref nope >/dev/null 2>&1 && bad "key ref of no key"

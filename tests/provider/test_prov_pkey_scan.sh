@@ -37,30 +37,10 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 prov_tmp pkscan
 cd "$tmp" || exit 1
 chmod 755 "$tmp"
-mkdir -m 0700 creds
-head -c 32 /dev/urandom >creds/kek
-chmod 0400 creds/kek
-export CREDENTIALS_DIRECTORY=$tmp/creds
-export CRYPTOD_SOCKET=$tmp/cryptod.sock
-daemon_up() {
-	prov_daemon_start "$CRYPTOD_SOCKET" --set keys.kek=credential:kek \
-		--set keys.dir="$tmp/keys"
-}
+daemon_up() { prov_keys_daemon; }
 daemon_up
 P=(-provider-path "$provdir" -provider default -provider cryptod)
-cat >prov.cnf <<CNF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-[provider_sect]
-default = default_sect
-cryptod = cryptod_sect
-[default_sect]
-activate = 1
-[cryptod_sect]
-module = $provdir/cryptod.so
-activate = 1
-CNF
+prov_cnf prov.cnf
 
 key_ops() { # NAME: the daemon's op count of the key (one key shown)
 	"$ctl" key show "$1" --json | sed -n 's/.*"ops": \([0-9]*\).*/\1/p'

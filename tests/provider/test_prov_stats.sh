@@ -19,22 +19,7 @@ prov_daemon_start "$sock" --set keys.min_bits=256
 
 cnf() # FILE FALLBACK
 {
-	cat >"$1" <<EOF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-[provider_sect]
-default = default_sect
-cryptod = cryptod_sect
-[default_sect]
-activate = 1
-[cryptod_sect]
-module = $provdir/cryptod.so
-activate = 1
-socket = $sock
-fallback = $2
-min_size = 4096
-EOF
+	prov_cnf "$1" "socket = $sock" "fallback = $2" "min_size = 4096"
 }
 cnf "$tmp/fb.cnf" default-provider
 cnf "$tmp/fail.cnf" fail
