@@ -6,7 +6,9 @@
 # daemon's signatures checked by 'openssl dgst -verify' and 'openssl
 # pkeyutl -verify', openssl's checked by 'cryptoctl verify' (exit 0; a
 # flipped bit exit 3); derives equal to 'openssl pkeyutl -derive'; and
-# the refusals (a key of another algorithm, no key, a public key signing).
+# the refusals (a key of another algorithm, no key, a public key signing);
+# published vectors (RFC 8032 Ed25519, RFC 7748 X25519) exact; the key
+# pair counters of cryptoctl stats.
 #
 #   test_cryptoctl_pkey.sh CRYPTOD CRYPTOCTL   (cryptoctl_lib.sh)
 set -u
@@ -80,6 +82,38 @@ head -c 32 /dev/zero >"$tmp/zero"
 ctl derive --key-file "$tmp/x.pem" --peer "$tmp/zero"
 check "x25519 and a zero point (raw bytes): refused, nothing written" \
 	test "$rc" -ne 0 -a ! -s "$out"
+
+section "published vectors (python3-cryptography-vectors)"
+# RFC 8032's Ed25519 (djb's sign.input: sk||pk:pk:msg:sig||msg) and RFC
+# 7748's X25519 (section 5.2), each private key as PKCS#8 DER: the fixed
+# 16-byte prefix of RFC 8410, then the 32 bytes.
+vec=/usr/lib/python3/dist-packages/cryptography_vectors/asymmetric
+if [ -r "$vec/Ed25519/sign.input" ] && [ -r "$vec/X25519/rfc7748.txt" ]; then
+	n=0 good=0
+	while IFS=: read -r skpk _ msg sigmsg _; do
+		hex2bin "302e020100300506032b657004220420${skpk:0:64}" >"$tmp/v.der"
+		hex2bin "$msg" >"$tmp/v.msg"
+		ctl sign --key-file "$tmp/v.der" --in "$tmp/v.msg"
+		[ $rc -eq 0 ] && [ "$(bin2hex <"$out")" = "${sigmsg:0:128}" ] &&
+			good=$((good + 1))
+		n=$((n + 1))
+	done < <(head -64 "$vec/Ed25519/sign.input")
+	check "ed25519: RFC 8032 sign.input, $good of $n signatures exact" \
+		test "$n" -eq 64 -a "$good" -eq "$n"
+	n=0 good=0
+	while read -r sc u z; do
+		hex2bin "302e020100300506032b656e04220420$sc" >"$tmp/v.der"
+		hex2bin "$u" >"$tmp/v.peer"
+		ctl derive --key-file "$tmp/v.der" --peer "$tmp/v.peer"
+		[ $rc -eq 0 ] && [ "$(bin2hex <"$out")" = "$z" ] && good=$((good + 1))
+		n=$((n + 1))
+	done < <(awk '/^INPUT_SCALAR/ { s = $3 } /^INPUT_U/ { u = $3 }
+		/^OUTPUT_U/ { print s, u, $3 }' "$vec/X25519/rfc7748.txt")
+	check "x25519: RFC 7748 5.2, $good of $n secrets exact" \
+		test "$n" -ge 2 -a "$good" -eq "$n"
+else
+	echo "skip: python3-cryptography-vectors not installed"
+fi
 
 section "stats: the key pair ops, exactly"
 pk_ops() { # ALG OP: the daemon's count
