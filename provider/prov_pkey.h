@@ -52,9 +52,12 @@ struct prov_pkey_ref {
 	struct prov_pkey *k; /* handed over to the load */
 	uint64_t pad;	     /* no other provider's pointer size */
 };
-/* The OSSL_OBJECT params of k, by reference, into ref and params[4]. */
-void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
-			  int *type, OSSL_PARAM params[4]);
+/* What the store loader and the key-reference decoder do with a name:
+ * the key object opened (prov_pkey_open) and handed to cb by reference
+ * as OSSL_OBJECT params, for our key management's load to take over.
+ * 0 with an error raised when it does not open; else cb's return. */
+int prov_pkey_give(struct prov *p, const char *name, uint32_t version,
+		   OSSL_CALLBACK *cb, void *cbarg);
 
 /* The key's type as OpenSSL names it ("RSA", "EC", "ED25519"...). */
 const char *prov_pkey_type(const struct prov_pkey *k);

@@ -249,21 +249,30 @@ static void km_free(void *keydata)
 	prov_pkey_free(keydata);
 }
 
-void prov_pkey_ref_params(struct prov_pkey *k, struct prov_pkey_ref *ref,
-			  int *type, OSSL_PARAM params[4])
+int prov_pkey_give(struct prov *p, const char *name, uint32_t version,
+		   OSSL_CALLBACK *cb, void *cbarg)
 {
+	struct prov_pkey *k = prov_pkey_open(p, name, version);
+	if (!k)
+		return 0;
 	const char *dt = prov_pkey_type(k);
-	*ref = (struct prov_pkey_ref){ .magic = PROV_PKEY_REF_MAGIC, .k = k };
-	*type = OSSL_OBJECT_PKEY;
-	params[0] = OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, type);
-	params[1] = OSSL_PARAM_construct_utf8_string(
-		OSSL_OBJECT_PARAM_DATA_TYPE, (char *)dt, strlen(dt));
-	params[2] = OSSL_PARAM_construct_octet_string(
-		OSSL_OBJECT_PARAM_REFERENCE, ref, sizeof(*ref));
-	params[3] = OSSL_PARAM_construct_end();
+	struct prov_pkey_ref ref = { .magic = PROV_PKEY_REF_MAGIC, .k = k };
+	int type = OSSL_OBJECT_PKEY;
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &type),
+		OSSL_PARAM_construct_utf8_string(OSSL_OBJECT_PARAM_DATA_TYPE,
+						 (char *)dt, strlen(dt)),
+		OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_REFERENCE,
+						  &ref, sizeof(ref)),
+		OSSL_PARAM_construct_end(),
+	};
+	/* A caller that wanted another kind of object (a certificate)
+	 * never calls the load, and k is lost: one small leak per such
+	 * misuse. */
+	return cb(params, cbarg);
 }
 
-/* The key object a store loader or decoder made (prov_pkey_ref_params),
+/* The key object a store loader or decoder made (prov_pkey_give),
  * handed over. */
 static void *km_load(const void *reference, size_t reference_sz)
 {

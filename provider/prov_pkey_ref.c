@@ -121,15 +121,7 @@ static int ref_give(struct prov *p, const struct ref *r, OSSL_CALLBACK *data_cb,
 			r->name, r->socket, mine);
 		return 0;
 	}
-	struct prov_pkey *k = prov_pkey_open(p, r->name, r->version);
-	if (!k)
-		return 0;
-	struct prov_pkey_ref ref;
-	int type;
-	OSSL_PARAM params[4];
-	prov_pkey_ref_params(k, &ref, &type, params);
-	/* Our key management's load takes k (see prov_pkey_store.c). */
-	return data_cb(params, data_cbarg);
+	return prov_pkey_give(p, r->name, r->version, data_cb, data_cbarg);
 }
 
 /* Read in (at most REF_MAX bytes): the reference's lines in their PEM

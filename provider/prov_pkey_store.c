@@ -67,17 +67,8 @@ static int store_load(void *vctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
 {
 	struct store_ctx *s = vctx;
 	s->done = 1;
-	struct prov_pkey *k = prov_pkey_open(s->p, s->name, s->version);
-	if (!k)
-		return 0;
-	struct prov_pkey_ref ref;
-	int type;
-	OSSL_PARAM params[4];
-	prov_pkey_ref_params(k, &ref, &type, params);
-	/* Our key management's load takes k over. A caller that wanted
-	 * another kind of object (a certificate) never calls it, and k
-	 * is lost: one small leak per such misuse. */
-	return object_cb(params, object_cbarg);
+	return prov_pkey_give(s->p, s->name, s->version, object_cb,
+			      object_cbarg);
 }
 
 static int store_eof(void *vctx)
