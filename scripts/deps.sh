@@ -11,6 +11,8 @@ PKGS=(
 	clang libclang-rt-14-dev clang-format
 	python3 python3-cryptography python3-cryptography-vectors
 	systemd groff-base xxd strace
+	# tests/cli/cryptoctl_lib.sh: hexdump turns bytes into hex in one start
+	bsdextrautils
 	# tests/cli/test_cryptoctl_stream.sh: openssl enc/mac to compare with,
 	# GNU time for the peak RSS of a 1 GiB pipe
 	openssl time
