@@ -721,6 +721,103 @@ out:
 }
 _Static_assert(sizeof(digests) / sizeof(digests[0]) == N_DIGESTS, "digests");
 
+/* One MAC through cryptod's "HMAC"/"CMAC" (mac) and the default
+ * provider's (ref), the key given with the digest or cipher (key_first:
+ * at an init before, under another digest). 1 when they agree. */
+static int mac_local_one(EVP_MAC *mac, EVP_MAC *ref, int cmac, const char *sub,
+			 const uint8_t *key, size_t klen, const uint8_t *m,
+			 size_t len, int key_first)
+{
+	const char *pn = cmac ? "cipher" : "digest";
+	OSSL_PARAM ps[] = { OSSL_PARAM_construct_utf8_string(pn, (char *)sub,
+							     0),
+			    OSSL_PARAM_END };
+	OSSL_PARAM first[] = { OSSL_PARAM_construct_utf8_string(
+				       pn, cmac ? "AES-192-CBC" : "SHA256", 0),
+			       OSSL_PARAM_END };
+	uint8_t a[64], b[64];
+	size_t na = 0, nb = 0;
+	EVP_MAC_CTX *r = EVP_MAC_CTX_new(ref), *x = EVP_MAC_CTX_new(mac);
+	int ok = r && x && EVP_MAC_init(r, key, klen, ps) &&
+		 EVP_MAC_update(r, m, len) && EVP_MAC_final(r, a, &na, 64);
+	if (ok && key_first)
+		ok = EVP_MAC_init(x, key, klen, first) &&
+		     EVP_MAC_init(x, NULL, 0, ps);
+	else if (ok)
+		ok = EVP_MAC_init(x, key, klen, ps);
+	ok = ok && EVP_MAC_update(x, m, len / 2) &&
+	     EVP_MAC_update(x, m + len / 2, len - len / 2);
+	EVP_MAC_CTX *y = ok ? EVP_MAC_CTX_dup(x) : NULL; /* midway */
+	ok = ok && y && EVP_MAC_CTX_get_mac_size(x) == na &&
+	     EVP_MAC_final(x, b, &nb, 64) && na == nb && !memcmp(a, b, na) &&
+	     EVP_MAC_final(y, b, &nb, 64) && na == nb && !memcmp(a, b, na);
+	EVP_MAC_CTX_free(r);
+	EVP_MAC_CTX_free(x);
+	EVP_MAC_CTX_free(y);
+	return ok;
+}
+
+void mac_local_case(uint64_t *s)
+{
+	static const struct {
+		int cmac;
+		const char *sub;
+		size_t klen;
+	} subs[] = { { 0, "MD5", 16 },		{ 0, "SHA3-256", 40 },
+		     { 0, "SHA3-512", 300 },	{ 0, "SM3", 20 },
+		     { 1, "DES-EDE3-CBC", 24 }, { 1, "AES-192-CBC", 24 } };
+	EVP_MAC *hm = EVP_MAC_fetch(lib, "HMAC", NULL),
+		*cm = EVP_MAC_fetch(lib, "CMAC", NULL),
+		*hr = EVP_MAC_fetch(NULL, "HMAC", NULL),
+		*cr = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	uint8_t key[300], m[1000];
+	if (!hm || !cm || !hr || !cr) {
+		FAIL("HMAC, CMAC: not fetched");
+		goto out;
+	}
+	for (unsigned i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		/* the daemon's HMAC keys are at most 256 bytes */
+		for (int key_first = 0; key_first < 1 + (subs[i].klen <= 256);
+		     key_first++) {
+			uint64_t n0, n1, d0, d1;
+			size_t len = rnd_below(s, sizeof(m));
+			rnd_fill(s, key, subs[i].klen);
+			rnd_fill(s, m, len);
+			counters(lib, &d0, NULL, &n0);
+			if (!mac_local_one(subs[i].cmac ? cm : hm,
+					   subs[i].cmac ? cr : hr, subs[i].cmac,
+					   subs[i].sub, key, subs[i].klen, m,
+					   len, key_first))
+				FAIL("%s-%s of %zu bytes, key %zu%s",
+				     subs[i].cmac ? "CMAC" : "HMAC",
+				     subs[i].sub, len, subs[i].klen,
+				     key_first ? " given before" : "");
+			counters(lib, &d1, NULL, &n1);
+			/* AES-192-CBC is the daemon's: the control */
+			int local = strcmp(subs[i].sub, "AES-192-CBC");
+			if (local && (n1 - n0 != 1 || d1 != d0))
+				FAIL("%s: %llu in-process, %llu on the daemon",
+				     subs[i].sub, (unsigned long long)(n1 - n0),
+				     (unsigned long long)(d1 - d0));
+			if (!local && n1 != n0)
+				FAIL("%s ran in-process", subs[i].sub);
+		}
+	/* What the default provider has not either is refused. */
+	EVP_MAC_CTX *x = EVP_MAC_CTX_new(hm);
+	OSSL_PARAM ps[] = { OSSL_PARAM_construct_utf8_string(
+				    "digest", "NO-SUCH-DIGEST", 0),
+			    OSSL_PARAM_END };
+	if (!x || EVP_MAC_init(x, key, 16, ps))
+		FAIL("HMAC with NO-SUCH-DIGEST taken");
+	ERR_clear_error();
+	EVP_MAC_CTX_free(x);
+out:
+	EVP_MAC_free(hm);
+	EVP_MAC_free(cm);
+	EVP_MAC_free(hr);
+	EVP_MAC_free(cr);
+}
+
 /* The provider's counters in l: daemon, fallbacks, in-process. */
 void counters(OSSL_LIB_CTX *l, uint64_t *nd, uint64_t *nf, uint64_t *ni)
 {
