@@ -94,6 +94,7 @@ int main(void)
 	/* Alone: it counts the provider's messages. */
 	uint64_t ls = seed;
 	mac_local_case(&ls);
+	xts_equal_case();
 
 	uint64_t nd = 0, nf = 0;
 	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", &nd),
