@@ -2,6 +2,13 @@
 /*
  * HMAC (SHA-1, SHA-2) and CMAC (AES-128/192/256) over the daemon: a
  * session per key, the message as in prov_hash.h.
+ *
+ * A MAC is fetched by its name alone ("HMAC"), before its digest or
+ * cipher is known: with cryptod preferred, HMAC-MD5, HMAC-SHA3-256 or
+ * CMAC over DES-EDE3-CBC come here too. The daemon has none of those, so
+ * such a context is the default provider's MAC in-process (local), as
+ * the fetch would have chosen had it known the digest: counted as an
+ * in-process message, whatever fallback says.
  */
 #include "prov_hash.h"
 
@@ -24,6 +31,7 @@ struct pm_ctx {
 	size_t key_len;
 	int key_set;
 	char sub[32];	/* the digest or cipher's name, for the fallback */
+	int local;	/* sub is not the daemon's: swctx does it all */
 	EVP_MAC *swmac; /* owned */
 	EVP_MAC_CTX *swctx;
 };
@@ -53,9 +61,9 @@ static const struct {
 	{ "AES-256-CBC", 0, CC_ALG_AES_CMAC, 32 },
 };
 
-static int pm_sw_begin(void *owner)
+/* The in-process MAC's context, its digest or cipher set to sub. */
+static int pm_sw_ctx(struct pm_ctx *x)
 {
-	struct pm_ctx *x = owner;
 	if (!x->swmac && !(x->swmac = prov_fb_mac(x->m.p, x->m.name)))
 		return 0;
 	if (!x->swctx && !(x->swctx = EVP_MAC_CTX_new(x->swmac)))
@@ -65,7 +73,13 @@ static int pm_sw_begin(void *owner)
 						       : OSSL_MAC_PARAM_CIPHER,
 				    x->sub, 0),
 			    OSSL_PARAM_END };
-	return EVP_MAC_init(x->swctx, x->key, x->key_len, ps);
+	return EVP_MAC_CTX_set_params(x->swctx, ps);
+}
+
+static int pm_sw_begin(void *owner)
+{
+	struct pm_ctx *x = owner;
+	return pm_sw_ctx(x) && EVP_MAC_init(x->swctx, x->key, x->key_len, NULL);
 }
 
 static int pm_sw_update(void *owner, const uint8_t *data, size_t len)
@@ -149,6 +163,23 @@ static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 	ph_reset(&x->m);
 	if (!pm_set_ctx_params(x, params))
 		return 0;
+	if (x->local) {
+		/* The key given last, whichever digest it came with. */
+		prov_report(x->m.p, 0); /* every message starts here */
+		atomic_fetch_add(&x->m.p->n_inprocess, 1);
+		if (key) { /* kept for the daemon's digests too */
+			OPENSSL_cleanse(x->key, sizeof(x->key));
+			x->key_set = keylen <= sizeof(x->key);
+			x->key_len = x->m.key_len = x->key_set ? keylen : 0;
+			if (x->key_set)
+				memcpy(x->key, key, keylen);
+			prov_sess_close(&x->m.sess);
+		} else if (x->key_set) { /* given before the digest */
+			key = x->key;
+			keylen = x->key_len;
+		}
+		return EVP_MAC_init(x->swctx, key, keylen, NULL);
+	}
 	if (key) {
 		if (keylen > sizeof(x->key)) {
 			PROV_ERR(x->m.p, PROV_R_UNSUPPORTED,
@@ -190,11 +221,15 @@ static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 static int pm_update(void *vctx, const unsigned char *in, size_t inl)
 {
 	struct pm_ctx *x = vctx;
+	if (x->local)
+		return EVP_MAC_update(x->swctx, in, inl);
 	return ph_update(&x->m, in, inl);
 }
 
 static size_t pm_size(const struct pm_ctx *x)
 {
+	if (x->local)
+		return EVP_MAC_CTX_get_mac_size(x->swctx);
 	return x->m.alg ? cc_alg_tag_len(x->m.alg) : 0;
 }
 
@@ -202,6 +237,8 @@ static int pm_final(void *vctx, unsigned char *out, size_t *outl,
 		    size_t outsize)
 {
 	struct pm_ctx *x = vctx;
+	if (x->local)
+		return EVP_MAC_final(x->swctx, out, outl, outsize);
 	if (outsize < pm_size(x)) {
 		PROV_ERR(x->m.p, PROV_R_BAD_PARAM, "output buffer too small");
 		return 0;
@@ -241,7 +278,8 @@ static int pm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct pm_ctx *x = vctx;
 	OSSL_PARAM *p;
-	size_t bs = x->kind == PM_CMAC		     ? 16
+	size_t bs = x->local		 ? EVP_MAC_CTX_get_block_size(x->swctx)
+		    : x->kind == PM_CMAC ? 16
 		    : x->m.alg >= CC_ALG_HMAC_SHA384 ? 128
 						     : 64;
 	if ((p = OSSL_PARAM_locate(params, OSSL_MAC_PARAM_SIZE)) &&
@@ -271,7 +309,7 @@ static int pm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			if (!strcasecmp(pm_subs[i].name, name))
 				alg = x->kind == PM_HMAC ? pm_subs[i].hmac
 							 : pm_subs[i].cmac;
-		if (!alg || strlen(name) >= sizeof(x->sub)) {
+		if (strlen(name) >= sizeof(x->sub)) {
 			PROV_ERR(x->m.p, PROV_R_UNSUPPORTED, "%s with %s",
 				 x->m.name, name);
 			return 0;
@@ -280,6 +318,12 @@ static int pm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		if (alg != x->m.alg)
 			prov_sess_close(&x->m.sess);
 		x->m.alg = alg;
+		/* Not the daemon's: the default provider's MAC, which
+		 * refuses what it does not know itself. The key a local
+		 * context was given stays in swctx, where it went. */
+		x->local = !alg;
+		if (x->local && !pm_sw_ctx(x))
+			return 0;
 	}
 	if ((p = OSSL_PARAM_locate_const(params, OSSL_MAC_PARAM_KEY))) {
 		const void *k;

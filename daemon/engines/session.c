@@ -47,6 +47,19 @@ static int session_key_ok(unsigned alg, size_t key_len, size_t auth_key_len)
 	return bits >= min;
 }
 
+/* Are a two-key algorithm's halves (XTS) equal? Without a branch on the
+ * key's bytes. */
+static int session_halves_equal(unsigned alg, const uint8_t *key,
+				size_t key_len)
+{
+	if (!(crd_alg_flags(alg) & CRD_AF_TWO_KEYS))
+		return 0;
+	uint8_t d = 0;
+	for (size_t i = 0; i < key_len / 2; i++)
+		d |= key[i] ^ key[key_len / 2 + i];
+	return d == 0;
+}
+
 /* Do the rows of cap take p's key, authentication key and tag lengths? */
 static int session_fits(const struct alg_cap *cap,
 			const struct session_params *p)
@@ -111,6 +124,11 @@ int session_setup(struct session *s, const struct session_params *p,
 	if (pkey) /* the ops its row takes (the engine may narrow them) */
 		s->op_mask = (p->op_mask ? p->op_mask : 0xff) &
 			     crd_alg_pk_ops(p->alg);
+	/* XTS with equal halves (algs.h): decrypt only, as OpenSSL's
+	 * default provider, which reads such data but writes none. */
+	if (session_halves_equal(p->alg, p->key, p->key_len) &&
+	    !(s->op_mask &= 1u << CRD_OP_DECRYPT))
+		return -EINVAL;
 	s->eng = engine_get(idx);
 	s->cap = cap;
 	/* The IV check of every op, as one bit test. */

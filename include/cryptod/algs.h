@@ -91,7 +91,9 @@ enum crd_alg_flag {
 	/* key 16/24/32; no IV; length % 16 == 0 */                            \
 	X(AES_ECB, 6, "aes-ecb", "ecb(aes)", 0, CIPHER, CRD_AF_STREAM,         \
 	  NO, NO, CIPHER, "AES-*-ECB")                                         \
-	/* key 32/64 (two unequal halves); IV 16 = tweak; length >= 16 */      \
+	/* key 32/64 (two halves; equal halves make a decrypt-only session,   \
+	 * as OpenSSL's default provider reads but never writes with them);    \
+	 * IV 16 = tweak; length >= 16 */                                      \
 	X(AES_XTS, 7, "aes-xts", "xts(aes)", 0, CIPHER,                        \
 	  CRD_AF_STREAM | CRD_AF_TWO_KEYS | CRD_AF_IV, NO, NO, CIPHER,         \
 	  "AES-*-XTS")                                                         \

@@ -4,11 +4,12 @@
  * (docs/algorithms.md, cryptoclient.h):
  *
  * - sessions: key lengths outside each algorithm's list (-EINVAL, as
- *   cc_session_create() documents), HMAC keys outside 1..64, XTS keys
- *   with equal halves (-EINVAL), tag lengths the algorithm has not
- *   (some -errno); for the MACs and digests (mc_mac_specs) also HMAC
+ *   cc_session_create() documents), HMAC keys outside 1..64, tag
+ *   lengths the algorithm has not (some -errno); for the MACs and digests (mc_mac_specs) also HMAC
  *   keys over 256 bytes, digests with a key, CMAC keys of 20 and XCBC
  *   keys of 32 bytes, tags of 3 and digest + 1 bytes (-EINVAL);
+ * - XTS keys with equal halves: a session that decrypts (IEEE 1619's
+ *   vector 1) and refuses to encrypt (CC_ERR_POLICY);
  * - authentication-only ops (GMAC, MACs, digests) verified with a wrong
  *   tag: CC_ERR_AUTH_FAILED with the message unchanged, between good
  *   ops; session-less digests with a key or tags of 3 bytes:
@@ -164,15 +165,42 @@ static void run_bad_sessions(struct t *t, const struct mc_spec *s,
 				.engine = eng,
 			};
 
+			/* IEEE 1619's vector 1 at 32 bytes */
+			static const uint8_t ct1[32] = {
+				0x91, 0x7c, 0xf6, 0x9e, 0xbd, 0x68, 0xb2, 0xec,
+				0x9b, 0x9f, 0xe9, 0xa3, 0xea, 0xdd, 0xa6, 0x92,
+				0xcd, 0x43, 0xd2, 0xf5, 0x95, 0x98, 0xed, 0x85,
+				0x8c, 0x02, 0xc2, 0x65, 0x2f, 0xbf, 0x92, 0x2e
+			};
+			static const uint8_t zero[32];
+			uint8_t iv[16] = { 0 }, buf[32];
+
+			if (!i)
+				memset(key, 0, sizeof(key));
 			memcpy(key + kl / 2, key, kl / 2);
 			r = cc_session_create(t->conn, &sp, &sid);
 			snprintf(what, sizeof(what),
 				 "%u-byte XTS key with equal halves: want "
-				 "-EINVAL",
+				 "a decrypt-only session",
 				 kl);
-			expect(t, r == -EINVAL, ctx, what, r);
-			if (!r)
+			expect(t, r == 0, ctx, what, r);
+			if (!r) {
+				r = cc_crypt(t->conn, sid, CC_ENCRYPT, iv, 16,
+					     NULL, 0, zero, buf, 32, NULL);
+				expect(t, r == CC_ERR_POLICY, ctx,
+				       "equal XTS halves encrypt: want "
+				       "CC_ERR_POLICY",
+				       r);
+				r = cc_crypt(t->conn, sid, CC_DECRYPT, iv, 16,
+					     NULL, 0, ct1, buf, 32, NULL);
+				expect(t,
+				       r == 0 && (i || !memcmp(buf, zero, 32)),
+				       ctx,
+				       "equal XTS halves decrypt: want "
+				       "IEEE 1619's plaintext",
+				       r);
 				cc_session_destroy(t->conn, sid);
+			}
 			mc_rnd_bytes(key, sizeof(key));
 		}
 	}

@@ -52,7 +52,7 @@ static void run_bad_sessionless(struct t *t)
 		b.sl->alg = CC_ALG_AES_XTS;
 		b.sl->key_len = 48;
 	});
-	BAD_SL("aes-xts with equal key halves", ACC_OP_ERR, {
+	BAD_SL("aes-xts with equal key halves, encrypting", ACC_OP_ERR, {
 		b.sl->alg = CC_ALG_AES_XTS;
 		b.sl->key_len = 32;
 		memcpy(b.sl->key + 16, b.sl->key, 16);

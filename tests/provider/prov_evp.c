@@ -721,6 +721,134 @@ out:
 }
 _Static_assert(sizeof(digests) / sizeof(digests[0]) == N_DIGESTS, "digests");
 
+/* One MAC through cryptod's "HMAC"/"CMAC" (mac) and the default
+ * provider's (ref), the key given with the digest or cipher (key_first:
+ * at an init before, under another digest). 1 when they agree. */
+static int mac_local_one(EVP_MAC *mac, EVP_MAC *ref, int cmac, const char *sub,
+			 const uint8_t *key, size_t klen, const uint8_t *m,
+			 size_t len, int key_first)
+{
+	const char *pn = cmac ? "cipher" : "digest";
+	OSSL_PARAM ps[] = { OSSL_PARAM_construct_utf8_string(pn, (char *)sub,
+							     0),
+			    OSSL_PARAM_END };
+	OSSL_PARAM first[] = { OSSL_PARAM_construct_utf8_string(
+				       pn, cmac ? "AES-192-CBC" : "SHA256", 0),
+			       OSSL_PARAM_END };
+	uint8_t a[64], b[64];
+	size_t na = 0, nb = 0;
+	EVP_MAC_CTX *r = EVP_MAC_CTX_new(ref), *x = EVP_MAC_CTX_new(mac);
+	int ok = r && x && EVP_MAC_init(r, key, klen, ps) &&
+		 EVP_MAC_update(r, m, len) && EVP_MAC_final(r, a, &na, 64);
+	if (ok && key_first)
+		ok = EVP_MAC_init(x, key, klen, first) &&
+		     EVP_MAC_init(x, NULL, 0, ps);
+	else if (ok)
+		ok = EVP_MAC_init(x, key, klen, ps);
+	ok = ok && EVP_MAC_update(x, m, len / 2) &&
+	     EVP_MAC_update(x, m + len / 2, len - len / 2);
+	EVP_MAC_CTX *y = ok ? EVP_MAC_CTX_dup(x) : NULL; /* midway */
+	ok = ok && y && EVP_MAC_CTX_get_mac_size(x) == na &&
+	     EVP_MAC_final(x, b, &nb, 64) && na == nb && !memcmp(a, b, na) &&
+	     EVP_MAC_final(y, b, &nb, 64) && na == nb && !memcmp(a, b, na);
+	EVP_MAC_CTX_free(r);
+	EVP_MAC_CTX_free(x);
+	EVP_MAC_CTX_free(y);
+	return ok;
+}
+
+void xts_equal_case(void)
+{
+	/* IEEE 1619's vector 1: key, IV and plaintext all zero */
+	static const uint8_t ct[32] = { 0x91, 0x7c, 0xf6, 0x9e, 0xbd, 0x68,
+					0xb2, 0xec, 0x9b, 0x9f, 0xe9, 0xa3,
+					0xea, 0xdd, 0xa6, 0x92, 0xcd, 0x43,
+					0xd2, 0xf5, 0x95, 0x98, 0xed, 0x85,
+					0x8c, 0x02, 0xc2, 0x65, 0x2f, 0xbf,
+					0x92, 0x2e };
+	static const uint8_t zero[64];
+	uint8_t out[32];
+	int n = 0;
+	uint64_t d0, d1, f0, f1;
+	EVP_CIPHER *c = EVP_CIPHER_fetch(lib, "AES-128-XTS", PQ);
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	counters(lib, &d0, &f0, NULL);
+	if (!c || !x || !EVP_DecryptInit_ex2(x, c, zero, zero, NULL) ||
+	    !EVP_DecryptUpdate(x, out, &n, ct, 32) || n != 32 ||
+	    memcmp(out, zero, 32))
+		FAIL("AES-128-XTS, equal halves: decrypt");
+	counters(lib, &d1, &f1, NULL);
+	if (d1 == d0 || f1 != f0)
+		FAIL("AES-128-XTS, equal halves: not on the daemon");
+	/* Encrypting with them is refused, as the default provider does. */
+	if (x && EVP_EncryptInit_ex2(x, c, zero, zero, NULL))
+		FAIL("AES-128-XTS, equal halves: encrypt taken");
+	ERR_clear_error();
+	EVP_CIPHER_CTX_free(x);
+	EVP_CIPHER_free(c);
+}
+
+void mac_local_case(uint64_t *s)
+{
+	static const struct {
+		int cmac;
+		const char *sub;
+		size_t klen;
+	} subs[] = { { 0, "MD5", 16 },		{ 0, "SHA3-256", 40 },
+		     { 0, "SHA3-512", 300 },	{ 0, "SM3", 20 },
+		     { 1, "DES-EDE3-CBC", 24 }, { 1, "AES-192-CBC", 24 } };
+	EVP_MAC *hm = EVP_MAC_fetch(lib, "HMAC", NULL),
+		*cm = EVP_MAC_fetch(lib, "CMAC", NULL),
+		*hr = EVP_MAC_fetch(NULL, "HMAC", NULL),
+		*cr = EVP_MAC_fetch(NULL, "CMAC", NULL);
+	uint8_t key[300], m[1000];
+	if (!hm || !cm || !hr || !cr) {
+		FAIL("HMAC, CMAC: not fetched");
+		goto out;
+	}
+	for (unsigned i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		/* the daemon's HMAC keys are at most 256 bytes */
+		for (int key_first = 0; key_first < 1 + (subs[i].klen <= 256);
+		     key_first++) {
+			uint64_t n0, n1, d0, d1;
+			size_t len = rnd_below(s, sizeof(m));
+			rnd_fill(s, key, subs[i].klen);
+			rnd_fill(s, m, len);
+			counters(lib, &d0, NULL, &n0);
+			if (!mac_local_one(subs[i].cmac ? cm : hm,
+					   subs[i].cmac ? cr : hr, subs[i].cmac,
+					   subs[i].sub, key, subs[i].klen, m,
+					   len, key_first))
+				FAIL("%s-%s of %zu bytes, key %zu%s",
+				     subs[i].cmac ? "CMAC" : "HMAC",
+				     subs[i].sub, len, subs[i].klen,
+				     key_first ? " given before" : "");
+			counters(lib, &d1, NULL, &n1);
+			/* AES-192-CBC is the daemon's: the control */
+			int local = strcmp(subs[i].sub, "AES-192-CBC");
+			if (local && (n1 - n0 != 1 || d1 != d0))
+				FAIL("%s: %llu in-process, %llu on the daemon",
+				     subs[i].sub, (unsigned long long)(n1 - n0),
+				     (unsigned long long)(d1 - d0));
+			if (!local && n1 != n0)
+				FAIL("%s ran in-process", subs[i].sub);
+		}
+	/* What the default provider has not either is refused. */
+	EVP_MAC_CTX *x = EVP_MAC_CTX_new(hm);
+	OSSL_PARAM ps[] = { OSSL_PARAM_construct_utf8_string(
+				    "digest", "NO-SUCH-DIGEST", 0),
+			    OSSL_PARAM_END };
+	if (!x || EVP_MAC_init(x, key, 16, ps))
+		FAIL("HMAC with NO-SUCH-DIGEST taken");
+	ERR_clear_error();
+	EVP_MAC_CTX_free(x);
+out:
+	EVP_MAC_free(hm);
+	EVP_MAC_free(cm);
+	EVP_MAC_free(hr);
+	EVP_MAC_free(cr);
+}
+
 /* The provider's counters in l: daemon, fallbacks, in-process. */
 void counters(OSSL_LIB_CTX *l, uint64_t *nd, uint64_t *nf, uint64_t *ni)
 {

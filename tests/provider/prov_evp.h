@@ -79,6 +79,13 @@ void ccm_case(uint64_t *s, const char *name, EVP_CIPHER *ref, EVP_CIPHER *cry,
 void tls_case(uint64_t *s, const char *name, int gcm);
 void digest_case(uint64_t *s, const char *name);
 void mac_case(uint64_t *s, int cmac, const char *sub);
+/* HMAC and CMAC over what the daemon has not (MD5, SHA3, SM3, DES-EDE3):
+ * fetched from cryptod, done in-process as the default provider's, each
+ * message counted in-process; an unknown digest refused. One thread. */
+void mac_local_case(uint64_t *s);
+/* AES-128-XTS with equal key halves: decrypts on the daemon (IEEE 1619's
+ * vector 1), encrypt init refused, as the default provider. */
+void xts_equal_case(void);
 /* pfx_counters(), a failure to read them counted as one. */
 void counters(OSSL_LIB_CTX *l, uint64_t *nd, uint64_t *nf, uint64_t *ni);
 

@@ -91,6 +91,11 @@ int main(void)
 	for (unsigned i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 
+	/* Alone: it counts the provider's messages. */
+	uint64_t ls = seed;
+	mac_local_case(&ls);
+	xts_equal_case();
+
 	uint64_t nd = 0, nf = 0;
 	OSSL_PARAM ps[] = { OSSL_PARAM_uint64("cryptod-daemon-messages", &nd),
 			    OSSL_PARAM_uint64("cryptod-fallbacks", &nf),

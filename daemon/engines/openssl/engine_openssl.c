@@ -165,10 +165,7 @@ static int ossl_session_init(struct session *s, void *wctx, const uint8_t *key,
 		return ossl_auth_session_init(s, key, key_len);
 	if (crd_alg_pkey(s->alg))
 		return ossl_pk_session_init(s, key, key_len);
-	/* IEEE 1619 / SP 800-38E: the two halves must differ. */
-	if (s->alg == CRD_ALG_AES_XTS &&
-	    !CRYPTO_memcmp(key, key + key_len / 2, key_len / 2))
-		return -EINVAL;
+	/* XTS with equal halves: a decrypt-only session (session.c). */
 	struct ossl_key *k = (struct ossl_key *)s->key;
 	memcpy(k->raw, key, key_len);
 	if (auth_key_len) { /* the capability rows bound it: authenc only */
