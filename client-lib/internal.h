@@ -56,6 +56,10 @@ struct cc_queue {
 
 	uint32_t sq_tail; /* private producer index (published or staged) */
 	uint32_t cq_head; /* private consumer index */
+	/* The daemon's sq head as last read (a lower bound: it only
+	 * grows), and our cq head as last published (queue.c: both spare
+	 * a line that crosses cores at every op). */
+	uint32_t sq_head_seen, cq_head_pub;
 	/* The last arm count written to client.karm (0: every batch
 	 * rings), the daemon's ring count just before it, and the bytes
 	 * read from the doorbell (free-running, as the ring count). */
@@ -145,6 +149,7 @@ CRD_MUST_CHECK int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 			      struct crd_sqe *e);
 /* Publish every entry written so far (staged too); ring if asked. */
 void queue_publish(struct cc_queue *q);
+void queue_cq_head_publish(struct cc_queue *q, int force);
 /* Free submission slots (published and staged entries count as used). */
 uint32_t queue_space(struct cc_queue *q);
 void queue_count_retries(struct cc_queue *q, unsigned n);

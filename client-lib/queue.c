@@ -346,7 +346,12 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 		return -ECHILD;
 	if (queue_dead(q))
 		return -EPIPE;
-	uint32_t space = queue_space(q);
+	/* The head as last read is enough when it leaves room: reading
+	 * the line the worker writes at every claim costs a transfer. */
+	uint32_t space =
+		crd_ring_free(q->sq_head_seen, q->sq_tail, q->sq_entries);
+	if (n > space || space > q->sq_entries)
+		space = queue_space(q);
 	if (n > space) {
 		queue_count_retries(q, n - space);
 		n = space;
@@ -404,6 +409,9 @@ static int queue_doorbell_full(const struct cc_queue *q)
 void queue_publish(struct cc_queue *q)
 {
 	q->staged = 0;
+	/* Every op the tail shows must fit below the cq head the worker
+	 * sees (queue_cq_head_publish). */
+	queue_cq_head_publish(q, 0);
 	/* Publish entries and the data they point at. Pairs with the
 	 * worker's acquire load of the tail. */
 	crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
@@ -420,6 +428,8 @@ uint32_t queue_space(struct cc_queue *q)
 	 * it freed are no longer read. */
 	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
 	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
+	if (space <= q->sq_entries)
+		q->sq_head_seen = head;
 	return space > q->sq_entries ? 0 : space; /* the daemon never lies */
 }
 
@@ -427,6 +437,34 @@ void queue_count_retries(struct cc_queue *q, unsigned n)
 {
 	q->retries += n;
 	crd_store_relaxed_n(&q->hdr->client.kretries, q->retries);
+}
+
+/*
+ * Tell the worker which completion slots it may reuse: our cq head. It
+ * reads the line at every poll, so a store at every dequeue made the
+ * line cross cores twice per op. The worker claims an op only when its
+ * completion slot is free by the head it sees, so the head it sees may
+ * lag ours by fewer than a quarter of the ring (at most CQ_HEAD_LAG):
+ * our oldest op is then always claimable, so a client that spins on
+ * the ring is never stuck, and the lag is published as soon as it
+ * reaches that. Besides, while any op the tail shows would not fit
+ * below the lagging head, the head goes out at once, so that no op
+ * waits on it. force: publish whatever the lag (before a sleep).
+ */
+enum { CQ_HEAD_LAG = 32 };
+
+void queue_cq_head_publish(struct cc_queue *q, int force)
+{
+	uint32_t lag = q->cq_head - q->cq_head_pub;
+	if (!lag)
+		return;
+	uint32_t lim = q->cq_entries / 4 < CQ_HEAD_LAG ? q->cq_entries / 4
+						       : CQ_HEAD_LAG;
+	if (!force && lag < lim && q->sq_tail - q->cq_head_pub <= q->cq_entries)
+		return;
+	q->cq_head_pub = q->cq_head;
+	/* Slots read; the worker may reuse them. */
+	crd_store_release(&q->hdr->kcq_head.k, q->cq_head);
 }
 
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
@@ -452,8 +490,7 @@ int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
 	}
 	if (n) {
 		q->cq_head += n;
-		/* Slots read; the worker may reuse them. */
-		crd_store_release(&q->hdr->kcq_head.k, q->cq_head);
+		queue_cq_head_publish(q, 0);
 	}
 	return (int)n;
 }
@@ -525,6 +562,7 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		}
 	}
 
+	queue_cq_head_publish(q, 1); /* about to sleep: no lag */
 	for (;;) {
 		if (queue_ready(q)) {
 			ret = 1;
@@ -583,6 +621,7 @@ static int wait_prepare(struct cc_queue *q, int once)
 		return -ECHILD;
 	if (q->staged)
 		queue_publish(q);
+	queue_cq_head_publish(q, 1); /* the caller may sleep: no lag */
 	/* Leftover doorbells first: after this, readable means new. The
 	 * daemon counts the bytes its wake-up rings sent (krung): none
 	 * unread, no system call. A count of 0 may be a daemon that does

@@ -13,6 +13,14 @@
  *   rings again (one byte more);
  * - cc_queue_ready() says 1 exactly while a completion waits: 0 with
  *   nothing in flight, 1 once the op completed, 0 after its dequeue;
+ * - the cq head the library lets lag (client-lib/queue.c,
+ *   queue_cq_head_publish) never holds an op back: on a queue of 8 + 8
+ *   entries, bursts of random counts submitted and completions taken a
+ *   random few at a time, waited for only by spinning on the ring (no
+ *   call that publishes the head before it sleeps), 20000 ops, all in
+ *   order and OK; a head that does not reach the worker leaves its ops
+ *   unclaimed, which hangs here (10 s) and fails (tried: a library that
+ *   never publishes it fails so);
  * - no wake-up is lost: ops of random sizes submitted at random moments,
  *   each waited for in poll(2) on the fd, after arming once or, at
  *   random, without arming when cc_wait_pending() says the fd is or will
@@ -71,6 +79,65 @@ static int one_op(struct cc_queue *q, uint32_t sid, uint8_t *buf, size_t len)
 		if (fx_now_ms() - t0 > 10000)
 			return -ETIMEDOUT;
 	return n == 1 ? c.status : n;
+}
+
+/* Keep a small queue full by bursts and drain it a few at a time,
+ * spinning only: every op the tail shows must be claimable by the cq
+ * head the worker sees. Returns 0, or -ETIMEDOUT / -errno. */
+static int lagging_head(struct cc_conn *conn, uint32_t sid, unsigned total)
+{
+	struct cc_queue *q;
+	struct cc_queue_params qp = { .sq_entries = 8,
+				      .cq_entries = 8,
+				      .arena_size = 64 << 10 };
+	int err = cc_queue_open(conn, &qp, &q);
+	if (err)
+		return err;
+	uint8_t *buf = cc_buf_alloc(q, 64);
+	unsigned seed = 7, sent = 0, got = 0;
+	uint64_t next = 0;
+	err = buf ? 0 : -ENOMEM;
+	while (!err && got < total) {
+		struct cc_op ops[16];
+		unsigned n = 1 + (unsigned)(rand_r(&seed) % 16);
+		if (n > total - sent)
+			n = total - sent;
+		for (unsigned i = 0; i < n; i++)
+			ops[i] = (struct cc_op){ .user_data = sent + i,
+						 .session = sid,
+						 .dir = CC_ENCRYPT,
+						 .src = buf,
+						 .dst = buf,
+						 .len = 64 };
+		int r = n ? cc_enqueue_burst(q, ops, n) : 0;
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		sent += (unsigned)r;
+		/* Take a random few; spin while none came and ops are out. */
+		struct cc_completion c[4];
+		unsigned want = 1 + (unsigned)(rand_r(&seed) % 4);
+		uint64_t t0 = fx_now_ms();
+		int m;
+		while ((m = cc_dequeue_burst(q, c, want)) == 0 &&
+		       cc_in_flight(q))
+			if (fx_now_ms() - t0 > 10000) {
+				err = -ETIMEDOUT;
+				break;
+			}
+		for (int i = 0; m > 0 && i < m; i++, next++) {
+			if (c[i].user_data != next || c[i].status != CC_OK)
+				err = -EPROTO;
+		}
+		if (m > 0)
+			got += (unsigned)m;
+		else if (m < 0)
+			err = m;
+	}
+	cc_buf_free(q, buf);
+	cc_queue_close(q);
+	return err;
 }
 
 /* N posts one at a time under one arm: how many bytes they rang. */
@@ -230,6 +297,10 @@ int main(void)
 	CHECK(cc_dequeue_burst(q, &c, 1) == 1 && c.user_data == 9,
 	      "dequeued after ready");
 	CHECK(cc_queue_ready(q) == 0, "dequeued: not ready");
+
+	/* The lagging cq head holds nothing back. */
+	int lr = lagging_head(conn, sid, 20000);
+	CHECK(lr == 0, "a small queue kept full, spinning only: %d", lr);
 
 	/* No lost wake-up. */
 	struct waiter w = { .q = q, .sid = sid, .buf = buf, .n = 20000 };
