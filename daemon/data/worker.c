@@ -157,10 +157,49 @@ static void queue_set_dead(struct queue *q)
  * through the bounce buffer (gather, run, scatter) from the lists resolve
  * kept in its stage slot.
  */
+/*
+ * Ask for the lines of a chained algorithm's data (algs.h: CBC
+ * encryption, the CBC-MACs, SHA-2, key wrap) before its engine walks
+ * them one block after another, at most WORKER_PREFETCH bytes, for
+ * lone ops (a run of at most WORKER_PREFETCH_OPS: many ops interleave
+ * in the engines' lanes, where the hardware's prefetchers keep up).
+ * The client wrote the input on its own core and read the last output
+ * there, and a serial walk otherwise waits out one cross-core transfer
+ * per line: 16 KiB of CBC took 33 us with the input just written by
+ * the client, 17 us without, and 14 us after this. In place, the lines
+ * are asked for writing. Not for the parallel modes (GCM, CTR, ChaCha20),
+ * whose wide loads overlap their misses on their own: there it cost.
+ */
+enum { WORKER_PREFETCH = 64 << 10, WORKER_PREFETCH_OPS = 2 };
+
+static void worker_prefetch(const struct engine_op *ops, unsigned n)
+{
+	uint32_t left = WORKER_PREFETCH;
+	for (unsigned i = 0; i < n && left; i++) {
+		const struct engine_op *op = &ops[i];
+		if (op->status != CRD_ST_OK || op->sgl ||
+		    !(crd_alg_flags(op->sess->alg) & CRD_AF_CHAINED))
+			continue;
+		uint32_t len = op->len < left ? op->len : left;
+		left -= len;
+		for (uint32_t o = 0; o < len; o += 64) {
+			if (op->dst == op->src) {
+				__builtin_prefetch(op->src + o, 1);
+			} else {
+				__builtin_prefetch(op->src + o, 0);
+				if (op->dst)
+					__builtin_prefetch(op->dst + o, 1);
+			}
+		}
+	}
+}
+
 static void worker_run(struct worker *w, uint8_t *arena, struct engine_op *ops,
 		       unsigned n)
 {
 	unsigned i = 0;
+	if (n <= WORKER_PREFETCH_OPS)
+		worker_prefetch(ops, n);
 	while (i < n) {
 		struct engine_op *op = &ops[i];
 		if (op->status != CRD_ST_OK) {

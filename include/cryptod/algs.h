@@ -28,7 +28,10 @@
  *   decrypt-only AEAD key must not stream, streams.c), STREAM (some
  *   engine runs it as a stream of pieces), TWO_KEYS (the key is two AES
  *   keys of equal size: XTS), IV (it takes an IV), SALT (the key is an
- *   AES key and a 4-byte salt: RFC 4106).
+ *   AES key and a 4-byte salt: RFC 4106), CHAINED (each block's work
+ *   waits for the one before: CBC encryption, CBC-MACs, SHA-2, key
+ *   wrap; an engine walks the buffer one line after another, so the
+ *   worker asks for its lines first, worker.c).
  * sha (CRD_SHA_<sha>): the SHA an HMAC, digest or authenc row runs: 1,
  *   224, 256, 384, 512, or NO.
  * cipher (CRD_ALG_<cipher>): an authenc row's cipher half (its MAC half
@@ -60,6 +63,7 @@ enum crd_alg_flag {
 	CRD_AF_DIGEST = 128,
 	CRD_AF_DERIVE = 256,
 	CRD_AF_PKE = 512,
+	CRD_AF_CHAINED = 1024,
 };
 #define CRD_AF_KS_STREAM (CRD_AF_KEYSTREAM | CRD_AF_STREAM)
 #define CRD_AF_3GPP_KS (CRD_AF_BITS | CRD_AF_KEYSTREAM)
@@ -82,7 +86,7 @@ enum crd_alg_flag {
 	  NO, NO, MAC, "AES-*-GCM")                                            \
 	/* key 16/24/32; IV 16; length % 16 == 0 */                            \
 	X(AES_CBC, 4, "aes-cbc", "cbc(aes)", 0, CIPHER,                        \
-	  CRD_AF_STREAM | CRD_AF_IV,                                           \
+	  CRD_AF_STREAM | CRD_AF_IV | CRD_AF_CHAINED,                                           \
 	  NO, NO, CIPHER, "AES-*-CBC")                                         \
 	/* key 16/24/32; IV 16 (the full counter block) */                     \
 	X(AES_CTR, 5, "aes-ctr", "ctr(aes)", 0, CIPHER,                        \
@@ -101,14 +105,14 @@ enum crd_alg_flag {
 	 * encrypt-then-MAC over aad || ciphertext, verify-then-decrypt;       \
 	 * auth_key is the HMAC key; ICV 12 (SHA-1) or 16 (SHA-256) */         \
 	X(AES_CBC_HMAC_SHA1, 8, "aes-cbc-hmac-sha1",                           \
-	  "authenc(hmac(sha1),cbc(aes))", 12, AUTHENC, CRD_AF_IV,              \
+	  "authenc(hmac(sha1),cbc(aes))", 12, AUTHENC, CRD_AF_IV | CRD_AF_CHAINED,              \
 	  1, AES_CBC, NO, "AES-*-CBC")                                         \
 	X(AES_CBC_HMAC_SHA256, 9, "aes-cbc-hmac-sha256",                       \
-	  "authenc(hmac(sha256),cbc(aes))", 16, AUTHENC, CRD_AF_IV,            \
+	  "authenc(hmac(sha256),cbc(aes))", 16, AUTHENC, CRD_AF_IV | CRD_AF_CHAINED,            \
 	  256, AES_CBC, NO, "AES-*-CBC")                                       \
 	/* authenc with a null digest: CBC, no tag */                          \
 	X(AES_CBC_NULL, 10, "aes-cbc-null", "authenc(digest_null,cbc(aes))",   \
-	  0, CIPHER, CRD_AF_IV, NO, NO, CIPHER, "AES-*-CBC")                   \
+	  0, CIPHER, CRD_AF_IV | CRD_AF_CHAINED, NO, NO, CIPHER, "AES-*-CBC")                   \
 	/* IEEE 1619 LRW; key 32/40/48; IV 16; kernel engine only */           \
 	X(AES_LRW, 11, "aes-lrw", "lrw(aes)", 0, CIPHER, CRD_AF_IV,            \
 	  NO, NO, CIPHER, NULL)                                                \
@@ -121,7 +125,7 @@ enum crd_alg_flag {
 	/* NIST SP 800-38C / RFC 3610; key 16/24/32; nonce (the IV) 7..13;     \
 	 * tag 4..16 even; AAD up to CRD_AAD_MAX */                            \
 	X(AES_CCM, 13, "aes-ccm", NULL, 16, AEAD,                              \
-	  CRD_AF_KS_STREAM | CRD_AF_IV,                                        \
+	  CRD_AF_KS_STREAM | CRD_AF_IV | CRD_AF_CHAINED,                                        \
 	  NO, NO, CIPHER, "AES-*-CCM")                                         \
 	/* RFC 8439; key 32; nonce 12; tag 16 (no truncated tags) */           \
 	X(CHACHA20_POLY1305, 14, "chacha20-poly1305", NULL, 16, AEAD,          \
@@ -133,48 +137,48 @@ enum crd_alg_flag {
 	  NO, NO, CIPHER, "ChaCha20")                                          \
 	/* HMAC (RFC 2104); key any length up to CTL_KEY_MAX (longer than a    \
 	 * block: hashed first); tag = the digest, or truncated to >= 4 */     \
-	X(HMAC_SHA1, 16, "hmac-sha1", NULL, 20, MAC, CRD_AF_STREAM,            \
+	X(HMAC_SHA1, 16, "hmac-sha1", NULL, 20, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,            \
 	  1, NO, MAC, "SHA1")                                                  \
-	X(HMAC_SHA224, 17, "hmac-sha224", NULL, 28, MAC, CRD_AF_STREAM,        \
+	X(HMAC_SHA224, 17, "hmac-sha224", NULL, 28, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,        \
 	  224, NO, MAC, "SHA224")                                              \
-	X(HMAC_SHA256, 18, "hmac-sha256", NULL, 32, MAC, CRD_AF_STREAM,        \
+	X(HMAC_SHA256, 18, "hmac-sha256", NULL, 32, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,        \
 	  256, NO, MAC, "SHA256")                                              \
-	X(HMAC_SHA384, 19, "hmac-sha384", NULL, 48, MAC, CRD_AF_STREAM,        \
+	X(HMAC_SHA384, 19, "hmac-sha384", NULL, 48, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,        \
 	  384, NO, MAC, "SHA384")                                              \
-	X(HMAC_SHA512, 20, "hmac-sha512", NULL, 64, MAC, CRD_AF_STREAM,        \
+	X(HMAC_SHA512, 20, "hmac-sha512", NULL, 64, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,        \
 	  512, NO, MAC, "SHA512")                                              \
 	/* FIPS 180-4 digests: no key; tag = the digest, or truncated */       \
-	X(SHA1, 21, "sha1", NULL, 20, HASH, CRD_AF_STREAM,                     \
+	X(SHA1, 21, "sha1", NULL, 20, HASH, CRD_AF_STREAM | CRD_AF_CHAINED,                     \
 	  1, NO, NO, "SHA1")                                                   \
-	X(SHA224, 22, "sha224", NULL, 28, HASH, CRD_AF_STREAM,                 \
+	X(SHA224, 22, "sha224", NULL, 28, HASH, CRD_AF_STREAM | CRD_AF_CHAINED,                 \
 	  224, NO, NO, "SHA224")                                               \
-	X(SHA256, 23, "sha256", NULL, 32, HASH, CRD_AF_STREAM,                 \
+	X(SHA256, 23, "sha256", NULL, 32, HASH, CRD_AF_STREAM | CRD_AF_CHAINED,                 \
 	  256, NO, NO, "SHA256")                                               \
-	X(SHA384, 24, "sha384", NULL, 48, HASH, CRD_AF_STREAM,                 \
+	X(SHA384, 24, "sha384", NULL, 48, HASH, CRD_AF_STREAM | CRD_AF_CHAINED,                 \
 	  384, NO, NO, "SHA384")                                               \
-	X(SHA512, 25, "sha512", NULL, 64, HASH, CRD_AF_STREAM,                 \
+	X(SHA512, 25, "sha512", NULL, 64, HASH, CRD_AF_STREAM | CRD_AF_CHAINED,                 \
 	  512, NO, NO, "SHA512")                                               \
 	/* NIST SP 800-38B; key 16/24/32; tag 4..16 */                         \
-	X(AES_CMAC, 26, "aes-cmac", NULL, 16, MAC, CRD_AF_STREAM,              \
+	X(AES_CMAC, 26, "aes-cmac", NULL, 16, MAC, CRD_AF_STREAM | CRD_AF_CHAINED,              \
 	  NO, NO, MAC, "AES-*-CBC")                                            \
 	/* RFC 3566; key 16; tag 12 (the -96), or 4..16 */                     \
-	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC, 0,                  \
+	X(AES_XCBC_MAC, 27, "aes-xcbc-mac", NULL, 12, MAC, CRD_AF_CHAINED,                  \
 	  NO, NO, MAC, "AES-*-CBC")                                            \
 	/* more ESP authenc: ICV 24 (SHA-384) and 32 (SHA-512), CTR with       \
 	 * HMAC-SHA1 (ICV 12) and HMAC-SHA256 (ICV 16); IV 16 as aes-ctr */    \
 	X(AES_CBC_HMAC_SHA384, 28, "aes-cbc-hmac-sha384",                      \
-	  "authenc(hmac(sha384),cbc(aes))", 24, AUTHENC, CRD_AF_IV,            \
+	  "authenc(hmac(sha384),cbc(aes))", 24, AUTHENC, CRD_AF_IV | CRD_AF_CHAINED,            \
 	  384, AES_CBC, NO, "AES-*-CBC")                                       \
 	X(AES_CBC_HMAC_SHA512, 29, "aes-cbc-hmac-sha512",                      \
-	  "authenc(hmac(sha512),cbc(aes))", 32, AUTHENC, CRD_AF_IV,            \
+	  "authenc(hmac(sha512),cbc(aes))", 32, AUTHENC, CRD_AF_IV | CRD_AF_CHAINED,            \
 	  512, AES_CBC, NO, "AES-*-CBC")                                       \
 	X(AES_CTR_HMAC_SHA1, 30, "aes-ctr-hmac-sha1",                          \
 	  "authenc(hmac(sha1),ctr(aes))", 12, AUTHENC,                         \
-	  CRD_AF_KEYSTREAM | CRD_AF_IV,                                        \
+	  CRD_AF_KEYSTREAM | CRD_AF_IV | CRD_AF_CHAINED,                                        \
 	  1, AES_CTR, NO, "AES-*-CTR")                                         \
 	X(AES_CTR_HMAC_SHA256, 31, "aes-ctr-hmac-sha256",                      \
 	  "authenc(hmac(sha256),ctr(aes))", 16, AUTHENC,                       \
-	  CRD_AF_KEYSTREAM | CRD_AF_IV,                                        \
+	  CRD_AF_KEYSTREAM | CRD_AF_IV | CRD_AF_CHAINED,                                        \
 	  256, AES_CTR, NO, "AES-*-CTR")                                       \
 	/* 3GPP (docs/algorithms.md): an op's length counts BITS (the buffers  \
 	 * hold ceil(len / 8) bytes; crd_alg_bit_len()); key 16.               \
@@ -210,14 +214,14 @@ enum crd_alg_flag {
 	 * default A6A6A6A6A6A6A6A6); data a multiple of 8, 16..4096 bytes;    \
 	 * tag 8 = the wrap's first semiblock: encrypt (wrap) gives tag ||     \
 	 * ciphertext, the RFC's output; decrypt (unwrap) checks it */         \
-	X(AES_KW, 38, "aes-kw", NULL, 8, AEAD, 0,                              \
+	X(AES_KW, 38, "aes-kw", NULL, 8, AEAD, CRD_AF_CHAINED,                              \
 	  NO, NO, CIPHER, "AES-*-WRAP")                                        \
 	/* AES key wrap with padding, RFC 5649: key 16/24/32 (the KEK); no IV; \
 	 * data 1..4096 bytes of key (the wrap's MLI is len); tag 8..15 = the  \
 	 * first 8 + the padding's bytes of the wrap, 8 + (8 - len % 8) % 8,   \
 	 * so that tag || data is the RFC's output; decrypt (unwrap) checks it \
 	 * and that MLI is len */                                              \
-	X(AES_KWP, 39, "aes-kwp", NULL, 8, AEAD, 0,                            \
+	X(AES_KWP, 39, "aes-kwp", NULL, 8, AEAD, CRD_AF_CHAINED,                            \
 	  NO, NO, CIPHER, "AES-*-WRAP-PAD")                                    \
 	/* Key pairs (docs/asymmetric.md), on the openssl engine. The key is  \
 	 * DER: PKCS#8 PrivateKeyInfo, or SubjectPublicKeyInfo (public ops    \
