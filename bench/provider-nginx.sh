@@ -54,7 +54,7 @@ for _ in $(seq 100); do "$CTL" ping >/dev/null 2>&1 && break; sleep 0.05; done
 
 # The machine line every benchmark prints (CPU model, flags, the code
 # ipsec-mb picks), from a tiny run of the stream mode.
-"$CTL" bench stream --total 16 --rounds 1 | sed -n 1,2p
+"$CTL" bench stream --total 16 --rounds 1 | sed -n 1,4p
 echo "$("$NGINX" -v 2>&1 | sed 's/.*: //'), $(curl -V | awk 'NR == 1 { print $1, $2, $5 }')"
 
 # The provider as tests/provider/test_prov_nginx.sh loads it (see there

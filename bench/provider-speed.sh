@@ -58,11 +58,15 @@ median() { tr ' ' '\n' | grep -v '^-$' | sort -n |
 
 echo
 echo "== openssl speed -evp ALG -elapsed -seconds $SECS: MB/s, default provider vs cryptod's (median of $ROUNDS) =="
-printf '%-18s %6s %6s %10s %10s %8s\n' alg bytes jobs default cryptod ratio
+echo "(line: what a cache line took from CPU 0 to CPU 1 and back, in ns, just"
+echo " before the row: the vCPUs' placement, which can change within a run)"
+printf '%-18s %6s %6s %10s %10s %8s %6s\n' alg bytes jobs default cryptod ratio line
 for b in $BYTES; do
 	for a in $ALGS; do
 		for j in $JOBS; do
 			d=() c=()
+			line=$("$CTL" bench stream --total 16 --rounds 1 2>/dev/null |
+				sed -n 's/.*and back: \([0-9]*\) ns.*/\1/p')
 			for r in $(seq "$ROUNDS"); do
 				if [ $((r % 2)) = 1 ]; then
 					d+=("$(speed default "$a" "$j" "$b")")
@@ -74,9 +78,10 @@ for b in $BYTES; do
 			done
 			dm=$(echo "${d[*]}" | median)
 			cm=$(echo "${c[*]}" | median)
-			printf '%-18s %6s %6s %10s %10s %8s\n' "$a" "$b" \
+			printf '%-18s %6s %6s %10s %10s %8s %6s\n' "$a" "$b" \
 				"$([ "$j" = 0 ] && echo sync || echo "$j")" "$dm" "$cm" \
-				"$(awk -v c="$cm" -v d="$dm" 'BEGIN { if (d > 0 && c != "-") printf "%.2f", c / d; else print "-" }')"
+				"$(awk -v c="$cm" -v d="$dm" 'BEGIN { if (d > 0 && c != "-") printf "%.2f", c / d; else print "-" }')" \
+				"${line:--}"
 		done
 	done
 done
