@@ -147,12 +147,13 @@ static int ping_pin(int cpu)
 static void *ping_peer(void *arg)
 {
 	struct ping *p = arg;
-	if (ping_pin(1))
-		return NULL;
+	(void)ping_pin(1); /* the caller checked that CPU 1 is ours */
 	for (uint32_t i = 0; i < p->rounds; i++) {
 		while (atomic_load_explicit(&p->v, memory_order_acquire) !=
 		       2 * i + 1)
-			;
+			if (atomic_load_explicit(&p->v, memory_order_relaxed) ==
+			    UINT32_MAX)
+				return NULL; /* the caller gave up */
 		atomic_store_explicit(&p->v, 2 * i + 2, memory_order_release);
 	}
 	return NULL;
@@ -171,14 +172,15 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* ns per round trip CPU 0 -> 1 -> 0, or -1 (one CPU, no pinning). */
+/* ns per round trip CPU 0 -> 1 -> 0, or -1 (CPU 0 or 1 not ours, no
+ * pinning, or a peer that never answered). */
 static double ping_ns(void)
 {
 	cpu_set_t old;
 	double ns[PING_BATCHES];
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    pthread_getaffinity_np(pthread_self(), sizeof(old), &old) ||
-	    ping_pin(0))
+	    !CPU_ISSET(0, &old) || !CPU_ISSET(1, &old) || ping_pin(0))
 		return -1;
 	double r = -1;
 	unsigned b;
@@ -188,20 +190,25 @@ static double ping_ns(void)
 		if (pthread_create(&t, NULL, ping_peer, &p))
 			break;
 		double t0 = 0;
-		for (uint32_t i = 0; i < p.rounds; i++) {
+		int lost = 0;
+		for (uint32_t i = 0; i < p.rounds && !lost; i++) {
 			if (i == 1)
 				t0 = bench_now_ns(); /* the peer is up */
 			atomic_store_explicit(&p.v, 2 * i + 1,
 					      memory_order_release);
 			uint64_t spins = 0;
-			while (atomic_load_explicit(&p.v,
-						    memory_order_acquire) !=
-				       2 * i + 2 &&
-			       ++spins < 1000000000)
-				;
+			while (atomic_load_explicit(
+				       &p.v, memory_order_acquire) != 2 * i + 2)
+				if (++spins == 100000000) { /* seconds */
+					atomic_store(&p.v, UINT32_MAX);
+					lost = 1;
+					break;
+				}
 		}
 		ns[b] = (bench_now_ns() - t0) / (p.rounds - 1);
 		pthread_join(t, NULL);
+		if (lost)
+			break;
 	}
 	if (b == PING_BATCHES) {
 		qsort(ns, PING_BATCHES, sizeof(ns[0]), cmp_double);
