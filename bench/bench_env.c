@@ -13,7 +13,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -159,19 +158,6 @@ static void *ping_peer(void *arg)
 	return NULL;
 }
 
-static double bench_now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* ns per round trip CPU 0 -> 1 -> 0, or -1 (CPU 0 or 1 not ours, no
  * pinning, or a peer that never answered). */
 static double ping_ns(void)
@@ -193,7 +179,7 @@ static double ping_ns(void)
 		int lost = 0;
 		for (uint32_t i = 0; i < p.rounds && !lost; i++) {
 			if (i == 1)
-				t0 = bench_now_ns(); /* the peer is up */
+				t0 = (double)crd_now_ns(); /* the peer is up */
 			atomic_store_explicit(&p.v, 2 * i + 1,
 					      memory_order_release);
 			uint64_t spins = 0;
@@ -205,15 +191,13 @@ static double ping_ns(void)
 					break;
 				}
 		}
-		ns[b] = (bench_now_ns() - t0) / (p.rounds - 1);
+		ns[b] = ((double)crd_now_ns() - t0) / (p.rounds - 1);
 		pthread_join(t, NULL);
 		if (lost)
 			break;
 	}
-	if (b == PING_BATCHES) {
-		qsort(ns, PING_BATCHES, sizeof(ns[0]), cmp_double);
-		r = ns[PING_BATCHES / 2];
-	}
+	if (b == PING_BATCHES)
+		r = bench_median(ns, PING_BATCHES);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	return r;
 }
