@@ -156,6 +156,22 @@ err:
 
 static int pm_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
+/* Keep key (at most sizeof(x->key) bytes) for the daemon's session; the
+ * same key again keeps the session, another closes it. */
+static void pm_key_keep(struct pm_ctx *x, const unsigned char *key,
+			size_t keylen)
+{
+	if (!x->key_set || keylen != x->key_len ||
+	    CRYPTO_memcmp(x->key, key, keylen)) {
+		prov_sess_close(&x->m.sess);
+		OPENSSL_cleanse(x->key, sizeof(x->key));
+		memcpy(x->key, key, keylen);
+	}
+	x->key_len = keylen;
+	x->m.key_len = keylen;
+	x->key_set = 1;
+}
+
 static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 		   const OSSL_PARAM params[])
 {
@@ -167,13 +183,13 @@ static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 		/* The key given last, whichever digest it came with. */
 		prov_report(x->m.p, 0); /* every message starts here */
 		atomic_fetch_add(&x->m.p->n_inprocess, 1);
-		if (key) { /* kept for the daemon's digests too */
-			OPENSSL_cleanse(x->key, sizeof(x->key));
-			x->key_set = keylen <= sizeof(x->key);
-			x->key_len = x->m.key_len = x->key_set ? keylen : 0;
-			if (x->key_set)
-				memcpy(x->key, key, keylen);
+		if (key && keylen <= sizeof(x->key)) {
+			pm_key_keep(x, key, keylen); /* for the daemon's too */
+		} else if (key) { /* longer than the daemon takes */
 			prov_sess_close(&x->m.sess);
+			OPENSSL_cleanse(x->key, sizeof(x->key));
+			x->key_set = 0;
+			x->key_len = x->m.key_len = 0;
 		} else if (x->key_set) { /* given before the digest */
 			key = x->key;
 			keylen = x->key_len;
@@ -187,17 +203,9 @@ static int pm_init(void *vctx, const unsigned char *key, size_t keylen,
 				 x->m.name, keylen, sizeof(x->key));
 			return 0;
 		}
-		/* The same key again keeps its session (prov_sess_open
-		 * still makes a new one for another digest or cipher). */
-		if (!x->key_set || keylen != x->key_len ||
-		    CRYPTO_memcmp(x->key, key, keylen)) {
-			prov_sess_close(&x->m.sess);
-			OPENSSL_cleanse(x->key, sizeof(x->key));
-			memcpy(x->key, key, keylen);
-		}
-		x->key_len = keylen;
-		x->m.key_len = keylen;
-		x->key_set = 1;
+		/* prov_sess_open still makes a new session for another
+		 * digest or cipher. */
+		pm_key_keep(x, key, keylen);
 	}
 	if (!x->key_set || !x->m.alg) {
 		PROV_ERR(x->m.p, PROV_R_STATE, "%s: no key or %s set",
