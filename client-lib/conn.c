@@ -4,11 +4,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -122,6 +124,11 @@ int cc_connect(const char *path, const char *client_name, struct cc_conn **out)
 	socklen_t clen = sizeof(cred);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
 		c->daemon_pid = cred.pid;
+	/* Once per process is enough, but a forked child that connects
+	 * anew must not count on its parent's; again is free. */
+	c->membarrier =
+		syscall(__NR_membarrier,
+			MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
 	err = conn_hello(c, client_name);
 	if (err)
 		goto err_close;

@@ -60,6 +60,9 @@ struct cc_queue {
 	 * grows), and our cq head as last published (queue.c: both spare
 	 * a line that crosses cores at every op). */
 	uint32_t sq_head_seen, cq_head_pub;
+	/* The daemon's membarrier orders our tail store before our flag
+	 * load (CRD_FEAT_SQ_MEMBARRIER, and conn.membarrier). */
+	int sq_fenceless;
 	/* The last arm count written to client.karm (0: every batch
 	 * rings), the daemon's ring count just before it, and the bytes
 	 * read from the doorbell (free-running, as the ring count). */
@@ -92,6 +95,9 @@ struct cc_conn {
 	uint32_t seq;
 	char version[32];
 	int daemon_pid; /* SO_PEERCRED at connect */
+	/* This process takes the daemon's membarriers
+	 * (MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED succeeded). */
+	int membarrier;
 	/* A private page that fork() hands the child zeroed
 	 * (MADV_WIPEONFORK): a child must not use its parent's socket or
 	 * rings (conn_forked). */

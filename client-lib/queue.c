@@ -412,13 +412,22 @@ void queue_publish(struct cc_queue *q)
 	/* Every op the tail shows must fit below the cq head the worker
 	 * sees (queue_cq_head_publish). */
 	queue_cq_head_publish(q, 0);
-	/* Publish entries and the data they point at. Pairs with the
-	 * worker's acquire load of the tail. */
-	crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
-
-	/* Need-wakeup handshake, our half: tail stored, then read the
-	 * worker's flag (daemon/data/worker.c worker_park does the mirror). */
-	if (crd_load_seq_cst(&q->hdr->daemon.kflags) & CRD_F_NEED_WAKEUP)
+	/* Publish entries and the data they point at (release: pairs with
+	 * the worker's acquire load of the tail). Need-wakeup handshake, our
+	 * half: tail stored, then read the worker's flag (daemon/data/
+	 * worker.c worker_park does the mirror). Between the two, a fence,
+	 * unless the worker's membarrier stands in for it: the fence waited
+	 * for this line and the data's to cross cores, at every publish. */
+	uint32_t flags;
+	if (q->sq_fenceless) {
+		crd_store_release(&q->hdr->ksq_tail.k, q->sq_tail);
+		crd_compiler_barrier();
+		flags = crd_load_relaxed(&q->hdr->daemon.kflags);
+	} else {
+		crd_store_seq_cst(&q->hdr->ksq_tail.k, q->sq_tail);
+		flags = crd_load_seq_cst(&q->hdr->daemon.kflags);
+	}
+	if (flags & CRD_F_NEED_WAKEUP)
 		eventfd_write(q->sq_efd, 1);
 }
 

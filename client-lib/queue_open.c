@@ -82,6 +82,8 @@ int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
 	if (err)
 		goto err_reply;
 	close(fds[0]); /* the mapping keeps the region alive */
+	q->sq_fenceless =
+		c->membarrier && (q->hdr->features & CRD_FEAT_SQ_MEMBARRIER);
 	q->sq_efd = fds[1];
 	q->cq_sock = fds[2];
 	wire_free(rep);

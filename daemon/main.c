@@ -533,9 +533,11 @@ int main(int argc, char **argv)
 	}
 
 	log_info(
-		"cryptod %s listening on %s with %u worker(s), %s polling, key store %s",
+		"cryptod %s listening on %s with %u worker(s), %s polling%s, key store %s",
 		CRYPTOD_VERSION, ctl_socket_path(), workers_count(),
 		workers_poll_mode(),
+		workers_sq_membarrier() ? ""
+					: " (no membarrier: clients fence)",
 		ks_locked() ? "locked in RAM" : "NOT locked");
 	err = sdn_ready(base, ctl_status); /* no-op without systemd */
 	if (err)

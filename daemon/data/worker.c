@@ -20,6 +20,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,6 +104,9 @@ static struct {
 	_Atomic int stop;
 	_Atomic unsigned awake; /* workers not asleep on the doorbell */
 	_Atomic uint64_t grace; /* the newest grace period's epoch */
+	/* Parking runs membarrier (or workers never park): every queue
+	 * carries CRD_FEAT_SQ_MEMBARRIER. */
+	int sq_membarrier;
 
 	/* The published queue list, kept in order of the queues' user
 	 * slots (so a worker's copy has each user's queues together):
@@ -678,6 +683,27 @@ static int worker_sleep(struct worker *w)
 	return n != 0;
 }
 
+/* Every core that runs a client thread passes a full barrier
+ * (CRD_FEAT_SQ_MEMBARRIER). It cannot fail once the probe passed; if it
+ * does, a wake-up may be lost, and the park time-out finds the op. */
+static void worker_membarrier(void)
+{
+	static atomic_int told;
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) &&
+	    !atomic_exchange(&told, 1))
+		log_warn("membarrier failed (%s): an op may wait up to %d ms",
+			 strerror(errno), (int)PARK_TIMEOUT_MS);
+}
+
+/* May parking rely on membarrier? The kernel has it and lets us run it. */
+static int membarrier_usable(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+	       syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0,
+		       0) == 0;
+}
+
 /* Sleep until a doorbell rings. Holds no queue pointer across the sleep:
  * the caller refreshes its list afterwards. Returns 1 when this worker is
  * the first awake again (it then clears NEED_WAKEUP). */
@@ -691,11 +717,14 @@ static int worker_park(struct worker *w)
 
 	/* The last worker to sleep asks clients to ring. Need-wakeup
 	 * handshake, our half: flag, then re-check. Pairs with the client's
-	 * tail store, then flag load (cc_enqueue_burst). A queue attached
+	 * tail store, then flag load (queue_publish), which has no fence
+	 * between them: the membarrier stands in for it. A queue attached
 	 * since our copy of the list is not flagged by us: the gen check
 	 * pairs with worker_attach (gen store, then awake load). */
 	if (atomic_fetch_sub(&pool.awake, 1) == 1) {
 		worker_set_need_wakeup(w, 1);
+		if (pool.sq_membarrier)
+			worker_membarrier();
 		if (worker_has_work(w) || atomic_load(&pool.stop) ||
 		    worker_list_stale(w))
 			return atomic_fetch_add(&pool.awake, 1) == 0;
@@ -842,6 +871,7 @@ int workers_start(const struct worker_config *c)
 	if (n == 0 || n > MAX_WORKERS)
 		return -EINVAL;
 	pool.cfg = *c;
+	pool.sq_membarrier = c->busy_poll || membarrier_usable();
 	/* Aligned: each worker's counters on cache lines of their own. */
 	size_t size = n * sizeof(*pool.w);
 	pool.w = aligned_alloc(_Alignof(struct worker), size);
@@ -908,10 +938,17 @@ const char *workers_poll_mode(void)
 	return pool.cfg.busy_poll ? "busy" : "adaptive";
 }
 
+int workers_sq_membarrier(void)
+{
+	return pool.sq_membarrier;
+}
+
 int worker_attach(struct queue *q)
 {
 	if (!pool.n || atomic_load(&pool.stop))
 		return -ESHUTDOWN;
+	if (pool.sq_membarrier)
+		q->hdr->features |= CRD_FEAT_SQ_MEMBARRIER;
 	/* The client may ring as soon as it has the fds: watch first. */
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
 	if (epoll_ctl(pool.epfd, EPOLL_CTL_ADD, q->sq_efd, &ev) < 0)

@@ -40,6 +40,9 @@ void workers_destroy(void);
 unsigned workers_count(void);
 /* "busy" or "adaptive". */
 const char *workers_poll_mode(void);
+/* Does a worker run membarrier before it sleeps, so that clients store
+ * their tails with no fence (CRD_FEAT_SQ_MEMBARRIER)? */
+int workers_sq_membarrier(void);
 
 /* Serve q from now on (every worker serves every queue) and watch its
  * submission doorbell. 0 or -errno. */

@@ -543,6 +543,22 @@ _Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
 #define CRD_F_NEED_WAKEUP 1u /* the reader sleeps: signal the doorbell */
 #define CRD_F_DEAD 2u	     /* daemon side: queue is no longer served */
 
+/*
+ * crd_region_hdr.features bits: what the daemon promises for this queue,
+ * written before the fd is passed and never changed.
+ *
+ * CRD_FEAT_SQ_MEMBARRIER: a worker that sets daemon.kflags'
+ * NEED_WAKEUP to sleep runs membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED)
+ * before it looks at the tail again (or it never sleeps). A client
+ * process registered for such barriers
+ * (MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) may then store its tail and
+ * load the flag with no fence between them: either the barrier came
+ * after its store, and the worker sees the tail, or before its load, and
+ * it sees the flag. The fence cost a cross-core transfer at every
+ * publish.
+ */
+#define CRD_FEAT_SQ_MEMBARRIER 1u
+
 struct crd_region_hdr {
 	/* Line 0: geometry, written by the daemon before the fd is passed and
 	 * never again. Informational for the client; the daemon keeps its own
@@ -556,7 +572,8 @@ struct crd_region_hdr {
 	uint64_t arena_off;
 	uint64_t arena_size;
 	uint64_t region_size;
-	uint8_t pad0_[CRD_CACHELINE - 56];
+	uint32_t features; /* CRD_FEAT_* (0 from a daemon before them) */
+	uint8_t pad0_[CRD_CACHELINE - 60];
 
 	struct crd_idx ksq_tail; /* client produces */
 	struct crd_idx ksq_head; /* daemon consumes */
@@ -673,6 +690,13 @@ static inline void crd_store_seq_cst(uint32_t *p, uint32_t v)
 static inline uint32_t crd_load_seq_cst(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+/* Keeps the compiler from moving accesses across it; the CPU may (the
+ * peer's membarrier orders them: CRD_FEAT_SQ_MEMBARRIER). */
+static inline void crd_compiler_barrier(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static inline void crd_flag_set(uint32_t *p, uint32_t bit)
