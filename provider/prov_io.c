@@ -386,14 +386,18 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	return err ? pq_kill(pq, err) : 0;
 }
 
-/* Block until slot s is done. Caller holds the lock. */
-static int pq_wait(struct pio_q *pq, int s)
+/* Block until slot s is done. fresh: s was submitted just now, so a job
+ * pauses before it first looks at the ring: the op cannot be there yet,
+ * and the look reads a line the worker has most likely written since
+ * (a transfer from its core, once per op). Caller holds the lock. */
+static int pq_wait(struct pio_q *pq, int s, int fresh)
 {
 	uint64_t since = 0;
-	for (;;) {
+	int look = !fresh || !ASYNC_get_current_job();
+	for (;; look = 1) {
 		if (atomic_load(&pq->dead))
 			return -EPIPE;
-		int err = pq_reap(pq);
+		int err = look ? pq_reap(pq) : 0;
 		if (err)
 			return err;
 		if (pq->res[s].done)
@@ -519,7 +523,7 @@ static int pio_pump_room(void *ctx, int why, unsigned in_flight)
 static int pio_pump_wait(void *ctx, struct pump_piece *pc, int32_t *st)
 {
 	struct pio_pump *pp = ctx;
-	int w = pq_wait(pp->pq, (int)pc->id);
+	int w = pq_wait(pp->pq, (int)pc->id, 1); /* pump_run: the oldest */
 	if (!w)
 		*st = pp->pq->res[pc->id].status;
 	return w;
@@ -577,7 +581,7 @@ static int pq_run_op(struct pio_q *pq, struct cc_op *op, int s, uint8_t *buf,
 			break;
 	}
 	if (!err)
-		err = pq_wait(pq, s);
+		err = pq_wait(pq, s, 1);
 	if (err && err != -EPIPE && !atomic_load(&pq->dead)) {
 		cc_buf_free(pq->q, buf);
 		pq->res[s].busy = 0;
@@ -821,7 +825,7 @@ int pio_ks_wait(struct pio_ticket *t, struct pio_kept *k)
 	if (!pq)
 		return -EINVAL;
 	pthread_mutex_lock(&pq->lock);
-	int err = pq_wait(pq, t->slot);
+	int err = pq_wait(pq, t->slot, 0);
 	if (!err) {
 		err = pq->res[t->slot].status;
 		if (err == CC_OK) {
