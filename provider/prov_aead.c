@@ -745,23 +745,22 @@ int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_get_params(c->swctx, params);
 	int gcm = c->ci->kind == PC_GCM;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->keylen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_IVLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->ivlen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->taglen ? c->taglen : TAG_LEN))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params,
-				   OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
 	    !OSSL_PARAM_set_size_t(p, c->tls_aad_pad))
 		return 0;
 	const char *ivs[] = { OSSL_CIPHER_PARAM_IV,
 			      OSSL_CIPHER_PARAM_UPDATED_IV };
 	for (unsigned i = 0; gcm && i < 2; i++) {
-		if (!(p = OSSL_PARAM_locate(params, ivs[i])))
+		if (!(p = prov_param(params, ivs[i])))
 			continue;
 		if (c->iv_state == IV_UNSET &&
 		    (c->tls_aad_len || !c->enc || c->ivlen < 12 ||
@@ -776,7 +775,7 @@ int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 		if (!OSSL_PARAM_set_octet_string(p, c->iv, c->ivlen))
 			return 0;
 	}
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
 		size_t sz = p->data ? p->data_size : c->taglen;
 		if (!c->enc || !c->taglen || sz == 0 || sz > TAG_LEN) {
 			PROV_ERR(c->p, PROV_R_STATE, "no tag to get");
@@ -785,8 +784,8 @@ int pca_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 		if (!OSSL_PARAM_set_octet_string(p, c->tag, sz))
 			return 0;
 	}
-	if (gcm && (p = OSSL_PARAM_locate(
-			    params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN))) {
+	if (gcm &&
+	    (p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN))) {
 		size_t sz = p->data_size;
 		if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
 		    !c->iv_gen || !c->key_set)
@@ -812,7 +811,7 @@ int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_set_params(c->swctx, params);
 	int gcm = c->ci->kind == PC_GCM;
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
 		size_t sz = p->data_size;
 		if (p->data_type != OSSL_PARAM_OCTET_STRING || sz == 0 ||
 		    sz > TAG_LEN || (gcm && !p->data))
@@ -827,8 +826,7 @@ int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 		}
 		c->taglen = sz;
 	}
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
 		size_t sz;
 		/* ChaCha20-Poly1305: 12 only, as OpenSSL 3.0's default
 		 * provider since openssl/openssl#20151 (Debian 12's 3.0.19
@@ -840,26 +838,25 @@ int pca_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 			c->iv_state = IV_FINISHED;
 		c->ivlen = sz;
 	}
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
 		size_t sz;
 		if (!OSSL_PARAM_get_size_t(p, &sz) || sz != c->ci->keylen)
 			goto bad;
 	}
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
 		size_t pad;
 		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
 		    !(pad = tls_aad_set(c, p->data, p->data_size)))
 			goto bad;
 		c->tls_aad_pad = pad;
 	}
-	if ((p = OSSL_PARAM_locate_const(
-		     params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
+	if ((p = prov_param_const(params,
+				  OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
 		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
 		    tls_fixed_set(c, p->data, p->data_size))
 			goto bad;
 	}
-	if (gcm && (p = OSSL_PARAM_locate_const(
+	if (gcm && (p = prov_param_const(
 			    params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))) {
 		if (!p->data || p->data_type != OSSL_PARAM_OCTET_STRING ||
 		    !c->iv_gen || !c->key_set || c->enc ||

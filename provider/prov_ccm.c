@@ -114,27 +114,26 @@ int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 int pcc_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 {
 	OSSL_PARAM *p;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->keylen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_IVLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->ivlen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->ccm_m))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params,
-				   OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
 	    !OSSL_PARAM_set_size_t(p, 0))
 		return 0;
 	const char *ivs[] = { OSSL_CIPHER_PARAM_IV,
 			      OSSL_CIPHER_PARAM_UPDATED_IV };
 	for (unsigned i = 0; i < 2; i++)
-		if ((p = OSSL_PARAM_locate(params, ivs[i])) &&
+		if ((p = prov_param(params, ivs[i])) &&
 		    (p->data_size < c->ivlen ||
 		     !OSSL_PARAM_set_octet_string(p, c->iv, c->ivlen)))
 			return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
 		if (!c->enc || !c->taglen || p->data_size != c->ccm_m) {
 			PROV_ERR(c->p, PROV_R_STATE, "CCM: no tag to get");
 			return 0;
@@ -150,7 +149,7 @@ int pcc_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 int pcc_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 {
 	const OSSL_PARAM *p;
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
 		size_t sz = p->data_size;
 		if (p->data_type != OSSL_PARAM_OCTET_STRING || (sz & 1) ||
 		    sz < 4 || sz > 16)
@@ -166,15 +165,13 @@ int pcc_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 		}
 		c->ccm_m = sz;
 	}
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
 		size_t sz;
 		if (!OSSL_PARAM_get_size_t(p, &sz) || sz < 7 || sz > 13)
 			goto bad;
 		c->ivlen = sz;
 	}
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
 		PROV_ERR(c->p, PROV_R_UNSUPPORTED, "CCM TLS records");
 		return 0;
 	}

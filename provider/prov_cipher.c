@@ -249,32 +249,31 @@ static int pc_cipher(void *vctx, unsigned char *out, size_t *outl,
 static int pc_get_params(const struct pc_info *ci, OSSL_PARAM params[])
 {
 	OSSL_PARAM *p;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_MODE)) &&
 	    !OSSL_PARAM_set_uint(p, ci->mode))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, ci->keylen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_IVLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, ci->ivlen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) &&
 	    !OSSL_PARAM_set_size_t(p, ci->blocksize))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD)) &&
 	    !OSSL_PARAM_set_int(p, (ci->flags & PC_F_AEAD) != 0))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) &&
 	    !OSSL_PARAM_set_int(p, (ci->flags & PC_F_CUSTOM_IV) != 0))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_CTS)) &&
 	    !OSSL_PARAM_set_int(p, 0))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params,
-				   OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) &&
 	    !OSSL_PARAM_set_int(p, 0))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) &&
 	    !OSSL_PARAM_set_int(p, 0))
 		return 0;
 	return 1;
@@ -404,22 +403,22 @@ static int pc_get_ctx_params(void *vctx, OSSL_PARAM params[])
 		return c->ci->ops->get_ctx_params(c, params);
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_get_params(c->swctx, params);
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_KEYLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->keylen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_IVLEN)) &&
 	    !OSSL_PARAM_set_size_t(p, c->ivlen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_PADDING)) &&
 	    !OSSL_PARAM_set_uint(p, c->pad))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_NUM)) &&
 	    !OSSL_PARAM_set_uint(p, c->num))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_IV)) &&
 	    !OSSL_PARAM_set_octet_string(p, c->oiv, c->ivlen))
 		return 0;
-	if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) &&
+	if ((p = prov_param(params, OSSL_CIPHER_PARAM_UPDATED_IV)) &&
 	    !OSSL_PARAM_set_octet_string(p, c->iv, c->ivlen))
 		return 0;
 	return pct_get_ctx_params(c, params);
@@ -438,13 +437,13 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		return 0;
 	if (c->started && c->sw)
 		return EVP_CIPHER_CTX_set_params(c->swctx, params);
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_PADDING))) {
 		unsigned v;
 		if (!OSSL_PARAM_get_uint(p, &v))
 			goto bad;
 		c->pad = v ? 1 : 0;
 	}
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_NUM))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_NUM))) {
 		unsigned v;
 		/* The keystream of a block the daemon made is not here to
 		 * move around in: only the position it is at is taken. */
@@ -453,7 +452,7 @@ static int pc_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			return 0;
 		}
 	}
-	if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
 		size_t v;
 		if (!OSSL_PARAM_get_size_t(p, &v) || v != c->ci->keylen)
 			goto bad;

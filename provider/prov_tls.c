@@ -99,8 +99,7 @@ static int explicit_iv(unsigned v)
 int pct_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 {
 	const OSSL_PARAM *p;
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_TLS_VERSION))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_TLS_VERSION))) {
 		unsigned v;
 		if (!OSSL_PARAM_get_uint(p, &v)) {
 			PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);
@@ -116,8 +115,7 @@ int pct_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 		}
 		c->tls_version = v;
 	}
-	if ((p = OSSL_PARAM_locate_const(params,
-					 OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE))) {
 		size_t v;
 		if (!OSSL_PARAM_get_size_t(p, &v) || v > PC_TLS_MAC_MAX) {
 			PROV_ERR(c->p, PROV_R_BAD_PARAM, "%s", p->key);
@@ -130,7 +128,7 @@ int pct_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 
 int pct_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 {
-	OSSL_PARAM *p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS_MAC);
+	OSSL_PARAM *p = prov_param(params, OSSL_CIPHER_PARAM_TLS_MAC);
 	/* Valid until the next update, as the default provider's. */
 	if (p && !OSSL_PARAM_set_octet_ptr(p, c->tls_mac, c->tls_mac_size))
 		return 0;
