@@ -13,7 +13,9 @@
 #   test_cryptoctl_stream.sh CRYPTOD CRYPTOCTL [GCM_REF [HOLD_QUEUE]]   (cryptoctl_lib.sh)
 #
 # BIG_MIB (default 1024) sets the size of the pipe run; RSS_MAX_KB (default
-# 65536) its peak RSS bound.
+# 65536) its peak RSS bound; STREAM_SIZES, STREAM_SOME and XTS_LENS the
+# lengths (the sanitized builds' are around the chunk only: no 3 MiB, fewer
+# near 1 MiB).
 set -u
 . "$(dirname "$0")/cryptoctl_lib.sh"
 # Each section says when it started: the whole must stay well under a minute.
@@ -31,9 +33,9 @@ GNU_TIME=
 /usr/bin/time -f %M true >/dev/null 2>&1 && GNU_TIME=/usr/bin/time
 
 # Sizes around the chunk (1 MiB) and the tag held back at its end.
-SIZES="0 1 15 16 17 4095 1048560 1048575 1048576 1048577 1048592 3145745"
+SIZES=${STREAM_SIZES:-"0 1 15 16 17 4095 1048560 1048575 1048576 1048577 1048592 3145745"}
 # Fewer for the variants (key sizes, CCM and ChaCha20).
-SOME="0 1 17 1048575 1048577 3145745"
+SOME=${STREAM_SOME:-"0 1 17 1048575 1048577 3145745"}
 # blocks_of SIZE: SIZE rounded down to whole AES blocks
 blocks_of() { echo $(($1 - $1 % 16)); }
 mkdata() { head -c "$1" /dev/urandom >"$tmp/pt.$1"; }
@@ -41,6 +43,10 @@ for len in $SIZES; do mkdata "$len"; done
 for len in $SIZES; do
 	b=$(blocks_of "$len")
 	[ -e "$tmp/pt.$b" ] || mkdata "$b"
+done
+# The lengths the checks below name whatever the lists.
+for len in 1 16 17 4095 4113 1048577 3145745; do
+	[ -e "$tmp/pt.$len" ] || mkdata "$len"
 done
 
 # ---------------------------------------------------------------------------
@@ -171,7 +177,7 @@ check "aes-gcm, chacha20-poly1305, aes-ccm: $n runs, 0..3 MiB, round trips, stre
 # XTS in data units: unit k's tweak is the IV plus k (little-endian).
 n=0 nbad=0
 for du in 16 512 4096 1048576; do
-	for len in 16 17 4113 1048576 1048593 3145745; do
+	for len in ${XTS_LENS:-16 17 4113 1048576 1048593 3145745}; do
 		last=$((len % du))
 		[ "$last" -gt 0 ] && [ "$last" -lt 16 ] && continue
 		[ -e "$tmp/pt.$len" ] || mkdata "$len"
