@@ -947,8 +947,8 @@ int worker_attach(struct queue *q)
 {
 	if (!pool.n || atomic_load(&pool.stop))
 		return -ESHUTDOWN;
-	if (pool.sq_membarrier)
-		q->hdr->features |= CRD_FEAT_SQ_MEMBARRIER;
+	/* Before the fd is passed (line 0 is never read back). */
+	q->hdr->features = pool.sq_membarrier ? CRD_FEAT_SQ_MEMBARRIER : 0;
 	/* The client may ring as soon as it has the fds: watch first. */
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
 	if (epoll_ctl(pool.epfd, EPOLL_CTL_ADD, q->sq_efd, &ev) < 0)

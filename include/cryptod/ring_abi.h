@@ -545,7 +545,7 @@ _Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
 
 /*
  * crd_region_hdr.features bits: what the daemon promises for this queue,
- * written before the fd is passed and never changed.
+ * written with line 0 (before the fd is passed, never again).
  *
  * CRD_FEAT_SQ_MEMBARRIER: a worker that sets daemon.kflags'
  * NEED_WAKEUP to sleep runs membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED)
