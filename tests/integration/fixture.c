@@ -563,6 +563,22 @@ int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
 	return 0;
 }
 
+int fx_setup_null(struct fx_daemon *d, const struct fx_daemon_params *p,
+		  const char *name, const struct cc_queue_params *qp,
+		  struct cc_conn **conn, struct cc_queue **q, uint32_t *sid)
+{
+	int r = fx_setup(d, p, name, qp, conn, q);
+	if (r)
+		return r;
+	struct cc_session_params sp = { .alg = CC_ALG_NULL };
+	r = cc_session_create(*conn, &sp, sid);
+	if (r) {
+		fprintf(stderr, "FAIL: null session: %s\n", cc_strerror(r));
+		fx_teardown(d, *conn, *q);
+	}
+	return r;
+}
+
 int fx_teardown(struct fx_daemon *d, struct cc_conn *conn, struct cc_queue *q)
 {
 	int r;

@@ -65,6 +65,15 @@ int fx_setup(struct fx_daemon *d, const struct fx_daemon_params *p,
 	     struct cc_conn **conn, struct cc_queue **q);
 
 /*
+ * fx_setup(), then a CC_ALG_NULL session (its ops copy): the start of a
+ * test of the rings rather than of the crypto. On failure nothing is
+ * left; on success the caller also owns *sid.
+ */
+int fx_setup_null(struct fx_daemon *d, const struct fx_daemon_params *p,
+		  const char *name, const struct cc_queue_params *qp,
+		  struct cc_conn **conn, struct cc_queue **q, uint32_t *sid);
+
+/*
  * The usual end of a test, fx_setup() undone: cc_queue_close(q),
  * cc_disconnect(conn), fx_daemon_stop(d). Returns what fx_daemon_stop()
  * returned, after saying so on stderr when it failed.

@@ -49,16 +49,11 @@ int main(void)
 	printf("test_sq_wakeup: this kernel %s membarrier's global expedited "
 	       "barrier: the %s publish, unless a filter refuses it\n",
 	       has ? "has" : "lacks", has ? "fenceless" : "fenced");
-	if (fx_setup(&d,
-		     &(struct fx_daemon_params){ .workers = 1, .args = args },
-		     "sq_wakeup", &qp, &conn, &q))
+	if (fx_setup_null(
+		    &d,
+		    &(struct fx_daemon_params){ .workers = 1, .args = args },
+		    "sq_wakeup", &qp, &conn, &q, &sid))
 		return FX_EXIT_FAIL;
-	struct cc_session_params sp = { .alg = CC_ALG_NULL };
-	if (cc_session_create(conn, &sp, &sid)) {
-		fprintf(stderr, "FAIL: null session\n");
-		fx_teardown(&d, conn, q);
-		return FX_EXIT_FAIL;
-	}
 	uint8_t *buf = cc_buf_alloc(q, 64);
 	if (!buf) {
 		fprintf(stderr, "FAIL: buffer\n");

@@ -230,15 +230,9 @@ int main(void)
 	struct cc_queue_params qp = { 0 };
 	uint32_t sid;
 
-	if (fx_setup(&d, &(struct fx_daemon_params){ .workers = 2 }, "wakeups",
-		     &qp, &conn, &q))
+	if (fx_setup_null(&d, &(struct fx_daemon_params){ .workers = 2 },
+			  "wakeups", &qp, &conn, &q, &sid))
 		return FX_EXIT_FAIL;
-	struct cc_session_params sp = { .alg = CC_ALG_NULL };
-	if (cc_session_create(conn, &sp, &sid)) {
-		fprintf(stderr, "FAIL: null session\n");
-		fx_teardown(&d, conn, q);
-		return FX_EXIT_FAIL;
-	}
 	uint8_t *buf = cc_buf_alloc(q, 8192);
 	CHECK(buf != NULL, "buffer");
 	if (!buf)
