@@ -6,6 +6,9 @@
 # keys that must not stay in argv.
 #
 #   test_cryptoctl_xcheck.sh CRYPTOD CRYPTOCTL [GCM_REF [HOLD_QUEUE]]   (cryptoctl_lib.sh)
+#
+# XCHECK_GCM_CASES (default 40): random AES-GCM cases against OpenSSL;
+# XCHECK_PER_ALG (cryptoctl_lib.sh): random cases per algorithm.
 set -u
 . "$(dirname "$0")/cryptoctl_lib.sh"
 engines_txt
@@ -16,7 +19,7 @@ tag_lens=(4 8 12 13 14 15 16)
 key_lens=(16 24 32)
 if [ -x "$REF" ]; then
 	n=0 nbad=0
-	for i in $(seq 40); do
+	for i in $(seq "${XCHECK_GCM_CASES:-40}"); do
 		kl=${key_lens[RANDOM % 3]}
 		tl=${tag_lens[RANDOM % 7]}
 		len=$(((RANDOM * 32768 + RANDOM) % 20000))
