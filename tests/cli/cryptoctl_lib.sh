@@ -199,14 +199,20 @@ how_opts()
 	*) extra=(--engine "$1") ;;
 	esac
 }
+# flip_at FILE OFFSET: invert the byte at OFFSET in place (inverted, not
+# set: a byte set to a fixed value leaves the file as it was once in 256)
+flip_at()
+{
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "\\$(printf %03o $((b ^ 0xff)))" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
 # flip BYTE_OFFSET: copy of $tmp/ct with one byte inverted, in $tmp/bad
 flip()
 {
-	local hex
-	hex=$(bin2hex <"$tmp/ct")
-	local i=$(($1 * 2)) b
-	b=$(printf '%02x' $((0x${hex:i:2} ^ 0xff)))
-	hex2bin "${hex:0:i}$b${hex:i+2}" >"$tmp/bad"
+	cp "$tmp/ct" "$tmp/bad"
+	flip_at "$tmp/bad" "$1"
 }
 
 # finish NAME: stop cryptod with SIGTERM (it must exit 0), report, exit.

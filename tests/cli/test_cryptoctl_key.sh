@@ -131,7 +131,7 @@ ctl decrypt -a aes-gcm --key-name dk1 -i "$IV" --in "$tmp/ct1"
 check "decrypt --key-name dk1: exit 0, the plaintext" \
 	eval '[ "$rc" -eq 0 ] && cmp -s "$tmp/pt" "$out"'
 cp "$tmp/ct1" "$tmp/ct1-bad"
-printf '\001' | dd of="$tmp/ct1-bad" bs=1 seek=5 conv=notrunc 2>/dev/null
+flip_at "$tmp/ct1-bad" 5
 ctl decrypt -a aes-gcm --key-name dk1 -i "$IV" --in "$tmp/ct1-bad"
 check "decrypt --key-name dk1, tampered: exit 3 (tag), no output" \
 	eval '[ "$rc" -eq 3 ] && [ ! -s "$out" ]'

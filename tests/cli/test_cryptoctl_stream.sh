@@ -349,7 +349,7 @@ pt=$tmp/pt.3145745
 "$CTL" encrypt "${g[@]}" --in "$pt" --out "$tmp/ct"
 cp "$tmp/ct" "$tmp/bad"
 # The first chunk: its plaintext was decrypted long before the tag.
-printf '\x55' | dd of="$tmp/bad" bs=1 seek=1000 conv=notrunc 2>/dev/null
+flip_at "$tmp/bad" 1000
 mkdir "$tmp/o"
 expect_forged()
 {
