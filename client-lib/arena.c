@@ -2,7 +2,8 @@
 /*
  * First-fit allocator over the queue's arena, in 64-byte granules so that
  * buffers pack densely and never share a cache line with a neighbour.
- * Buffers are allocated once and reused; this is not on the per-op path.
+ * Programs that keep their buffers allocate once; the provider allocates
+ * and frees one per op, so both are kept short.
  */
 #include "internal.h"
 
@@ -10,31 +11,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t map_hash(uint32_t k, uint32_t cap)
+/*
+ * The live allocations: an open-addressed map, start granule + 1 ->
+ * length in granules, probed linearly. The provider allocates and frees
+ * a buffer per op, so both are on its per-op path: the slot is the top
+ * bits of a multiplicative hash (the low bits of one repeat with the
+ * keys' spacing, which made long clusters), and a removal shifts the
+ * entries behind it back instead of inserting them anew.
+ */
+static uint32_t map_hash(const struct arena_alloc *a, uint32_t k)
 {
-	return (k * 2654435761u) & (cap - 1);
+	return (uint32_t)(((uint64_t)(k * 2654435761u) << a->map_bits) >> 32);
 }
 
-static int map_put(struct arena_alloc *a, uint32_t key, uint32_t val);
+static void map_place(struct arena_alloc *a, uint32_t key, uint32_t val)
+{
+	uint32_t mask = a->map_cap - 1, i = map_hash(a, key);
+	while (a->keys[i])
+		i = (i + 1) & mask;
+	a->keys[i] = key;
+	a->vals[i] = val;
+}
 
 static int map_grow(struct arena_alloc *a)
 {
 	uint32_t old_cap = a->map_cap, *ok = a->keys, *ov = a->vals;
-	uint32_t cap = old_cap ? old_cap * 2 : 64;
-	a->keys = calloc(cap, sizeof(*a->keys));
-	a->vals = calloc(cap, sizeof(*a->vals));
-	if (!a->keys || !a->vals) {
-		free(a->keys);
-		free(a->vals);
-		a->keys = ok;
-		a->vals = ov;
+	uint32_t cap = old_cap ? old_cap * 2 : 64, bits = 0;
+	while ((1u << bits) < cap)
+		bits++;
+	uint32_t *nk = calloc(cap, sizeof(*nk)), *nv = calloc(cap, sizeof(*nv));
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
 		return -ENOMEM;
 	}
+	a->keys = nk;
+	a->vals = nv;
 	a->map_cap = cap;
-	a->map_used = 0;
+	a->map_bits = bits;
 	for (uint32_t i = 0; i < old_cap; i++)
 		if (ok[i])
-			map_put(a, ok[i], ov[i]);
+			map_place(a, ok[i], ov[i]);
 	free(ok);
 	free(ov);
 	return 0;
@@ -45,11 +62,7 @@ static int map_put(struct arena_alloc *a, uint32_t key, uint32_t val)
 {
 	if ((a->map_used + 1) * 2 > a->map_cap && map_grow(a))
 		return -ENOMEM;
-	uint32_t i = map_hash(key, a->map_cap);
-	while (a->keys[i])
-		i = (i + 1) & (a->map_cap - 1);
-	a->keys[i] = key;
-	a->vals[i] = val;
+	map_place(a, key, val);
 	a->map_used++;
 	return 0;
 }
@@ -59,21 +72,25 @@ static uint32_t map_take(struct arena_alloc *a, uint32_t key)
 {
 	if (!a->map_cap)
 		return 0;
-	uint32_t mask = a->map_cap - 1, i = map_hash(key, a->map_cap);
+	uint32_t mask = a->map_cap - 1, i = map_hash(a, key);
 	while (a->keys[i] && a->keys[i] != key)
 		i = (i + 1) & mask;
 	if (!a->keys[i])
 		return 0;
 	uint32_t val = a->vals[i];
-	a->keys[i] = 0;
 	a->map_used--;
-	/* Re-insert the rest of the cluster so lookups stay correct. */
+	/* The hole at i: an entry further on whose probe began at or
+	 * before i (its distance from home reaches back to the hole) moves
+	 * into it, and its own slot becomes the hole. */
 	for (uint32_t j = (i + 1) & mask; a->keys[j]; j = (j + 1) & mask) {
-		uint32_t k = a->keys[j], v = a->vals[j];
-		a->keys[j] = 0;
-		a->map_used--;
-		map_put(a, k, v);
+		uint32_t home = map_hash(a, a->keys[j]);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			a->keys[i] = a->keys[j];
+			a->vals[i] = a->vals[j];
+			i = j;
+		}
 	}
+	a->keys[i] = 0;
 	return val;
 }
 

@@ -24,6 +24,7 @@ struct arena_alloc {
 	/* Open-addressed map: start granule + 1 -> length in granules. */
 	uint32_t *keys, *vals; /* owned */
 	uint32_t map_cap, map_used;
+	uint32_t map_bits; /* log2(map_cap) */
 };
 
 #define ARENA_GRANULE 64u
