@@ -116,10 +116,10 @@ void counters_account(struct worker_counters *wc, struct queue_stats *qs,
 	for (unsigned e = 0; e < ENGINE_MAX; e++) {
 		if (!(eops[e] | eerr[e] | eauth[e]))
 			continue;
-		stat_add(&wc->est[e].ops, eops[e]);
-		stat_add(&wc->est[e].bytes, ebytes[e]);
-		stat_add(&wc->est[e].errors, eerr[e]);
-		stat_add(&wc->est[e].auth_failures, eauth[e]);
+		wstat_add(&wc->est[e].ops, eops[e]);
+		wstat_add(&wc->est[e].bytes, ebytes[e]);
+		wstat_add(&wc->est[e].errors, eerr[e]);
+		wstat_add(&wc->est[e].auth_failures, eauth[e]);
 	}
 	sess_flush(&sa);
 	n -= deferred;
