@@ -38,20 +38,30 @@ static inline int aesni_ccm_fits(const struct engine_op *op)
 /* CCM beyond those limits: one op with EVP (ossl_ccm) on a context of
  * its own; key is the raw AES key. Sets op->status. */
 void aesni_ccm_evp(struct engine_op *op, const uint8_t *key);
-/* Fetch (probe) and free (fini) the CCM ciphers aesni_ccm_evp() uses,
- * once for all workers. 0 or -ENODEV. */
-int aesni_aead_probe(void);
+/* Fetch (probe) and free (fini) the ciphers aesni_ccm_evp() and
+ * aesni_chacha_poly_one() use, once for all workers; avx512: ipsec-mb
+ * runs its AVX-512 code. 0 or -ENODEV. */
+int aesni_aead_probe(int avx512);
 void aesni_aead_fini(void);
 
-/* ChaCha20-Poly1305 through the direct API; key is the raw 32 bytes. */
-void aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key,
-			   struct engine_op *op);
+/* ChaCha20-Poly1305 as one op; key is the raw 32 bytes. Through the
+ * direct API, or from aesni_chacha_evp_from() bytes on OpenSSL's code
+ * (ossl_aead): then 1, and the caller burns the stack. */
+int aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op);
+/* From how many bytes a message takes OpenSSL's code; UINT32_MAX: none. */
+uint32_t aesni_chacha_evp_from(void);
 
 /* GCM or GMAC with an IV of other than 12 bytes (1..CRD_IV_ARENA_MAX,
  * GHASHed into the counter block), through the direct API's variable-IV
  * init. */
 void aesni_gcm_var_iv(IMB_MGR *m, const struct gcm_key_data *key,
 		      struct engine_op *op);
+
+/* GCM, GMAC or ChaCha20-Poly1305, one op with EVP: any IV length EVP
+ * takes; a decrypt that fails releases nothing. key is the raw key.
+ * Returns CRD_ST_*. */
+int ossl_aead(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const uint8_t *key,
+	      struct engine_op *op);
 
 /* CCM with EVP. Returns CRD_ST_*. */
 int ossl_ccm(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *c, const uint8_t *key,

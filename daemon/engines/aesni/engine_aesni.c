@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <intel-ipsec-mb.h>
@@ -59,15 +60,56 @@ static const struct alg_cap aesni_caps[] = {
 
 /* Manager for key expansion on the control thread (session_init). */
 static IMB_MGR *ctl_mgr;
+/* The code ipsec-mb picked (every manager picks the same), by ctl_mgr's */
+static IMB_ARCH ctl_arch;
 
-static IMB_MGR *aesni_mgr_new(void)
+/*
+ * The code ipsec-mb runs: its own pick (init_mb_mgr_auto), or the one
+ * CRYPTOD_IMB_ARCH names (sse, avx, avx2, avx512), which is how a
+ * machine with AVX-512 measures and tests what one without it runs (a
+ * Zen 3's avx2 code). -EINVAL: the name is not one of those, or names
+ * code above the library's own pick, which this CPU cannot run.
+ */
+static const struct {
+	const char *name;
+	void (*init)(IMB_MGR *);
+	IMB_ARCH arch;
+} aesni_archs[] = {
+	{ "sse", init_mb_mgr_sse, IMB_ARCH_SSE },
+	{ "avx", init_mb_mgr_avx, IMB_ARCH_AVX },
+	{ "avx2", init_mb_mgr_avx2, IMB_ARCH_AVX2 },
+	{ "avx512", init_mb_mgr_avx512, IMB_ARCH_AVX512 },
+};
+
+static int aesni_arch_init(IMB_MGR *m, IMB_ARCH *arch)
+{
+	init_mb_mgr_auto(m, arch);
+	const char *want = getenv("CRYPTOD_IMB_ARCH");
+	if (!want || !*want)
+		return 0;
+	for (unsigned i = 0; i < sizeof(aesni_archs) / sizeof(aesni_archs[0]);
+	     i++) {
+		if (strcmp(want, aesni_archs[i].name))
+			continue;
+		if (aesni_archs[i].arch > *arch)
+			return -EINVAL;
+		aesni_archs[i].init(m);
+		*arch = aesni_archs[i].arch;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static IMB_MGR *aesni_mgr_new(IMB_ARCH *arch)
 {
 	IMB_MGR *m = alloc_mb_mgr(0);
 	if (!m)
 		return NULL;
-	IMB_ARCH arch;
-	init_mb_mgr_auto(m, &arch);
-	if (arch < IMB_ARCH_SSE || imb_get_errno(m)) {
+	if (aesni_arch_init(m, arch)) {
+		free_mb_mgr(m);
+		return NULL;
+	}
+	if (*arch < IMB_ARCH_SSE || imb_get_errno(m)) {
 		free_mb_mgr(m);
 		return NULL;
 	}
@@ -77,19 +119,41 @@ static IMB_MGR *aesni_mgr_new(void)
 static int aesni_probe(const struct engine *e, char *why, size_t len)
 {
 	if (!ctl_mgr)
-		ctl_mgr = aesni_mgr_new();
+		ctl_mgr = aesni_mgr_new(&ctl_arch);
 	if (!ctl_mgr) {
-		snprintf(why, len,
-			 "intel-ipsec-mb found no AES-NI on this CPU");
+		const char *want = getenv("CRYPTOD_IMB_ARCH");
+		if (want && *want)
+			snprintf(why, len,
+				 "CRYPTOD_IMB_ARCH=%s: intel-ipsec-mb has no "
+				 "such code, or this CPU cannot run it "
+				 "(sse, avx, avx2 or avx512)",
+				 want);
+		else
+			snprintf(why, len,
+				 "intel-ipsec-mb found no AES-NI on this CPU");
 		return -ENODEV;
 	}
 	/* OpenSSL's part of the fallbacks, fetched once for all workers */
-	if (aesni_aead_probe() || aesni_auth_probe()) {
+	if (aesni_aead_probe(ctl_arch >= IMB_ARCH_AVX512) ||
+	    aesni_auth_probe()) {
 		aesni_aead_fini();
 		snprintf(why, len, "OpenSSL lacks CCM, HMAC or CMAC");
 		return -ENODEV;
 	}
-	snprintf(why, len, "intel-ipsec-mb %s", imb_get_version_str());
+	const char *code = getenv("CRYPTOD_IMB_ARCH");
+	char told[64] = "";
+	if (code && *code)
+		snprintf(told, sizeof(told), ", its %s code (CRYPTOD_IMB_ARCH)",
+			 code);
+	uint32_t from = aesni_chacha_evp_from();
+	if (from == UINT32_MAX)
+		snprintf(why, len, "intel-ipsec-mb %s%s", imb_get_version_str(),
+			 told);
+	else
+		snprintf(why, len,
+			 "intel-ipsec-mb %s%s; ChaCha20-Poly1305 from %u bytes "
+			 "on OpenSSL's code",
+			 imb_get_version_str(), told, from);
 	return 0;
 }
 
@@ -157,7 +221,8 @@ static int aesni_session_init(struct session *s, void *wctx, const uint8_t *key,
 
 static void *aesni_worker_init(const struct engine *e)
 {
-	return aesni_mgr_new();
+	IMB_ARCH arch;
+	return aesni_mgr_new(&arch);
 }
 
 static void aesni_worker_fini(void *wctx)
@@ -522,7 +587,7 @@ static void aesni_process(void *wctx, struct engine_op *ops, unsigned n)
 			aesni_gcm_one(m, op);
 			break;
 		case CRD_ALG_CHACHA20_POLY1305:
-			aesni_chacha_poly_one(m, k->chacha, op);
+			evp_used |= aesni_chacha_poly_one(m, k->chacha, op);
 			break;
 		case CRD_ALG_AES_CCM:
 			if (!aesni_ccm_fits(op)) {

@@ -79,7 +79,7 @@
 		CAP_PKEY(X448, 56, 0, 0, KIB(320))
 
 static const struct alg_cap ossl_caps[] = {
-	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_gcm); streams
+	/* EVP takes any GCM IV length (AEAD_IVLEN, ossl_aead); streams
 	 * carry the engine's own GHASH (openssl_stream_aead.c). */
 	CAP_AES_GCM(CRD_ALG_AES_GCM, 1, CRD_IV_ARENA_MAX, CRD_AAD_MAX, 1),
 	CAP_AES_GCM(CRD_ALG_AES_GMAC, 1, CRD_IV_ARENA_MAX, 0, 0),
@@ -335,60 +335,6 @@ static int ossl_kwp(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
 	return ok ? CRD_ST_OK : CRD_ST_AUTH_FAILED;
 }
 
-/* GCM, GMAC and ChaCha20-Poly1305. Returns CRD_ST_*. */
-static int ossl_gcm(struct ossl_worker *w, EVP_CIPHER *c, const uint8_t *key,
-		    struct engine_op *op)
-{
-	EVP_CIPHER_CTX *ctx = w->ctx;
-	int gmac = op->sess->alg == CRD_ALG_AES_GMAC;
-	int enc = op->op == CRD_OP_ENCRYPT;
-	int n;
-
-	OSSL_PARAM ivp[] = {
-		OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN,
-					    &(size_t){ op->iv_len }),
-		OSSL_PARAM_construct_end(),
-	};
-	if (!EVP_CipherInit_ex2(ctx, c, NULL, NULL, enc, ivp) ||
-	    !EVP_CipherInit_ex2(ctx, NULL, key, op->iv, enc, NULL))
-		return CRD_ST_ENGINE;
-	const uint8_t *aad = gmac ? op->src : op->aad;
-	uint32_t aad_len = gmac ? op->len : op->aad_len;
-	if (aad_len && !EVP_CipherUpdate(ctx, NULL, &n, aad, aad_len))
-		return CRD_ST_ENGINE;
-	if (!gmac && op->len &&
-	    !EVP_CipherUpdate(ctx, op->dst, &n, op->src, op->len))
-		return CRD_ST_ENGINE;
-	if (!enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, op->tag_len,
-					 op->tag))
-		return CRD_ST_ENGINE;
-	uint8_t end[16];
-	if (!EVP_CipherFinal_ex(ctx, end, &n)) {
-		if (enc)
-			return CRD_ST_ENGINE;
-		/* Tag mismatch (OpenSSL compares in constant time). */
-		if (!gmac && op->len)
-			memset(op->dst, 0, op->len);
-		return CRD_ST_AUTH_FAILED;
-	}
-	if (enc && !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, op->tag_len,
-					op->tag))
-		return CRD_ST_ENGINE;
-	return CRD_ST_OK;
-}
-
-/* ossl_gcm, and a decrypt that failed for any reason releases nothing:
- * the data update ran before the tag was set and checked. */
-static int ossl_gcm_checked(struct ossl_worker *w, EVP_CIPHER *c,
-			    const uint8_t *key, struct engine_op *op)
-{
-	int st = ossl_gcm(w, c, key, op);
-	if (st != CRD_ST_OK && op->op == CRD_OP_DECRYPT &&
-	    op->sess->alg != CRD_ALG_AES_GMAC && op->len)
-		memset(op->dst, 0, op->len);
-	return st;
-}
-
 /* CBC, CTR, ECB, XTS. Returns CRD_ST_*. */
 /* CBC, CTR, ECB, XTS. keyed: the context already holds this session's
  * key for this direction (the previous op of the burst), so only the IV
@@ -489,7 +435,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 		/* ChaCha20-Poly1305 streams as GCM does */
 		if (s->alg == CRD_ALG_AES_GCM || s->alg == CRD_ALG_AES_GMAC ||
 		    s->alg == CRD_ALG_CHACHA20_POLY1305) {
-			op->status = ossl_gcm_checked(w, c, k->raw, op);
+			op->status = ossl_aead(w->ctx, c, k->raw, op);
 			keyed_sess = NULL;
 			continue;
 		}
@@ -501,7 +447,7 @@ static void ossl_process(void *wctx, struct engine_op *ops, unsigned n)
 			memcpy(nonce + 4, iv, 8);
 			op->iv = nonce;
 			op->iv_len = 12;
-			op->status = ossl_gcm_checked(w, c, k->raw, op);
+			op->status = ossl_aead(w->ctx, c, k->raw, op);
 			op->iv = iv;
 			op->iv_len = 8;
 			keyed_sess = NULL;
