@@ -8,12 +8,6 @@
 #
 #   bench/provider-speed.sh [BUILD_DIR]      (default: build)
 #
-# openssl speed -evp sends an AEAD's updates as the pieces of one long
-# message per job (its default); AEAD=1 runs AES-GCM and
-# ChaCha20-Poly1305 in its TLS-like sequence instead (-aead: a new IV,
-# the AAD, the data and the tag each op: one message per op, as a TLS
-# record).
-#
 # Environment: BYTES (buffer sizes, default "16384 1024"), SECONDS_EACH
 # (default 2), ROUNDS (default 3; the median is printed), WORKERS (the
 # daemon's, default 1: the crypto on the other core), ALGS, JOBS (default
@@ -34,7 +28,6 @@ PIN=${PIN:-1}
 WORKERS=${WORKERS:-1}
 ALGS=${ALGS:-aes-128-gcm aes-128-cbc chacha20-poly1305}
 JOBS=${JOBS:-0 8 32}
-AEAD=${AEAD:-0}
 NAME=provider-speed
 . bench/provider_lib.sh # the checkout, after the cd above
 echo "openssl: $(openssl version)  daemon workers: $("$CTL" stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["workers"])')  pinned: $(pinned)"
@@ -46,7 +39,6 @@ speed() { # provider(default|cryptod) alg jobs bytes
 	[ "$1" = cryptod ] && pargs=(-provider-path "$BUILD/provider" -provider cryptod
 		-provider default -propquery provider=cryptod)
 	[ "$3" != 0 ] && jargs=(-async_jobs "$3")
-	case "$AEAD:$2" in 1:*gcm* | 1:*poly1305*) jargs+=(-aead) ;; esac
 	[ "$1" = cryptod ] && b0=$(dbytes)
 	mbs=$("${pin_c[@]}" openssl speed -elapsed -seconds "$SECS" -bytes "$4" \
 		"${pargs[@]}" "${jargs[@]}" -evp "$2" 2>/dev/null |
@@ -65,9 +57,7 @@ median() { tr ' ' '\n' | grep -v '^-$' | sort -n |
 	awk '{ a[NR] = $1 } END { print NR ? a[int((NR + 1) / 2)] : "-" }'; }
 
 echo
-how="openssl speed -evp ALG"
-[ "$AEAD" = 1 ] && how="$how (-aead for AES-GCM and ChaCha20-Poly1305)"
-echo "== $how -elapsed -seconds $SECS: MB/s, default provider vs cryptod's (median of $ROUNDS) =="
+echo "== openssl speed -evp ALG -elapsed -seconds $SECS: MB/s, default provider vs cryptod's (median of $ROUNDS) =="
 echo "(line: what a cache line took from CPU 0 to CPU 1 and back, in ns, just"
 echo " before the row: the vCPUs' placement, which can change within a run)"
 printf '%-18s %6s %6s %10s %10s %8s %6s\n' alg bytes jobs default cryptod ratio line
