@@ -4,7 +4,7 @@
 # file over HTTPS, one with the provider loaded through OPENSSL_CONF,
 # one with OpenSSL's default provider alone; curl downloads it from
 # each, with and without the provider to match, alternating round by
-# round, TLS 1.3 TLS_AES_128_GCM_SHA256 and TLS 1.2
+# round, TLS 1.3 (TLS_AES_128_GCM_SHA256, or TLS13_SUITE) and TLS 1.2
 # ECDHE-RSA-AES128-GCM-SHA256. Per download: wall time, MiB/s, and the
 # CPU seconds curl, nginx's workers and the daemon spent. Each server's body is
 # checked against the file's sha256 once per suite, in an untimed
@@ -14,13 +14,16 @@
 #
 # Environment: MIB (file size, default 1024), ROUNDS (default 3),
 # DAEMON_WORKERS (the daemon's --workers; default: the daemon's own),
-# DAEMON_ARGS (more daemon options, split on spaces, e.g. "--spin-us 20").
+# DAEMON_ARGS (more daemon options, split on spaces, e.g. "--spin-us 20"),
+# TLS13_SUITE (curl's TLS 1.3 suite, default TLS_AES_128_GCM_SHA256; e.g.
+# TLS_CHACHA20_POLY1305_SHA256).
 # Needs nginx and curl (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=$(realpath "${1:-build}")
 MIB=${MIB:-1024}
 ROUNDS=${ROUNDS:-3}
+TLS13_SUITE=${TLS13_SUITE:-TLS_AES_128_GCM_SHA256}
 CTL=$BUILD/cli/cryptoctl
 PROV=$BUILD/provider/cryptod.so
 [ -x "$CTL" ] && [ -x "$BUILD/daemon/cryptod" ] && [ -f "$PROV" ] || {
@@ -174,7 +177,7 @@ run() { # MODE SUITE [check]
 	local mode=$1 suite=$2 check=${3:-} master args ws c0 n0 d0 t0 t1 got curl_cpu n1 d1 out
 	eval "master=\$npid_$mode"
 	case $suite in
-	tls13) args=(--tlsv1.3 --tls13-ciphers TLS_AES_128_GCM_SHA256) ;;
+	tls13) args=(--tlsv1.3 --tls13-ciphers "$TLS13_SUITE") ;;
 	tls12) args=(--tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256) ;;
 	esac
 	mapfile -t ws < <(workers_of "$master")
@@ -204,7 +207,8 @@ run() { # MODE SUITE [check]
 
 echo
 echo "== $MIB MiB over HTTPS from nginx (2 workers) to curl, $ROUNDS rounds, alternating =="
-echo "(on: both with cryptod's provider; off: OpenSSL's default provider alone)"
+echo "(on: both with cryptod's provider; off: OpenSSL's default provider alone;"
+echo " tls13: $TLS13_SUITE, tls12: ECDHE-RSA-AES128-GCM-SHA256)"
 printf '%-6s %5s %-4s %8s %8s %9s %9s %10s\n' suite round prov "wall s" "MiB/s" "curl cpu" \
 	"nginx cpu" "daemon cpu"
 declare -A all
