@@ -82,11 +82,11 @@ static uint32_t chacha_evp_min(int avx512)
 		char *end;
 		errno = 0;
 		unsigned long long v = strtoull(env, &end, 10);
-		if (!errno && !*end && *env != '-')
+		if (!errno && !*end && *env >= '0' && *env <= '9')
 			return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-		log_warn("CRYPTOD_AESNI_CHACHA_EVP_MIN=%s is not a number of "
-			 "bytes: ignored",
-			 env);
+		/* The value itself stays out of the log: any bytes at all. */
+		log_warn("CRYPTOD_AESNI_CHACHA_EVP_MIN is not a number of "
+			 "bytes: ignored");
 	}
 	return avx512 ? UINT32_MAX : AESNI_CHACHA_EVP_MIN;
 }

@@ -81,11 +81,18 @@ static const struct {
 	{ "avx512", init_mb_mgr_avx512, IMB_ARCH_AVX512 },
 };
 
+/* CRYPTOD_IMB_ARCH's value, NULL when unset or empty */
+static const char *aesni_arch_wanted(void)
+{
+	const char *want = getenv("CRYPTOD_IMB_ARCH");
+	return want && *want ? want : NULL;
+}
+
 static int aesni_arch_init(IMB_MGR *m, IMB_ARCH *arch)
 {
 	init_mb_mgr_auto(m, arch);
-	const char *want = getenv("CRYPTOD_IMB_ARCH");
-	if (!want || !*want)
+	const char *want = aesni_arch_wanted();
+	if (!want)
 		return 0;
 	for (unsigned i = 0; i < sizeof(aesni_archs) / sizeof(aesni_archs[0]);
 	     i++) {
@@ -120,17 +127,14 @@ static int aesni_probe(const struct engine *e, char *why, size_t len)
 {
 	if (!ctl_mgr)
 		ctl_mgr = aesni_mgr_new(&ctl_arch);
+	const char *want = aesni_arch_wanted();
 	if (!ctl_mgr) {
-		const char *want = getenv("CRYPTOD_IMB_ARCH");
-		if (want && *want)
-			snprintf(why, len,
-				 "CRYPTOD_IMB_ARCH=%s: intel-ipsec-mb has no "
-				 "such code, or this CPU cannot run it "
-				 "(sse, avx, avx2 or avx512)",
-				 want);
-		else
-			snprintf(why, len,
-				 "intel-ipsec-mb found no AES-NI on this CPU");
+		/* The value itself stays out of the log: any bytes at all. */
+		snprintf(why, len, "%s",
+			 want ? "CRYPTOD_IMB_ARCH names code intel-ipsec-mb "
+				"has not, or this CPU cannot run (sse, avx, "
+				"avx2 or avx512)"
+			      : "intel-ipsec-mb found no AES-NI on this CPU");
 		return -ENODEV;
 	}
 	/* OpenSSL's part of the fallbacks, fetched once for all workers */
@@ -140,20 +144,18 @@ static int aesni_probe(const struct engine *e, char *why, size_t len)
 		snprintf(why, len, "OpenSSL lacks CCM, HMAC or CMAC");
 		return -ENODEV;
 	}
-	const char *code = getenv("CRYPTOD_IMB_ARCH");
-	char told[64] = "";
-	if (code && *code)
+	/* want named code the manager took: one of aesni_archs' names */
+	char told[64] = "", chacha[80] = "";
+	if (want)
 		snprintf(told, sizeof(told), ", its %s code (CRYPTOD_IMB_ARCH)",
-			 code);
+			 want);
 	uint32_t from = aesni_chacha_evp_from();
-	if (from == UINT32_MAX)
-		snprintf(why, len, "intel-ipsec-mb %s%s", imb_get_version_str(),
-			 told);
-	else
-		snprintf(why, len,
-			 "intel-ipsec-mb %s%s; ChaCha20-Poly1305 from %u bytes "
-			 "on OpenSSL's code",
-			 imb_get_version_str(), told, from);
+	if (from != UINT32_MAX)
+		snprintf(chacha, sizeof(chacha),
+			 "; ChaCha20-Poly1305 from %u bytes on OpenSSL's code",
+			 from);
+	snprintf(why, len, "intel-ipsec-mb %s%s%s", imb_get_version_str(), told,
+		 chacha);
 	return 0;
 }
 
