@@ -9,8 +9,9 @@
  * What it says: the cost of keeping a message's state in the daemon and
  * running its pieces in order. A stream runs on one worker at a time (its
  * pieces depend on each other); one-shot ops of a queue spread over every
- * worker, so compare with one worker (the default) for the per-op cost,
- * with more for what parallel independent ops gain.
+ * worker, and so do the pieces of --streams messages at once on the
+ * queue, so compare with one worker (the default) for the per-op cost,
+ * with more for what parallel ops and streams gain.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,20 +29,25 @@ static const char bs_usage[] =
 	"Usage: cryptoctl bench stream [OPTIONS]\n"
 	"\n"
 	"AES-GCM: one message of --total MiB as a stream of --piece KiB\n"
-	"pieces against one-shot ops of --piece KiB over the same bytes,\n"
-	"alternating round by round, zero-copy, --depth ops in flight.\n"
+	"pieces (or --streams messages at once, their pieces interleaved\n"
+	"on the queue) against one-shot ops of --piece KiB over the same\n"
+	"bytes, alternating round by round, zero-copy, --depth ops in\n"
+	"flight.\n"
 	"Both are checked against OpenSSL first. Prints the machine, each\n"
 	"round and the medians.\n"
 	"\n"
 	"      --spawn-daemon BIN  start BIN on a private socket for the run\n"
 	"      --workers N         its workers (default 1: a stream runs on\n"
-	"                          one worker at a time)\n"
+	"                          one worker at a time; the streams of one\n"
+	"                          queue on several at once)\n"
 	"      --poll-mode adaptive|busy\n"
 	"      --cpu N             run the client on CPU N (the daemon keeps\n"
 	"                          the others)\n"
 	"      --key-bits 128|192|256  (default 128)\n"
 	"      --total MIB         the message (default 1024)\n"
 	"      --piece KIB         piece and op size (default 64)\n"
+	"      --streams N         messages at once, --total MiB in all\n"
+	"                          (default 1, at most 32)\n"
 	"      --depth N           ops in flight (default 32)\n"
 	"      --rounds N          (default 5)\n"
 	"  -s, --socket PATH       a running daemon instead\n"
@@ -50,10 +56,12 @@ static const char bs_usage[] =
 struct bs_cfg {
 	const char *spawn, *poll_mode, *socket;
 	unsigned workers, key_bits, total_mib, piece_kib, depth, rounds;
+	unsigned streams;
 	int cpu;
 };
 
-enum { BS_BUFS = 128, BS_TAG = 16 };
+/* BS_STREAMS: a queue's open streams at most (cryptoclient.h) */
+enum { BS_BUFS = 128, BS_TAG = 16, BS_STREAMS = 32 };
 
 struct bs_run {
 	struct cc_conn *conn;
@@ -61,17 +69,25 @@ struct bs_run {
 	uint32_t sid;
 	uint8_t *buf[BS_BUFS], *tag[BS_BUFS];
 	uint32_t piece;
+	unsigned streams; /* messages at once in a stream pass */
 	uint8_t iv[12];
 };
 
-/* Push nops ops (one stream when stream) through q, depth in flight.
- * Returns Gbps, or < 0 on a failed op. */
+/* Push nops ops through q, depth in flight: one-shot ops, or
+ * r->streams streams (op i a piece of stream i % r->streams; nops a
+ * multiple of it). Returns Gbps, or < 0 on a failed op. */
 static double bs_pass(struct bs_run *r, uint64_t nops, unsigned depth,
 		      int stream)
 {
-	uint32_t handle = 0;
-	if (stream && cc_stream_handle_get(r->q, &handle))
-		return -1;
+	uint32_t handle[BS_STREAMS] = { 0 };
+	unsigned ns = stream ? r->streams : 0;
+	for (unsigned k = 0; k < ns; k++)
+		if (cc_stream_handle_get(r->q, &handle[k])) {
+			while (k--)
+				cc_stream_handle_put(r->q, handle[k]);
+			return -1;
+		}
+	uint64_t per = stream ? nops / ns : 0; /* pieces of each stream */
 	uint64_t sent = 0, done = 0;
 	int bad = 0;
 	double t0 = bench_now();
@@ -87,17 +103,19 @@ static double bs_pass(struct bs_run *r, uint64_t nops, unsigned depth,
 			op->dir = CC_ENCRYPT;
 			op->src = op->dst = r->buf[i % BS_BUFS];
 			op->len = r->piece;
+			/* the piece's place in its stream */
+			uint64_t p = stream ? i / ns : 0;
 			if (stream) {
-				op->stream = handle;
+				op->stream = handle[i % ns];
 				op->stream_flags =
-					(i == 0 ? CC_STREAM_FIRST : 0) |
-					(i == nops - 1 ? CC_STREAM_LAST : 0);
+					(p == 0 ? CC_STREAM_FIRST : 0) |
+					(p == per - 1 ? CC_STREAM_LAST : 0);
 			}
-			if (!stream || i == 0) {
+			if (p == 0) {
 				op->iv = r->iv;
 				op->iv_len = sizeof(r->iv);
 			}
-			if (!stream || i == nops - 1)
+			if (!stream || p == per - 1)
 				op->tag = r->tag[i % BS_BUFS];
 		}
 		if (n) {
@@ -117,8 +135,8 @@ static double bs_pass(struct bs_run *r, uint64_t nops, unsigned depth,
 			return -1; /* the daemon is gone */
 	}
 	double dt = bench_now() - t0;
-	if (stream)
-		cc_stream_handle_put(r->q, handle);
+	for (unsigned k = 0; k < ns; k++)
+		cc_stream_handle_put(r->q, handle[k]);
 	return bad ? -1 : (double)nops * r->piece * 8 / dt / 1e9;
 }
 
@@ -215,7 +233,8 @@ static int bs_parse(struct bs_cfg *c, int argc, char **argv)
 		O_TOTAL,
 		O_PIECE,
 		O_DEPTH,
-		O_ROUNDS
+		O_ROUNDS,
+		O_STREAMS
 	};
 	static const struct option lo[] = {
 		{ "spawn-daemon", required_argument, NULL, O_SPAWN },
@@ -227,6 +246,7 @@ static int bs_parse(struct bs_cfg *c, int argc, char **argv)
 		{ "piece", required_argument, NULL, O_PIECE },
 		{ "depth", required_argument, NULL, O_DEPTH },
 		{ "rounds", required_argument, NULL, O_ROUNDS },
+		{ "streams", required_argument, NULL, O_STREAMS },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -237,6 +257,7 @@ static int bs_parse(struct bs_cfg *c, int argc, char **argv)
 			      .piece_kib = 64,
 			      .depth = 32,
 			      .rounds = 5,
+			      .streams = 1,
 			      .cpu = -1 };
 	optind = 1;
 	int o;
@@ -268,7 +289,8 @@ static int bs_parse(struct bs_cfg *c, int argc, char **argv)
 			    { O_TOTAL, "--total", 1, 1u << 20 },
 			    { O_PIECE, "--piece", 1, 16384 },
 			    { O_DEPTH, "--depth", 1, 128 },
-			    { O_ROUNDS, "--rounds", 1, 99 } };
+			    { O_ROUNDS, "--rounds", 1, 99 },
+			    { O_STREAMS, "--streams", 1, BS_STREAMS } };
 		for (unsigned i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
 			if (lim[i].o == o &&
 			    bench_parse_uint(lim[i].name, optarg, lim[i].lo,
@@ -301,6 +323,9 @@ static int bs_parse(struct bs_cfg *c, int argc, char **argv)
 		case O_ROUNDS:
 			c->rounds = v;
 			break;
+		case O_STREAMS:
+			c->streams = v;
+			break;
 		}
 	}
 	return cli_no_args("bench", argc, argv) ? -EINVAL : 0;
@@ -332,7 +357,8 @@ int bp_stream(int argc, char **argv)
 
 	int ret = CLI_EXIT_FAIL;
 	struct cc_conn *conn = NULL;
-	struct bs_run r = { .piece = cfg.piece_kib << 10 };
+	struct bs_run r = { .piece = cfg.piece_kib << 10,
+			    .streams = cfg.streams };
 	uint8_t key[32];
 	unsigned klen = cfg.key_bits / 8;
 	(void)getrandom(key, sizeof(key), 0);
@@ -371,11 +397,19 @@ int bp_stream(int argc, char **argv)
 	       "OpenSSL\n\n");
 
 	uint64_t nops = ((uint64_t)cfg.total_mib << 20) / r.piece;
+	nops -= nops % cfg.streams;
+	if (nops == 0) {
+		cli_err("bench stream: --total %u MiB holds fewer than "
+			"--streams %u pieces of %u KiB",
+			cfg.total_mib, cfg.streams, cfg.piece_kib);
+		goto out;
+	}
 	double one[99], str[99], ratio[99];
-	printf("== aes-%u-gcm encrypt: %u MiB, %u KiB pieces/ops, %u in "
-	       "flight, %u worker%s ==\n",
-	       cfg.key_bits, cfg.total_mib, cfg.piece_kib, cfg.depth,
-	       cfg.workers, cfg.workers == 1 ? "" : "s");
+	printf("== aes-%u-gcm encrypt: %u MiB, %u KiB pieces/ops, %u "
+	       "stream%s, %u in flight, %u worker%s ==\n",
+	       cfg.key_bits, cfg.total_mib, cfg.piece_kib, cfg.streams,
+	       cfg.streams == 1 ? "" : "s", cfg.depth, cfg.workers,
+	       cfg.workers == 1 ? "" : "s");
 	printf("%5s  %13s  %11s  %15s\n", "round", "one-shot Gbps",
 	       "stream Gbps", "stream/one-shot");
 	for (unsigned k = 0; k < cfg.rounds; k++) {

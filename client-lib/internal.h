@@ -84,7 +84,10 @@ struct cc_queue {
 	uint32_t stream_free;
 	uint32_t stream_seq;
 	uint32_t stream_handle[CRD_STREAMS_PER_QUEUE]; /* the slot's taker */
-	cc_completion_fn *cb;			       /* cc_poll() callback */
+	/* The number of the taker's next piece (ring_abi.h): 1 after its
+	 * FIRST went, 0 before (its pieces then go unnumbered). */
+	uint32_t stream_piece[CRD_STREAMS_PER_QUEUE];
+	cc_completion_fn *cb; /* cc_poll() callback */
 	void *cb_arg;
 
 	struct arena_alloc alloc;
@@ -152,7 +155,7 @@ CRD_MUST_CHECK int conn_call(struct cc_conn *c, Cryptod__Envelope *req,
 void submit_init(struct cc_queue *q, const struct cc_queue_params *p);
 
 /* queue.c, for submit.c */
-CRD_MUST_CHECK int queue_fill(const struct cc_queue *q, const struct cc_op *op,
+CRD_MUST_CHECK int queue_fill(struct cc_queue *q, const struct cc_op *op,
 			      struct crd_sqe *e);
 /* Publish every entry written so far (staged too); ring if asked. */
 void queue_publish(struct cc_queue *q);

@@ -157,13 +157,50 @@ static inline void sqe_store(struct crd_sqe *e, sqe_words a, sqe_words b,
 }
 
 /*
+ * A stream piece's number (ring_abi.h), from its handle's counter, which
+ * *piece then points to: FIRST is 0, each piece after it one more (0
+ * too while the taker's FIRST has not gone). A handle that is not its
+ * slot's taker (a stale or a foreign one: the daemon refuses it) has
+ * none and leaves the counter alone (*piece stays NULL); so does a
+ * piece after FIRST that carries an IV (refused too).
+ */
+static uint32_t queue_piece_no(struct cc_queue *q, const struct cc_op *op,
+			       uint32_t **piece)
+{
+	unsigned slot = crd_stream_slot(op->stream);
+	int first = op->stream_flags & CC_STREAM_FIRST;
+	if (slot >= CRD_STREAMS_PER_QUEUE ||
+	    q->stream_handle[slot] != op->stream || (!first && op->iv_len))
+		return 0;
+	*piece = &q->stream_piece[slot];
+	return first ? 0 : **piece;
+}
+
+/* The piece went into the ring: its stream's counter moves on past it
+ * (a FIRST starts it, LAST ends it; a clone starts its new stream's). */
+static void queue_piece_sent(struct cc_queue *q, const struct cc_op *op,
+			     uint32_t *piece, uint32_t no)
+{
+	const unsigned fl = op->stream_flags;
+	if (fl & CC_STREAM_LAST)
+		*piece = 0;
+	else if (fl & CC_STREAM_FIRST || no)
+		*piece = crd_stream_piece_next(no);
+	if (fl & CC_STREAM_CLONE) {
+		unsigned slot = crd_stream_slot(op->stream_param);
+		if (slot < CRD_STREAMS_PER_QUEUE &&
+		    q->stream_handle[slot] == op->stream_param)
+			q->stream_piece[slot] = crd_stream_piece_next(0);
+	}
+}
+
+/*
  * Turn op's pointers into arena offsets in e. Only the library's own view
  * of the arena is checked here (a pointer outside it is a caller bug,
  * -EFAULT); lengths, overlaps and the algorithm's rules are the daemon's
  * to check, per op.
  */
-int queue_fill(const struct cc_queue *q, const struct cc_op *op,
-	       struct crd_sqe *e)
+int queue_fill(struct cc_queue *q, const struct cc_op *op, struct crd_sqe *e)
 {
 	unsigned tag_len = queue_tag_len(q, op);
 	uint32_t len = queue_len_bytes(q, op);
@@ -261,6 +298,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 	 * entry's stores to a line the worker holds: one full line transfer
 	 * per op, in series. Four stores from registers ask nothing of the
 	 * store buffer, which overlaps the transfers of several entries. */
+	uint32_t *piece = NULL; /* the stream's counter, to move on */
+	uint32_t piece_no = op->stream ? queue_piece_no(q, op, &piece) : 0;
 	uint8_t dir = (uint8_t)op->dir;
 	uint16_t dst_nseg = op->dst_sgl		      ? op->dst_nseg
 			    : op->src_sgl && !op->dst ? op->src_nseg
@@ -275,6 +314,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 		iv[0] = (uint32_t)iv_off; /* iv[0..3], little-endian */
 	} else if (op->iv_len) {
 		memcpy(iv, op->iv, op->iv_len);
+	} else if (piece_no) {
+		iv[0] = piece_no; /* iv[0..3], little-endian */
 	}
 	sqe_store(e,
 		  (sqe_words){
@@ -294,6 +335,8 @@ int queue_fill(const struct cc_queue *q, const struct cc_op *op,
 						dst_nseg),
 				     (uint32_t)sl) },
 		  (sqe_words){ iv[0], iv[1] });
+	if (piece)
+		queue_piece_sent(q, op, piece, piece_no);
 	return 0;
 }
 
@@ -309,6 +352,7 @@ int cc_stream_handle_get(struct cc_queue *q, uint32_t *handle)
 	uint32_t tag = (++q->stream_seq * 0x9e3779b1u ^ q->id) & 0xffffff;
 	*handle = (tag ? tag : 1) << 8 | slot;
 	q->stream_handle[slot] = *handle;
+	q->stream_piece[slot] = 0;
 	return 0;
 }
 

@@ -38,12 +38,13 @@
  * what its engine's row says one op of its kind costs beyond its bytes
  * (alg_cap.cost: a key pair's signature is a fixed amount of work, the
  * time of hundreds of KiB of AES; the caller looks it up, 0 for the
- * symmetric rows). A stream piece costs only the fixed part when it is
- * claimed: the poster charges its data when it runs it (fair_piece_cost). */
+ * symmetric rows). A stream piece costs the same when it is claimed, as
+ * it mostly runs there; one that the claiming worker leaves to the poster
+ * gets its data back (fair_piece_cost), and the poster charges that when
+ * it runs it. (Charging pieces only the fixed part at the claim let one
+ * worker claim and run every piece in sight, its sibling idle.) */
 static inline int64_t fair_op_cost(const struct crd_sqe *e, uint32_t op_cost)
 {
-	if (e->flags & CRD_SQE_F_STREAM)
-		return FAIR_OP_COST;
 	return (int64_t)e->len + e->aad_len + FAIR_OP_COST + op_cost;
 }
 

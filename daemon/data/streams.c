@@ -39,10 +39,33 @@ int stream_table_init(struct stream_table *t, uint32_t cq_entries)
 	return 0;
 }
 
+/* The gate's busy bit; the rest is the next piece's number << 1. */
+enum { GATE_BUSY = 1 };
+
+static uint64_t gate_word(uint32_t next)
+{
+	return (uint64_t)next << 1;
+}
+
+/* Take slot's gate whatever number it shows: its previous word, with
+ * GATE_BUSY set if another worker holds it (then it stays theirs). */
+static uint64_t gate_take(struct stream_table *t, unsigned slot)
+{
+	return atomic_fetch_or_explicit(&t->gate[slot], GATE_BUSY,
+					memory_order_acquire);
+}
+
+/* Let the gate go, showing word: everything written to the slot before
+ * is the next holder's to see. */
+static void gate_give(struct stream_table *t, unsigned slot, uint64_t word)
+{
+	atomic_store_explicit(&t->gate[slot], word, memory_order_release);
+}
+
 static void stream_close(struct stream_table *t, struct stream_slot *ss)
 {
 	explicit_bzero(ss, sizeof(*ss)); /* state, handle, open */
-	t->nopen--;
+	atomic_fetch_sub_explicit(&t->nopen, 1, memory_order_relaxed);
 	if (t->client_open)
 		atomic_fetch_sub_explicit(t->client_open, 1,
 					  memory_order_relaxed);
@@ -71,13 +94,25 @@ void stream_sweep(struct stream_table *t, const struct session_table *st)
 {
 	if (!atomic_exchange_explicit(&t->sweep, 0, memory_order_acquire))
 		return;
-	for (unsigned i = 0; i < CRD_STREAMS_PER_QUEUE && t->nopen; i++) {
-		struct stream_slot *ss = &t->slot[i];
-		if (!ss->open)
+	for (unsigned i = 0;
+	     i < CRD_STREAMS_PER_QUEUE &&
+	     atomic_load_explicit(&t->nopen, memory_order_relaxed);
+	     i++) {
+		uint64_t g = gate_take(t, i);
+		if (g & GATE_BUSY) {
+			/* Its piece runs: the worker that ran it posts next
+			 * (order_done, then worker_post), and sweeps. */
+			stream_sweep_request(t);
 			continue;
-		const struct session *s = session_table_get(st, ss->session_id);
-		if (!s || s->serial != ss->session_serial)
-			stream_close(t, ss);
+		}
+		struct stream_slot *ss = &t->slot[i];
+		if (ss->open) {
+			const struct session *s =
+				session_table_get(st, ss->session_id);
+			if (!s || s->serial != ss->session_serial)
+				stream_close(t, ss);
+		}
+		gate_give(t, i, ss->open ? g : 0);
 	}
 }
 
@@ -99,7 +134,7 @@ static int stream_open(struct stream_table *t, struct stream_slot *ss,
 	ss->session_serial = s->serial;
 	ss->dir = e->op;
 	ss->open = 1;
-	t->nopen++;
+	atomic_fetch_add_explicit(&t->nopen, 1, memory_order_relaxed);
 	return CRD_ST_OK;
 }
 
@@ -140,15 +175,22 @@ static int stream_clone(struct stream_table *t,
 	if (slot >= CRD_STREAMS_PER_QUEUE)
 		return CRD_ST_STREAM_LIMIT;
 	struct stream_slot *ns = &t->slot[slot];
-	if (ns == ss || (ns->open && stream_live(t, sessions, ns)))
+	if (ns == ss)
 		return CRD_ST_STREAM_BUSY;
-	int st = stream_open(t, ns, handle, e, s);
-	if (st != CRD_ST_OK)
-		return st;
-	memcpy(ns->state, ss->state, sizeof(ns->state));
-	/* memcpy moves the state through the vector registers. */
-	engine_clear_vector_regs();
-	return CRD_ST_OK;
+	uint64_t g = gate_take(t, slot);
+	if (g & GATE_BUSY)
+		return CRD_ST_STREAM_BUSY; /* another worker's, in use */
+	int st = ns->open && stream_live(t, sessions, ns)
+			 ? CRD_ST_STREAM_BUSY
+			 : stream_open(t, ns, handle, e, s);
+	if (st == CRD_ST_OK) {
+		memcpy(ns->state, ss->state, sizeof(ns->state));
+		/* memcpy moves the state through the vector registers. */
+		engine_clear_vector_regs();
+		g = gate_word(crd_stream_piece_next(0)); /* as after FIRST */
+	}
+	gate_give(t, slot, ns->open ? g : 0);
+	return st;
 }
 
 /*
@@ -169,20 +211,16 @@ static int stream_allowed(const struct session *s)
 		 (k == CRD_KIND_AEAD || k == CRD_KIND_AUTHENC));
 }
 
-int stream_piece(struct stream_table *t, const struct session_table *sessions,
-		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
-		 struct engine_op *op, void *const *eng_ctx,
-		 struct desc_sgl *sg)
+/* stream_piece's work, holding ss's gate. */
+static int stream_run(struct stream_table *t,
+		      const struct session_table *sessions, uint8_t *arena,
+		      uint64_t arena_size, const struct crd_sqe *e,
+		      struct engine_op *op, void *const *eng_ctx,
+		      struct desc_sgl *sg, struct stream_slot *ss)
 {
 	uint32_t handle = e->sl_off;
-	unsigned slot = crd_stream_slot(handle);
 	int first = e->flags & CRD_SQE_F_FIRST,
 	    last = e->flags & CRD_SQE_F_LAST;
-
-	memset(op, 0, sizeof(*op));
-	if (slot >= CRD_STREAMS_PER_QUEUE)
-		return op->status = CRD_ST_STREAM_LIMIT;
-	struct stream_slot *ss = &t->slot[slot];
 	if (first && ss->open && stream_live(t, sessions, ss))
 		return op->status = CRD_ST_STREAM_BUSY; /* it goes on */
 	if (!first && (!ss->open || ss->handle != handle))
@@ -233,4 +271,58 @@ int stream_piece(struct stream_table *t, const struct session_table *sessions,
 	if (op->status != CRD_ST_OK || last)
 		stream_close(t, ss);
 	return op->status;
+}
+
+int stream_piece(struct stream_table *t, const struct session_table *sessions,
+		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
+		 struct engine_op *op, void *const *eng_ctx,
+		 struct desc_sgl *sg, int claim)
+{
+	unsigned slot = crd_stream_slot(e->sl_off);
+	int first = e->flags & CRD_SQE_F_FIRST;
+	/* FIRST is piece 0; a clone's own number is in its source. */
+	uint32_t no = first ? 0 : crd_stream_piece_no(e->iv);
+
+	memset(op, 0, sizeof(*op));
+	if (slot >= CRD_STREAMS_PER_QUEUE)
+		return op->status = CRD_ST_STREAM_LIMIT;
+	uint64_t g;
+	if (claim) {
+		/*
+		 * Only a numbered piece, the one the gate waits for. Never a
+		 * FIRST: pieces submitted before it for the same slot (of an
+		 * ended stream, or a MIDDLE without FIRST) may still wait
+		 * for the poster, and must meet the slot as it was; the
+		 * poster runs the FIRST after them. From there on the
+		 * numbers order the stream's pieces. Never a clone either:
+		 * it opens a second slot.
+		 */
+		g = gate_word(no);
+		if ((e->flags & (CRD_SQE_F_FIRST | CRD_SQE_F_CLONE)) || !no ||
+		    !atomic_compare_exchange_strong_explicit(
+			    &t->gate[slot], &g, g | GATE_BUSY,
+			    memory_order_acquire, memory_order_relaxed))
+			return op->status = STREAM_DEFERRED;
+	} else {
+		g = gate_take(t, slot);
+		if (g & GATE_BUSY) /* not this piece's turn: a stale one */
+			return op->status = first ? CRD_ST_STREAM_BUSY
+						  : CRD_ST_NO_STREAM;
+	}
+	struct stream_slot *ss = &t->slot[slot];
+	/* Does the piece belong to the stream in the slot, or open it? Then
+	 * the gate moves on past it. A piece turned away (a stale one of an
+	 * earlier stream, another handle's, a FIRST on a busy slot) leaves
+	 * the gate as it was: it must not let the slot's own next piece
+	 * skip one. */
+	int owns = !first && ss->open && ss->handle == e->sl_off;
+	int st = stream_run(t, sessions, arena, arena_size, e, op, eng_ctx, sg,
+			    ss);
+	if (first)
+		owns = st != CRD_ST_STREAM_BUSY;
+	gate_give(t, slot,
+		  !ss->open ? 0
+		  : owns    ? gate_word(crd_stream_piece_next(no))
+			    : g);
+	return st;
 }

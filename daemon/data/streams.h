@@ -4,21 +4,29 @@
  * step that runs their pieces.
  *
  * Pieces of one stream depend on each other's state, so they must run in
- * order, not only complete in order. Workers never run a piece where they
- * claimed it: worker_resolve keeps a private copy of it in the queue's
- * pending array (by sequence number) and marks its run "serial"; the
- * poster (order.c), which already walks a queue's completed runs in
- * submission order under the queue's poster lock, runs the pieces it
- * meets there before it posts past them. So a queue's pieces run one at
- * a time, in submission order, on whichever worker holds that queue's
- * poster lock, while the queue's other ops, and every other queue, still
- * run in parallel; no thread ever waits for another.
+ * order, not only complete in order; pieces of different streams need
+ * not wait for one another. Each slot has a gate: the number of the
+ * piece that may run next (ring_abi.h: FIRST is 0, the client numbers
+ * the others), and a busy bit that whoever runs one of its pieces
+ * holds. The worker that claims a numbered piece runs it at once when
+ * the gate shows its number, free (stream_piece with claim set); any
+ * other piece (a FIRST, a clone, an unnumbered piece, one whose
+ * predecessor has not run yet) goes to the poster as a private copy in
+ * the queue's pending array (by sequence number), and its run is marked
+ * "serial". The poster (order.c), which
+ * walks a queue's completed runs in submission order under the queue's
+ * poster lock, runs the pieces it meets there before it posts past
+ * them: by then every earlier piece has run, so an honest stream's
+ * gate is free and shows its number. So a stream's pieces run one at a
+ * time, in submission order; different streams of one queue run on
+ * several workers at once; no thread ever waits for another.
  *
- * The slots are touched only under the queue's poster lock (or after the
- * queue is detached from the workers). The pending array is written by
- * the claiming worker without it and read by the poster, handed over by
- * the release store of the run's done mark; the sweep flag and the
- * owner's count are atomics.
+ * A slot is touched only by the holder of its gate's busy bit (or after
+ * the queue is detached from the workers); the gates are atomics beside
+ * the slots, never wiped with them. The pending array is written by the
+ * claiming worker without a lock and read by the poster, handed over by
+ * the release store of the run's done mark; the sweep flag and the open
+ * counts are atomics.
  */
 #ifndef CRYPTOD_STREAMS_H
 #define CRYPTOD_STREAMS_H
@@ -57,7 +65,10 @@ struct stream_table {
 	struct stream_slot
 		*slot; /* owned locked mapping [CRD_STREAMS_PER_QUEUE] */
 	size_t map_size;
-	unsigned nopen;
+	_Atomic unsigned nopen;
+	/* Per slot: the number of its stream's next piece << 1, | 1 while
+	 * a worker runs one of its pieces (streams.c). */
+	_Atomic uint64_t gate[CRD_STREAMS_PER_QUEUE];
 	/* The owner's count of open streams over all its queues (not owned;
 	 * NULL until client_queue_open sets it). */
 	_Atomic unsigned *client_open;
@@ -85,19 +96,28 @@ static inline int stream_sweep_pending(struct stream_table *t)
 /* Control thread: a session of the owner was destroyed. */
 void stream_sweep_request(struct stream_table *t);
 
-/* Under the poster lock: close the streams whose session is gone. */
+/* Under the poster lock: close the streams whose session is gone (a
+ * stream whose piece runs meanwhile is left to the next sweep, which
+ * this one asks for). */
 void stream_sweep(struct stream_table *t, const struct session_table *st);
 
 /*
- * Under the poster lock: run the piece e (a private copy) of this queue,
- * in submission order. Fills op (for the completion and the counters)
- * and returns its status. eng_ctx: the calling worker's engine contexts;
- * sg: a stage slot for desc_resolve. Any error in a piece of an open
- * stream closes it; LAST closes it too.
+ * Run the piece e (a private copy) of this queue. Fills op (for the
+ * completion and the counters) and returns its status. eng_ctx: the
+ * calling worker's engine contexts; sg: a stage slot for desc_resolve.
+ * Any error in a piece of an open stream closes it; LAST closes it too.
+ *
+ * claim: the worker that claimed e, outside the poster lock: it runs a
+ * numbered piece whose predecessor has run, and otherwise touches
+ * nothing and returns STREAM_DEFERRED. Else the poster, in submission
+ * order:
+ * it runs the piece whatever its number says, unless another worker runs
+ * a piece of the slot right then, which an honest client's stream never
+ * lets happen (NO_STREAM; STREAM_BUSY for a FIRST).
  */
 int stream_piece(struct stream_table *t, const struct session_table *sessions,
 		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
 		 struct engine_op *op, void *const *eng_ctx,
-		 struct desc_sgl *sg);
+		 struct desc_sgl *sg, int claim);
 
 #endif

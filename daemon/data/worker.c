@@ -262,7 +262,8 @@ static void worker_resolve(struct worker *w, struct queue *q,
 	for (uint32_t i = 0; i < n; i++) {
 		const struct session *os;
 		if (sqe[i].flags & CRD_SQE_F_STREAM) {
-			/* The poster runs it, in order (streams.h). */
+			/* worker_pieces runs it after the run step, or the
+			 * poster does, in order (streams.h). */
 			ops[i].status = STREAM_DEFERRED;
 			ops[i].sess = NULL;
 			continue;
@@ -316,8 +317,9 @@ static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
 		/* No stage slot is in use while this worker posts (it posts
 		 * before resolving a run and after running it). */
 		(void)stream_piece(t, q->sessions, q->arena, q->arena_size, e,
-				   &op, w->eng_ctx, &w->stage.sg[0]);
-		/* Its claim paid the fixed part (fair_op_cost). */
+				   &op, w->eng_ctx, &w->stage.sg[0], 0);
+		/* Its claim paid the fixed part: the rest went back when
+		 * the claiming worker left it here (worker_pieces). */
 		if (fair_op_ran(op.status))
 			*budget -= fair_piece_cost(e);
 		uint32_t len = op.status == CRD_ST_OK ? op.len : 0;
@@ -334,6 +336,38 @@ static void worker_serial_locked(void *arg)
 	struct queue *q = ((struct worker_serial_ctx *)arg)->q;
 	if (stream_sweep_pending(&q->streams))
 		stream_sweep(&q->streams, q->sessions);
+}
+
+/*
+ * The run's stream pieces, in submission order (streams.h): each whose
+ * turn it is runs here, now; the others go to the poster as private
+ * copies, by sequence number, and the run's other entries say they are
+ * none of them. Returns whether any went. The claim paid for every
+ * piece (fair_op_cost); one that goes gets its data back on *budget.
+ */
+static int worker_pieces(struct worker *w, struct queue *q,
+			 const struct crd_sqe *sqe, struct engine_op *ops,
+			 uint32_t start, uint32_t n, int64_t *budget)
+{
+	struct stream_table *t = &q->streams;
+	int deferred = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct crd_sqe *p = &t->pend[(start + i) & t->pend_mask];
+		p->flags = 0;
+		if (!(sqe[i].flags & CRD_SQE_F_STREAM))
+			continue;
+		/* After the run step no stage slot is in use. */
+		(void)stream_piece(t, q->sessions, q->arena, q->arena_size,
+				   &sqe[i], &ops[i], w->eng_ctx,
+				   &w->stage.sg[0], 1);
+		if (ops[i].status == STREAM_DEFERRED) {
+			*p = sqe[i];
+			deferred = 1;
+			/* the poster charges its data when it runs it */
+			*budget += fair_piece_cost(&sqe[i]);
+		}
+	}
+	return deferred;
 }
 
 /* Post what is contiguous, running stream pieces on the way while the
@@ -514,22 +548,10 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 	 * writing now, while the engines run, not one by one after. */
 	for (uint32_t i = 0; i < n; i += CRD_CACHELINE / sizeof(struct crd_cqe))
 		__builtin_prefetch(&q->cq[(start + i) & cq_mask], 1);
-	/* Stream pieces go to the poster as private copies, by sequence
-	 * number; the run's other entries say they are none of them. */
-	const int serial = any_flags & CRD_SQE_F_STREAM;
-	if (serial) {
-		struct stream_table *t = &q->streams;
-		for (uint32_t i = 0; i < n; i++) {
-			struct crd_sqe *p =
-				&t->pend[(start + i) & t->pend_mask];
-			if (sqe[i].flags & CRD_SQE_F_STREAM)
-				*p = sqe[i];
-			else
-				p->flags = 0;
-		}
-	}
 	worker_resolve(w, q, sqe, ops, n);
 	worker_run(w, q->arena, ops, n);
+	const int serial = (any_flags & CRD_SQE_F_STREAM) &&
+			   worker_pieces(w, q, sqe, ops, start, n, budget);
 	/* What was refused before it ran costs what any op does. */
 	struct worker_cost_cache cc = { 0 };
 	for (uint32_t i = 0; i < n; i++)

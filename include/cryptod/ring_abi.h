@@ -384,10 +384,15 @@ _Static_assert(CRD_SQE_FLAGS_KNOWN == 0xff, "sqe flags: one bit each");
  * stream, only a FIRST piece carries an IV; a session-less op may carry
  * one like any other.
  */
+static inline uint32_t crd_le32(const uint8_t p[4])
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 static inline uint32_t crd_sqe_iv_off(const uint8_t iv[4])
 {
-	return (uint32_t)iv[0] | (uint32_t)iv[1] << 8 | (uint32_t)iv[2] << 16 |
-	       (uint32_t)iv[3] << 24;
+	return crd_le32(iv);
 }
 
 /*
@@ -396,8 +401,9 @@ static inline uint32_t crd_sqe_iv_off(const uint8_t iv[4])
  * a stream of one piece, neither on a middle one), all of one session and
  * one direction. The daemon keeps the running state (GHASH, Poly1305,
  * CBC-MAC, hash states, chaining and counter blocks) in its locked memory
- * between pieces and runs a queue's pieces in submission order, one at a
- * time, whichever workers claimed them; each piece completes in its own
+ * between pieces and runs each stream's pieces in submission order, one
+ * at a time, whichever workers claimed them (pieces of different streams
+ * may run at once on different workers); each piece completes in its own
  * slot with its length, as a one-shot op does (a piece's output is as
  * long as its input; MACs and digests write nothing but the tag).
  *
@@ -407,6 +413,17 @@ static inline uint32_t crd_sqe_iv_off(const uint8_t iv[4])
  *             choosing that every piece must repeat (catches a handle of
  *             another stream, queue or lap).
  *   iv, aad   on FIRST only (iv_len and aad_len 0 on the others).
+ *   iv[0..3]  on the others, with iv_len 0: the piece's number in its
+ *             stream, little-endian (crd_stream_piece_no): 1 for the
+ *             piece after FIRST, one more for each piece after it,
+ *             clones included, from 0xffffffff on to 1; 0 = not
+ *             numbered. The worker that claims a numbered piece may run
+ *             it at once when the stream's previous piece has run; any
+ *             other piece waits for its queue's poster, which runs the
+ *             pieces it meets in submission order. A number that lies
+ *             can only disorder the liar's own stream. (A daemon from
+ *             before numbers ignores them; pieces without them run as
+ *             before.)
  *   tag       on LAST only (tag_len 0 on the others).
  *   tag_off   on a FIRST that is not LAST: the stream's parameter, 0 if
  *             the algorithm takes none: CCM's message length in bytes
@@ -445,6 +462,19 @@ enum {
 static inline unsigned crd_stream_slot(uint32_t handle)
 {
 	return handle & CRD_STREAM_SLOT_MASK;
+}
+
+/* The number of the piece after piece n of a stream (1 after FIRST's 0),
+ * skipping 0, which means "not numbered". */
+static inline uint32_t crd_stream_piece_next(uint32_t n)
+{
+	return n + 1 ? n + 1 : 1;
+}
+
+/* A piece's number (iv[0..3]; 0 on FIRST and on clones' new streams). */
+static inline uint32_t crd_stream_piece_no(const uint8_t iv[4])
+{
+	return crd_le32(iv);
 }
 
 enum {
