@@ -6,6 +6,7 @@
  * default and field, is config_keys.c's table.
  */
 #include "config_keys.h"
+#include "decimal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -74,22 +75,6 @@ void config_defaults(struct config *c)
 }
 /* ---- values ---- */
 
-static int parse_u64(const char *s, uint64_t *out, const char **end)
-{
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	uint64_t v = 0;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned d = *s - '0';
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	*end = s;
-	return 0;
-}
-
 static int parse_bool(const char *s, int *out)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
@@ -112,7 +97,7 @@ static int parse_size(const char *s, uint64_t *out)
 {
 	uint64_t v;
 	const char *e;
-	if (parse_u64(s, &v, &e))
+	if (dec_parse(s, UINT64_MAX, &v, &e))
 		return -1;
 	unsigned shift = 0;
 	switch (*e) {
@@ -147,8 +132,7 @@ static int parse_size(const char *s, uint64_t *out)
 static int parse_uid(const char *s, uid_t *out)
 {
 	uint64_t v;
-	const char *e;
-	if (!parse_u64(s, &v, &e) && !*e) {
+	if (!dec_parse_all(s, UINT64_MAX, &v)) {
 		if (v >= (uid_t)-1)
 			return -1;
 		*out = (uid_t)v;
@@ -165,8 +149,7 @@ static int parse_uid(const char *s, uid_t *out)
 static int parse_gid(const char *s, gid_t *out)
 {
 	uint64_t v;
-	const char *e;
-	if (!parse_u64(s, &v, &e) && !*e) {
+	if (!dec_parse_all(s, UINT64_MAX, &v)) {
 		if (v >= (gid_t)-1)
 			return -1;
 		*out = (gid_t)v;
@@ -343,7 +326,6 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 		 size_t errlen)
 {
 	uint64_t u;
-	const char *e;
 	int b;
 
 	if (k >= CK_ROUTE) {
@@ -427,8 +409,8 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 			field_put(c, k, 0);
 			return 0;
 		}
-		if (parse_u64(v, &u, &e) || *e || u < config_keys[k].min ||
-		    u > config_keys[k].max) {
+		if (dec_parse_all(v, config_keys[k].max, &u) ||
+		    u < config_keys[k].min) {
 			snprintf(err, errlen,
 				 "%s: want auto or 1..%d, not '%s'", name,
 				 MAX_WORKERS, v);
@@ -445,8 +427,8 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 			 name, v);
 		return -1;
 	case KT_UINT:
-		if (parse_u64(v, &u, &e) || *e || u < config_keys[k].min ||
-		    u > config_keys[k].max) {
+		if (dec_parse_all(v, config_keys[k].max, &u) ||
+		    u < config_keys[k].min) {
 			snprintf(err, errlen,
 				 "%s: want a number %llu..%llu, not '%s'", name,
 				 (unsigned long long)config_keys[k].min,
@@ -517,7 +499,7 @@ int config_store(struct config *c, unsigned k, char *v, char *err,
 		return 0;
 	}
 	case KT_BITS:
-		if (parse_u64(v, &u, &e) || *e ||
+		if (dec_parse_all(v, UINT64_MAX, &u) ||
 		    (u != 0 && u != 128 && u != 192 && u != 256)) {
 			snprintf(err, errlen,
 				 "%s: want 0, 128, 192 or 256, not '%s'", name,

@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 
+#include "decimal.h"
 #include "log.h"
 
 int sdn_notify(const char *state)
@@ -61,19 +62,6 @@ int sdn_notifyf(const char *fmt, ...)
 }
 
 /* Decimal, no sign, no junk, fits 'max'. 0 or -EINVAL. */
-static int sdn_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* 1 when $LISTEN_PID / $WATCHDOG_PID (if set) names this process. */
 static int sdn_pid_is_us(const char *var, int required)
 {
@@ -81,7 +69,7 @@ static int sdn_pid_is_us(const char *var, int required)
 	uint64_t pid;
 	if (!s)
 		return !required;
-	return sdn_parse_u64(s, INT32_MAX, &pid) == 0 && (pid_t)pid == getpid();
+	return dec_parse_all(s, INT32_MAX, &pid) == 0 && (pid_t)pid == getpid();
 }
 
 int sdn_watchdog_usec(uint64_t *usec)
@@ -92,7 +80,7 @@ int sdn_watchdog_usec(uint64_t *usec)
 	if (!sdn_pid_is_us("WATCHDOG_PID", 0))
 		return 0;
 	uint64_t v;
-	if (sdn_parse_u64(s, UINT64_MAX, &v) || v == 0)
+	if (dec_parse_all(s, UINT64_MAX, &v) || v == 0)
 		return -EINVAL;
 	*usec = v;
 	return 1;
@@ -133,7 +121,7 @@ int sdn_listen_fd(char *name, size_t name_len)
 	int err = 0;
 	if (!fds || !ours)
 		err = -ENOENT;
-	else if (sdn_parse_u64(fds, 1024, &n))
+	else if (dec_parse_all(fds, 1024, &n))
 		err = -EINVAL;
 	else if (n == 0)
 		err = -ENOENT;

@@ -16,6 +16,7 @@
  * OpenSSL's HMAC, so a session on the default engine takes all of CCM.
  */
 #include "aead.h"
+#include "decimal.h"
 #include "log.h"
 #include "session.h"
 
@@ -78,11 +79,9 @@ static uint32_t aesni_chacha_evp_min = UINT32_MAX; /* never */
 static uint32_t chacha_evp_min(int avx512)
 {
 	const char *env = getenv("CRYPTOD_AESNI_CHACHA_EVP_MIN");
+	uint64_t v;
 	if (env && *env) {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(env, &end, 10);
-		if (!errno && !*end && *env >= '0' && *env <= '9')
+		if (!dec_parse_all(env, UINT64_MAX, &v))
 			return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 		/* The value itself stays out of the log: any bytes at all. */
 		log_warn("CRYPTOD_AESNI_CHACHA_EVP_MIN is not a number of "
