@@ -261,50 +261,63 @@ static void conn_close(struct conn *c)
 	close(c->r.fd);
 }
 
+/* How stream s numbers its pieces in round r of a case. */
+typedef enum numbering pick_fn(unsigned r, unsigned s);
+
+/* rounds rounds on a connection of their own (stale: stale pieces
+ * before every other honest piece). */
+static void run_rounds(unsigned rounds, int stale, pick_fn *pick)
+{
+	struct conn c;
+	conn_open(&c);
+	for (unsigned r = 0; r < rounds; r++) {
+		enum numbering how[NS];
+		for (unsigned s = 0; s < NS; s++)
+			how[s] = pick(r, s);
+		round_run(&c, how, stale);
+	}
+	conn_close(&c);
+}
+
+/* numbered, unnumbered, then both mixed */
+static enum numbering pick_honest(unsigned r, unsigned s)
+{
+	(void)s;
+	if (r % 3 == 2)
+		return rnd() & 1 ? HONEST : UNNUMBERED;
+	return r % 3 == 0 ? HONEST : UNNUMBERED;
+}
+
+static enum numbering pick_numbered(unsigned r, unsigned s)
+{
+	(void)r;
+	(void)s;
+	return HONEST;
+}
+
+/* every other stream lies, each round its own way */
+static enum numbering pick_liars(unsigned r, unsigned s)
+{
+	(void)r;
+	return s % 2 ? HONEST : (enum numbering)(REPEAT + rnd() % 4);
+}
+
 static void honest(void **state)
 {
 	(void)state;
-	struct conn c;
-	conn_open(&c);
-	for (unsigned r = 0; r < 60; r++) {
-		enum numbering how[NS];
-		for (unsigned s = 0; s < NS; s++)
-			how[s] = r % 3 == 0 ? HONEST
-				 : r % 3 == 1
-					 ? UNNUMBERED
-					 : (rnd() & 1 ? HONEST : UNNUMBERED);
-		round_run(&c, how, 0);
-	}
-	conn_close(&c);
+	run_rounds(60, 0, pick_honest);
 }
 
 static void stale_numbers(void **state)
 {
 	(void)state;
-	struct conn c;
-	conn_open(&c);
-	for (unsigned r = 0; r < 40; r++) {
-		enum numbering how[NS];
-		for (unsigned s = 0; s < NS; s++)
-			how[s] = HONEST;
-		round_run(&c, how, 1);
-	}
-	conn_close(&c);
+	run_rounds(40, 1, pick_numbered);
 }
 
 static void liars(void **state)
 {
 	(void)state;
-	struct conn c;
-	conn_open(&c);
-	for (unsigned r = 0; r < 120; r++) {
-		enum numbering how[NS];
-		for (unsigned s = 0; s < NS; s++)
-			how[s] = s % 2 ? HONEST
-				       : (enum numbering)(2 + rnd() % 4);
-		round_run(&c, how, 0);
-	}
-	conn_close(&c);
+	run_rounds(120, 0, pick_liars);
 	/* Everyone else is still served. */
 	fresh_client_served(daemon_.sock, 5000);
 }
