@@ -13,13 +13,13 @@
  * other piece (a FIRST, a clone, an unnumbered piece, one whose
  * predecessor has not run yet) goes to the poster as a private copy in
  * the queue's pending array (by sequence number), and its run is marked
- * "serial". The poster (order.c), which
- * walks a queue's completed runs in submission order under the queue's
- * poster lock, runs the pieces it meets there before it posts past
- * them: by then every earlier piece has run, so an honest stream's
- * gate is free and shows its number. So a stream's pieces run one at a
- * time, in submission order; different streams of one queue run on
- * several workers at once; no thread ever waits for another.
+ * "serial". The poster (order.c), which walks a queue's completed runs
+ * in submission order under the queue's poster lock, runs the pieces it
+ * meets there before it posts past them: by then every earlier piece has
+ * run, so an honest stream's gate is free and shows its number. So a
+ * stream's pieces run one at a time, in submission order; different
+ * streams of one queue run on several workers at once; no thread ever
+ * waits for another.
  *
  * A slot is touched only by the holder of its gate's busy bit (or after
  * the queue is detached from the workers); the gates are atomics beside
@@ -110,10 +110,9 @@ void stream_sweep(struct stream_table *t, const struct session_table *st);
  * claim: the worker that claimed e, outside the poster lock: it runs a
  * numbered piece whose predecessor has run, and otherwise touches
  * nothing and returns STREAM_DEFERRED. Else the poster, in submission
- * order:
- * it runs the piece whatever its number says, unless another worker runs
- * a piece of the slot right then, which an honest client's stream never
- * lets happen (NO_STREAM; STREAM_BUSY for a FIRST).
+ * order: it runs the piece whatever its number says, unless another
+ * worker runs a piece of the slot right then, which an honest client's
+ * stream never lets happen (NO_STREAM; STREAM_BUSY for a FIRST).
  */
 int stream_piece(struct stream_table *t, const struct session_table *sessions,
 		 uint8_t *arena, uint64_t arena_size, const struct crd_sqe *e,
