@@ -61,7 +61,6 @@ int sdn_notifyf(const char *fmt, ...)
 	return sdn_notify(buf);
 }
 
-/* Decimal, no sign, no junk, fits 'max'. 0 or -EINVAL. */
 /* 1 when $LISTEN_PID / $WATCHDOG_PID (if set) names this process. */
 static int sdn_pid_is_us(const char *var, int required)
 {

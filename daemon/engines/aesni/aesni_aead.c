@@ -79,8 +79,8 @@ static uint32_t aesni_chacha_evp_min = UINT32_MAX; /* never */
 static uint32_t chacha_evp_min(int avx512)
 {
 	const char *env = getenv("CRYPTOD_AESNI_CHACHA_EVP_MIN");
-	uint64_t v;
 	if (env && *env) {
+		uint64_t v;
 		if (!dec_parse_all(env, UINT64_MAX, &v))
 			return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 		/* The value itself stays out of the log: any bytes at all. */
