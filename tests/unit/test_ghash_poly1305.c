@@ -11,7 +11,9 @@
  *    CPU has it) alike on random and edge H.
  *  - Poly1305: EVP_MAC "POLY1305" on random keys and messages of 0 bytes
  *    to 70 KB fed in random whole-block pieces, RFC 8439 2.5.2, and the
- *    inputs of RFC 8439 A.3 #5..#11, which aim at the final reduction.
+ *    inputs of RFC 8439 A.3 #5..#11, which aim at the final reduction;
+ *    each through poly1305_blocks() and both its ways (portable, and
+ *    AVX2's four blocks a step when the CPU has it).
  *
  * The seed is printed; STREAM_SEED=<n> replays a run.
  */
@@ -273,16 +275,39 @@ static void evp_poly1305(const uint8_t key[32], const uint8_t *m, size_t len,
 	EVP_MAC_free(mac);
 }
 
-/* Ours, the whole blocks in random pieces. */
-static void our_poly1305(const uint8_t key[32], const uint8_t *m, size_t len,
-			 uint8_t tag[16])
+typedef void poly_fn(struct poly1305 *p, const uint8_t *m, size_t n);
+
+static void poly_avx2(struct poly1305 *p, const uint8_t *m, size_t n)
+{
+	assert_int_equal(poly1305_blocks_avx2(p, m, n), 0);
+}
+
+/* The ways under test: the one poly1305_blocks() picks, the portable
+ * one, and AVX2's if the CPU has it. */
+static unsigned poly_impls(poly_fn **fn)
+{
+	struct poly1305 p = { 0 };
+	fn[0] = poly1305_blocks;
+	fn[1] = poly1305_blocks_portable;
+	if (poly1305_blocks_avx2(&p, NULL, 0) < 0) {
+		printf("no AVX2: the portable Poly1305 only\n");
+		return 2;
+	}
+	fn[2] = poly_avx2;
+	return 3;
+}
+
+/* Ours through fn, the whole blocks in random pieces: one block, a few,
+ * past four, or all that is left. */
+static void our_poly1305(poly_fn *fn, const uint8_t key[32], const uint8_t *m,
+			 size_t len, uint8_t tag[16])
 {
 	struct poly1305 p;
 	size_t n = len / 16;
 	poly1305_init(&p, key);
 	while (n) {
 		size_t k = rnd() % 3 ? 1 + rnd() % n : n;
-		poly1305_blocks(&p, m, k);
+		fn(&p, m, k);
 		m += 16 * k;
 		n -= k;
 	}
@@ -291,6 +316,8 @@ static void our_poly1305(const uint8_t key[32], const uint8_t *m, size_t len,
 
 static void test_poly1305_evp(void **state)
 {
+	poly_fn *fn[3];
+	unsigned nfn = poly_impls(fn);
 	uint8_t *m = malloc(70000);
 	assert_non_null(m);
 	for (unsigned i = 0; i < 2000; i++) {
@@ -314,17 +341,21 @@ static void test_poly1305_evp(void **state)
 			break;
 		}
 		evp_poly1305(key, m, len, want);
-		our_poly1305(key, m, len, got);
-		if (memcmp(got, want, 16))
-			fail_msg("Poly1305 of %zu bytes (case %u) differs from "
-				 "EVP's",
-				 len, i % 8);
+		for (unsigned f = 0; f < nfn; f++) {
+			our_poly1305(fn[f], key, m, len, got);
+			if (memcmp(got, want, 16))
+				fail_msg("Poly1305 of %zu bytes (case %u, way "
+					 "%u) differs from EVP's",
+					 len, i % 8, f);
+		}
 	}
 	free(m);
 }
 
 static void test_poly1305_rfc8439(void **state)
 {
+	poly_fn *fn[3];
+	unsigned nfn = poly_impls(fn);
 	static const struct {
 		const char *key, *msg, *tag;
 	} v[] = {
@@ -364,9 +395,11 @@ static void test_poly1305_rfc8439(void **state)
 		unhex(v[i].msg, msg);
 		unhex(v[i].tag, want);
 		evp_poly1305(key, msg, len, ref);
-		our_poly1305(key, msg, len, got);
 		assert_memory_equal(ref, want, 16); /* the vector as typed */
-		assert_memory_equal(got, want, 16);
+		for (unsigned f = 0; f < nfn; f++) {
+			our_poly1305(fn[f], key, msg, len, got);
+			assert_memory_equal(got, want, 16);
+		}
 	}
 }
 
