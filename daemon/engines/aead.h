@@ -51,6 +51,17 @@ int aesni_chacha_poly_one(IMB_MGR *m, const uint8_t *key, struct engine_op *op);
 /* From how many bytes a message takes OpenSSL's code; UINT32_MAX: none. */
 uint32_t aesni_chacha_evp_from(void);
 
+/* Does a ChaCha20-Poly1305 stream whose FIRST piece holds len bytes run
+ * on OpenSSL's ChaCha20 and poly1305.c (aesni_chacha_stream_evp) rather
+ * than ipsec-mb's? From aesni_chacha_evp_from() bytes, as one-op
+ * messages do, when OpenSSL has the bare ChaCha20. */
+int aesni_chacha_stream_on_evp(uint32_t len);
+/* A piece of such a stream (ossl_chacha_stream, on a context of its
+ * own); key the raw 32 bytes, state OSSL_AEAD_STREAM_SIZE bytes. Sets
+ * op->status; burns the stack. */
+void aesni_chacha_stream_evp(struct engine_op *op, const uint8_t *key,
+			     void *state);
+
 /* GCM or GMAC with an IV of other than 12 bytes (1..CRD_IV_ARENA_MAX,
  * GHASHed into the counter block), through the direct API's variable-IV
  * init. */

@@ -52,6 +52,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <openssl/types.h>
+
 #include "engine.h"
 
 /*
@@ -140,7 +142,19 @@ void ossl_stream(void *wctx, struct engine_op *op, void *state);
 
 /* openssl_stream_aead.c: AES-GCM and ChaCha20-Poly1305, with the MACs of
  * ghash.c and poly1305.c. wctx is the worker's struct ossl_worker; the
- * caller resets its contexts and burns the stack after. */
+ * caller resets its contexts and burns the stack after. The state takes
+ * OSSL_AEAD_STREAM_SIZE bytes of the STREAM_STATE_SIZE. */
+enum { OSSL_AEAD_STREAM_SIZE = 320 };
 void ossl_stream_aead(void *wctx, struct engine_op *op, void *state);
+
+/* The same ChaCha20-Poly1305 piece for any engine: cc is EVP's ChaCha20
+ * (the bare cipher), ctx a context to key with it, key the session's 32
+ * raw bytes; state OSSL_AEAD_STREAM_SIZE bytes, 8-byte aligned, as
+ * above. The aesni engine's streams take it where OpenSSL's ChaCha20 is
+ * the faster (aesni_stream_aead.c). The caller resets ctx and burns the
+ * stack after. */
+void ossl_chacha_stream(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cc,
+			const uint8_t key[32], struct engine_op *op,
+			void *state);
 
 #endif

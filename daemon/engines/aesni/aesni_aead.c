@@ -19,6 +19,7 @@
 #include "decimal.h"
 #include "log.h"
 #include "session.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,13 +68,19 @@ static EVP_CIPHER *aesni_ccm_ciphers[3];
  * 1569 / 1758, 8 KiB 1604 / 1943, 16 KiB 1542 / 2019, 64 KiB 1578 / 2113.
  * With AVX-512 ipsec-mb's is the faster (16 KiB: 4739 against OpenSSL's
  * AVX-512 code's 3610). So without it, one-op messages from
- * AESNI_CHACHA_EVP_MIN bytes run through EVP in the same worker; streams
- * stay on ipsec-mb, whose state they carry. The environment's
+ * AESNI_CHACHA_EVP_MIN bytes run through EVP in the same worker, and so
+ * do streams whose FIRST piece holds that many (on EVP's ChaCha20 and
+ * poly1305.c, ossl_chacha_stream: EVP's own AEAD keeps its state where
+ * no stream state can; each stream stays on the code it began on). The
+ * environment's
  * CRYPTOD_AESNI_CHACHA_EVP_MIN (bytes) overrides the choice either way.
  * Read-only after the probe.
  */
 enum { AESNI_CHACHA_EVP_MIN = 4096 };
 static EVP_CIPHER *aesni_chacha_cipher;
+/* The bare ChaCha20, for streams (aesni_chacha_stream_evp): NULL keeps
+ * every stream on ipsec-mb. */
+static EVP_CIPHER *aesni_chacha20_cipher;
 static uint32_t aesni_chacha_evp_min = UINT32_MAX; /* never */
 
 static uint32_t chacha_evp_min(int avx512)
@@ -107,12 +114,32 @@ int aesni_aead_probe(int avx512)
 	aesni_chacha_cipher = EVP_CIPHER_fetch(NULL, "ChaCha20-Poly1305", NULL);
 	aesni_chacha_evp_min =
 		aesni_chacha_cipher ? chacha_evp_min(avx512) : UINT32_MAX;
+	aesni_chacha20_cipher = EVP_CIPHER_fetch(NULL, "ChaCha20", NULL);
 	return 0;
 }
 
 uint32_t aesni_chacha_evp_from(void)
 {
 	return aesni_chacha_evp_min;
+}
+
+int aesni_chacha_stream_on_evp(uint32_t len)
+{
+	return aesni_chacha20_cipher && len >= aesni_chacha_evp_min;
+}
+
+void aesni_chacha_stream_evp(struct engine_op *op, const uint8_t *key,
+			     void *state)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+
+	if (!c || !aesni_chacha20_cipher)
+		op->status = CRD_ST_ENGINE;
+	else
+		ossl_chacha_stream(c, aesni_chacha20_cipher, key, op, state);
+	EVP_CIPHER_CTX_free(c); /* cleanses the key */
+	/* EVP's key set-up leaves key bytes in its dead frames. */
+	engine_burn_stack();
 }
 
 void aesni_aead_fini(void)
@@ -123,6 +150,8 @@ void aesni_aead_fini(void)
 	}
 	EVP_CIPHER_free(aesni_chacha_cipher);
 	aesni_chacha_cipher = NULL;
+	EVP_CIPHER_free(aesni_chacha20_cipher);
+	aesni_chacha20_cipher = NULL;
 	aesni_chacha_evp_min = UINT32_MAX;
 }
 

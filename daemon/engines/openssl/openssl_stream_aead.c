@@ -80,7 +80,7 @@ struct aead_stream {
 	uint64_t done; /* message bytes so far */
 	uint8_t open;  /* FIRST has run */
 };
-_Static_assert(sizeof(struct aead_stream) <= STREAM_STATE_SIZE,
+_Static_assert(sizeof(struct aead_stream) <= OSSL_AEAD_STREAM_SIZE,
 	       "GCM and ChaCha20-Poly1305 stream state fits");
 
 typedef void mac_blocks_fn(void *mac, const uint8_t *p, size_t n);
@@ -390,13 +390,11 @@ static int chacha_first(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cc,
 	return CRD_ST_OK;
 }
 
-static int chacha_piece(struct ossl_worker *w, struct engine_op *op,
+/* A piece on EVP's ChaCha20 cc, in ctx, under the raw key. */
+static int chacha_piece(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cc,
+			const uint8_t *key, struct engine_op *op,
 			struct aead_stream *st)
 {
-	const struct session *s = op->sess;
-	const struct ossl_key *key = (const struct ossl_key *)s->key;
-	const EVP_CIPHER *cc =
-		w->cipher[CRD_ALG_CHACHA20][ossl_key_idx(CRD_ALG_CHACHA20, 32)];
 	struct chacha_stream *c = &st->u.chacha;
 	const struct aead_ops a = { chacha_ks, &c->mac, poly_blocks, &c->k };
 	uint8_t iv[16];
@@ -407,13 +405,12 @@ static int chacha_piece(struct ossl_worker *w, struct engine_op *op,
 	    ((op->pos & ENGINE_LAST) && (!op->tag_len || op->tag_len > BLK)))
 		return CRD_ST_BAD_PARAM;
 	if (op->pos & ENGINE_FIRST) {
-		int rc = chacha_first(w->ctx, cc, key->raw, op, c);
+		int rc = chacha_first(ctx, cc, key, op, c);
 		if (rc != CRD_ST_OK)
 			return rc;
 	}
 	chacha_iv(iv, c->ctr, c->nonce);
-	if (!ks_seek(w->ctx, cc, key->raw, iv, c->off) ||
-	    !aead_data(w->ctx, c, &a, op))
+	if (!ks_seek(ctx, cc, key, iv, c->off) || !aead_data(ctx, c, &a, op))
 		return CRD_ST_ENGINE;
 	st->done += op->len;
 	if (!(op->pos & ENGINE_LAST))
@@ -431,21 +428,34 @@ static int chacha_piece(struct ossl_worker *w, struct engine_op *op,
 
 /* ---- The entry ---- */
 
-static int aead_piece(struct ossl_worker *w, struct engine_op *op,
-		      struct aead_stream *st)
+/* FIRST opens the state; any other piece needs it open. */
+static int aead_open(const struct engine_op *op, struct aead_stream *st)
 {
 	/* The daemon runs FIRST first; this catches a state it did not */
 	if (!(op->pos & ENGINE_FIRST) && !st->open)
-		return CRD_ST_BAD_PARAM;
+		return 0;
 	if (op->pos & ENGINE_FIRST) {
 		memset(st, 0, sizeof(*st));
 		st->open = 1;
 	}
+	return 1;
+}
+
+static int aead_piece(struct ossl_worker *w, struct engine_op *op,
+		      struct aead_stream *st)
+{
+	const struct ossl_key *key = (const struct ossl_key *)op->sess->key;
+
+	if (!aead_open(op, st))
+		return CRD_ST_BAD_PARAM;
 	switch (op->sess->alg) {
 	case CRD_ALG_AES_GCM:
 		return gcm_piece(w, op, st);
 	case CRD_ALG_CHACHA20_POLY1305:
-		return chacha_piece(w, op, st);
+		return chacha_piece(w->ctx,
+				    w->cipher[CRD_ALG_CHACHA20][ossl_key_idx(
+					    CRD_ALG_CHACHA20, 32)],
+				    key->raw, op, st);
 	default:
 		return CRD_ST_BAD_PARAM;
 	}
@@ -454,4 +464,14 @@ static int aead_piece(struct ossl_worker *w, struct engine_op *op,
 void ossl_stream_aead(void *wctx, struct engine_op *op, void *state)
 {
 	op->status = aead_piece(wctx, op, state);
+}
+
+void ossl_chacha_stream(EVP_CIPHER_CTX *ctx, const EVP_CIPHER *cc,
+			const uint8_t key[32], struct engine_op *op,
+			void *state)
+{
+	struct aead_stream *st = state;
+
+	op->status = aead_open(op, st) ? chacha_piece(ctx, cc, key, op, st)
+				       : CRD_ST_BAD_PARAM;
 }
