@@ -149,7 +149,7 @@ static void to26(uint64_t l[5], const uint64_t v[3])
 
 /* One carry pass over the five limbs, 2^130 wrapping as 5: every limb
  * below 2^26 after it but l[1], below 2^26 + 2^13. */
-static void carry26(uint64_t l[5])
+static inline void carry26(uint64_t l[5])
 {
 	uint64_t c;
 	for (int i = 0; i < 4; i++) {
@@ -327,7 +327,11 @@ AVX2_TARGET static void blocks_avx2(struct poly1305 *p, const uint8_t *m,
 {
 	const uint32_t(*pw)[5] = p->pw;
 	uint64_t l[5];
-	__m256i r8[5], s8[5], rf[5], sf[5], a[5], b[5];
+	struct { /* key-derived, all of it: wiped in one go */
+		__m256i r8[5], s8[5], rf[5], sf[5], a[5], b[5];
+	} v;
+	__m256i *r8 = v.r8, *s8 = v.s8, *rf = v.rf, *sf = v.sf, *a = v.a,
+		*b = v.b;
 
 	to26(l, p->h);
 	if (n >= 8) {
@@ -362,13 +366,7 @@ AVX2_TARGET static void blocks_avx2(struct poly1305 *p, const uint8_t *m,
 		n -= 4;
 	}
 	from26(p->h, l);
-	/* key-derived, all of it */
-	explicit_bzero(r8, sizeof(r8));
-	explicit_bzero(s8, sizeof(s8));
-	explicit_bzero(rf, sizeof(rf));
-	explicit_bzero(sf, sizeof(sf));
-	explicit_bzero(a, sizeof(a));
-	explicit_bzero(b, sizeof(b));
+	explicit_bzero(&v, sizeof(v));
 	explicit_bzero(l, sizeof(l));
 	blocks(p, m, n, 1ull << 40);
 }
