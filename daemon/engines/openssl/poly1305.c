@@ -216,11 +216,23 @@ static void powers26(struct poly1305 *p)
 #define VMUL(a, b) _mm256_mul_epu32((a), (b))
 #define VADD(a, b) _mm256_add_epi64((a), (b))
 
-/* h = h * r per lane, carried; s[i] = 5 r[i] (s[0] unused). */
+/* Carry limb *lo's bits past 26 into *hi: times 5 when they wrap past
+ * 2^130 (from the top limb into the bottom one). */
+AVX2_INLINE void vcarry(__m256i *lo, __m256i *hi, int wrap)
+{
+	__m256i c = _mm256_srli_epi64(*lo, 26);
+	*lo = _mm256_and_si256(*lo, _mm256_set1_epi64x(M26));
+	*hi = VADD(*hi, wrap ? VADD(c, _mm256_slli_epi64(c, 2)) : c);
+}
+
+/* h = h * r per lane, carried; s[i] = 5 r[i] (s[0] unused): limb k of
+ * the product sums h[i] r[k - i], with s[5 + k - i] for the terms at
+ * 2^130 and past, which wrap as 5. Written out, in trees of adds: as
+ * loops, the compiler kept neither the registers nor the trees (half
+ * the speed). */
 AVX2_INLINE void vmul(__m256i h[5], const __m256i r[5], const __m256i s[5])
 {
-	const __m256i mask = _mm256_set1_epi64x(M26);
-	__m256i d0, d1, d2, d3, d4, c;
+	__m256i d0, d1, d2, d3, d4;
 
 	d0 = VADD(VADD(VMUL(h[0], r[0]), VMUL(h[1], s[4])),
 		  VADD(VADD(VMUL(h[2], s[3]), VMUL(h[3], s[2])),
@@ -239,27 +251,13 @@ AVX2_INLINE void vmul(__m256i h[5], const __m256i r[5], const __m256i s[5])
 		       VMUL(h[4], r[0])));
 	/* the carry pass in two chains at once: 0 to 1 to 2 to 3 to 4, and
 	 * 3 to 4 to 0 (times 5) to 1 */
-	c = _mm256_srli_epi64(d0, 26);
-	d0 = _mm256_and_si256(d0, mask);
-	d1 = VADD(d1, c);
-	c = _mm256_srli_epi64(d3, 26);
-	d3 = _mm256_and_si256(d3, mask);
-	d4 = VADD(d4, c);
-	c = _mm256_srli_epi64(d1, 26);
-	d1 = _mm256_and_si256(d1, mask);
-	d2 = VADD(d2, c);
-	c = _mm256_srli_epi64(d4, 26);
-	d4 = _mm256_and_si256(d4, mask);
-	d0 = VADD(d0, VADD(c, _mm256_slli_epi64(c, 2)));
-	c = _mm256_srli_epi64(d2, 26);
-	d2 = _mm256_and_si256(d2, mask);
-	d3 = VADD(d3, c);
-	c = _mm256_srli_epi64(d0, 26);
-	d0 = _mm256_and_si256(d0, mask);
-	d1 = VADD(d1, c);
-	c = _mm256_srli_epi64(d3, 26);
-	d3 = _mm256_and_si256(d3, mask);
-	d4 = VADD(d4, c);
+	vcarry(&d0, &d1, 0);
+	vcarry(&d3, &d4, 0);
+	vcarry(&d1, &d2, 0);
+	vcarry(&d4, &d0, 1);
+	vcarry(&d2, &d3, 0);
+	vcarry(&d0, &d1, 0);
+	vcarry(&d3, &d4, 0);
 	h[0] = d0;
 	h[1] = d1;
 	h[2] = d2;
