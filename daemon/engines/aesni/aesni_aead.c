@@ -72,9 +72,8 @@ static EVP_CIPHER *aesni_ccm_ciphers[3];
  * do streams whose FIRST piece holds that many (on EVP's ChaCha20 and
  * poly1305.c, ossl_chacha_stream: EVP's own AEAD keeps its state where
  * no stream state can; each stream stays on the code it began on). The
- * environment's
- * CRYPTOD_AESNI_CHACHA_EVP_MIN (bytes) overrides the choice either way.
- * Read-only after the probe.
+ * environment's CRYPTOD_AESNI_CHACHA_EVP_MIN (bytes) overrides the choice
+ * either way. Read-only after the probe.
  */
 enum { AESNI_CHACHA_EVP_MIN = 4096 };
 static EVP_CIPHER *aesni_chacha_cipher;
