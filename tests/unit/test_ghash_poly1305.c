@@ -13,7 +13,7 @@
  *    to 70 KB fed in random whole-block pieces, RFC 8439 2.5.2, and the
  *    inputs of RFC 8439 A.3 #5..#11, which aim at the final reduction;
  *    each through poly1305_blocks() and both its ways (portable, and
- *    AVX2's four blocks a step when the CPU has it).
+ *    AVX2's eight or four blocks a step when the CPU has it).
  *
  * The seed is printed; STREAM_SEED=<n> replays a run.
  */
@@ -297,8 +297,8 @@ static unsigned poly_impls(poly_fn **fn)
 	return 3;
 }
 
-/* Ours through fn, the whole blocks in random pieces: one block, a few,
- * past four, or all that is left. */
+/* Ours through fn, the whole blocks in pieces of a random number of
+ * blocks, or all that are left. */
 static void our_poly1305(poly_fn *fn, const uint8_t key[32], const uint8_t *m,
 			 size_t len, uint8_t tag[16])
 {
