@@ -130,9 +130,10 @@ int aesni_chacha_stream_on_evp(uint32_t len)
 void aesni_chacha_stream_evp(struct engine_op *op, const uint8_t *key,
 			     void *state)
 {
+	/* aesni_chacha_stream_on_evp() chose this only with the cipher */
 	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
 
-	if (!c || !aesni_chacha20_cipher)
+	if (!c)
 		op->status = CRD_ST_ENGINE;
 	else
 		ossl_chacha_stream(c, aesni_chacha20_cipher, key, op, state);

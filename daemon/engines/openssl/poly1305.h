@@ -23,7 +23,8 @@ struct poly1305 {
 	uint64_t h[3];	   /* the accumulator */
 	uint64_t pad[2];   /* s, little-endian words */
 	uint32_t pw[8][5]; /* r, r^2, .., r^8 in five 26-bit limbs
-			      * each, for the AVX2 code (poly1305.c) */
+			      * each, for the AVX2 code (poly1305.c);
+			      * zero on a CPU without AVX2 */
 };
 
 /* Start a MAC under the one-time key (r || s, 32 bytes). */
