@@ -65,11 +65,16 @@ enum {
 	 * as much again (bench/pkey-speed.sh); an RSA signature (~0.5 ms)
 	 * sleeps after this */
 	PIO_PK_SPIN_NS = 150000,
+	/* ops of a thread's jobs sent to the daemon in one burst (pq_submit):
+	 * one tail store and one line transfer for them all, and a worker
+	 * that finds them together fills ipsec-mb's lanes with them */
+	PIO_STAGE = 8,
 };
 
 /* An op's outcome, filed by whoever reaps it. */
 struct pio_res {
-	int busy; /* taken by a submitter, not read back yet */
+	int busy;   /* taken by a submitter, not read back yet */
+	int staged; /* in pq->staged, not sent yet */
 	int done;
 	int32_t status;
 	uint32_t len;
@@ -99,6 +104,12 @@ struct pio_q {
 	 * while pio_pk waits (another op of the queue meanwhile spins as
 	 * long: harmless) */
 	uint64_t spin_ns;
+	/* Ops of this thread's jobs not sent yet, oldest first (pq_submit),
+	 * and how many went to the ring: in all, and before the doorbell was
+	 * last armed (pq_sleep). */
+	struct cc_op staged[PIO_STAGE];
+	unsigned nstaged;
+	unsigned sent, sent_at_arm;
 	struct pio_res res[PIO_SLOTS];
 	struct pio_q *next, **pprev; /* p->queues, under p->lock */
 };
@@ -282,6 +293,19 @@ static int slot_take(struct pio_q *pq)
 	return -1;
 }
 
+/* An op's outcome, for its submitter to find; sleepers are told (efd). */
+static void res_file(struct pio_q *pq, int s, int32_t status, uint32_t len)
+{
+	pq->res[s].status = status;
+	pq->res[s].len = len;
+	pq->res[s].done = 1;
+	pq->unread++;
+	if (pq->waiting && !pq->poked) {
+		(void)eventfd_write(pq->efd, 1);
+		pq->poked = 1;
+	}
+}
+
 /* File every completion that arrived. Caller holds the lock. */
 static int pq_reap(struct pio_q *pq)
 {
@@ -293,20 +317,43 @@ static int pq_reap(struct pio_q *pq)
 		for (int i = 0; i < n; i++) {
 			uint64_t s = cpl[i].user_data;
 			if (s >= PIO_SLOTS || !pq->res[s].busy ||
-			    pq->res[s].done)
+			    pq->res[s].done || pq->res[s].staged)
 				return pq_kill(pq, -EPROTO);
-			pq->res[s].status = cpl[i].status;
-			pq->res[s].len = cpl[i].len;
-			pq->res[s].done = 1;
-			pq->unread++;
-		}
-		if (n && pq->waiting && !pq->poked) {
-			(void)eventfd_write(pq->efd, 1);
-			pq->poked = 1;
+			res_file(pq, (int)s, cpl[i].status, cpl[i].len);
 		}
 		if (n < 32)
 			return 0;
 	}
+}
+
+/*
+ * Send the staged ops, oldest first, as far as the ring takes them (what
+ * it does not stays staged). An op the library refuses (a bad pointer or
+ * field: a bug here) completes at once with the library's error as its
+ * status. 0, or -errno when the queue is dead. Caller holds the lock.
+ */
+static int pq_send(struct pio_q *pq)
+{
+	unsigned i = 0;
+	while (i < pq->nstaged && !atomic_load(&pq->dead)) {
+		int n = cc_enqueue_burst(pq->q, pq->staged + i,
+					 pq->nstaged - i);
+		if (n == -EPIPE || n == -ECHILD)
+			return pq_kill(pq, n);
+		if (n == 0)
+			break; /* the ring is full */
+		unsigned k = n < 0 ? 1 : (unsigned)n;
+		for (unsigned j = i; j < i + k; j++)
+			pq->res[pq->staged[j].user_data].staged = 0;
+		if (n < 0)
+			res_file(pq, (int)pq->staged[i].user_data, n, 0);
+		else
+			pq->sent += k;
+		i += k;
+	}
+	pq->nstaged -= i;
+	memmove(pq->staged, pq->staged + i, pq->nstaged * sizeof(*pq->staged));
+	return atomic_load(&pq->dead) ? -EPIPE : 0;
 }
 
 /* Wait until one more completion may have arrived: a job pauses, a
@@ -319,6 +366,13 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	int first = !*since;
 	if (first)
 		*since = t;
+	if (!job && pq->nstaged) {
+		/* a thread's own wait, its paused jobs' ops staged: they go
+		 * first (pq_submit sent them already, but for a full ring) */
+		int err = pq_send(pq);
+		if (err)
+			return err;
+	}
 	if (!job && t - *since < pq->spin_ns) {
 		/* Look at the ring, holding the lock (no other reaper
 		 * could take what lands meanwhile), and let it go with a
@@ -347,11 +401,23 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	 * ones for PIO_JOB_SPIN_NS. Past that the job drains and arms, so
 	 * that it sleeps, and so that a daemon's going away (the doorbell's
 	 * end of file) reaches cc_wait_prepare_once, which says -EPIPE,
-	 * instead of waking the job for ever. */
-	int w = job && (first || t - *since < PIO_JOB_SPIN_NS) &&
-				cc_wait_pending(pq->q)
-			? 0
-			: cc_wait_prepare_once(pq->q);
+	 * instead of waking the job for ever.
+	 *
+	 * Staged ops (pq_submit) stay staged through a pause only while the
+	 * fd is sure to turn readable without them, so that the program's
+	 * loop resumes their jobs, which send them (pq_wait): it is readable
+	 * now, or it is armed and an op sent since will answer the arm (no
+	 * one clears the arm while this job waits). Else they go first. */
+	int hold = job && (first || t - *since < PIO_JOB_SPIN_NS) &&
+		   cc_wait_pending(pq->q);
+	if (pq->nstaged && !(hold && pq->sent != pq->sent_at_arm)) {
+		int err = pq_send(pq);
+		if (err)
+			return err;
+	}
+	if (!hold)
+		pq->sent_at_arm = pq->sent;
+	int w = hold ? 0 : cc_wait_prepare_once(pq->q);
 	if (w < 0)
 		return pq_kill(pq, w);
 	if (w == 1)
@@ -397,7 +463,10 @@ static int pq_wait(struct pio_q *pq, int s, int fresh)
 	for (;; look = 1) {
 		if (atomic_load(&pq->dead))
 			return -EPIPE;
-		int err = look ? pq_reap(pq) : 0;
+		/* back from a pause with s still staged: it goes now */
+		int err = look && pq->res[s].staged ? pq_send(pq) : 0;
+		if (!err && look)
+			err = pq_reap(pq);
 		if (err)
 			return err;
 		if (pq->res[s].done)
@@ -408,14 +477,37 @@ static int pq_wait(struct pio_q *pq, int s, int fresh)
 	}
 }
 
-/* Submit op in slot s (user_data set here). 0, 1 (no room in the ring:
- * wait for something and retry) or -errno. */
-static int pq_submit(struct pio_q *pq, struct cc_op *op, int s)
+/*
+ * Submit op in slot s (user_data set here). 0, 1 (no room in the ring:
+ * wait for something and retry) or -errno.
+ *
+ * Inside an ASYNC_JOB the op is staged, not sent, unless now: the
+ * program's next job most likely brings another (openssl speed
+ * -async_jobs, an async server's connections), and PIO_STAGE of them go
+ * in one burst. Its pointers (the IV) stay valid, as its job waits for
+ * it (pq_wait) before it leaves; a job back from a pause sends its own,
+ * and pq_sleep says when a pause must send them first. now: op's
+ * pointers do not outlive this call. A thread's own op sends what its
+ * jobs staged with it, in order.
+ */
+static int pq_submit(struct pio_q *pq, struct cc_op *op, int s, int now)
 {
 	op->user_data = (uint64_t)s;
+	if (!now && pq->nstaged < PIO_STAGE && ASYNC_get_current_job()) {
+		pq->staged[pq->nstaged++] = *op;
+		pq->res[s].staged = 1;
+		return pq->nstaged == PIO_STAGE ? pq_send(pq) : 0;
+	}
+	int err = pq_send(pq);
+	if (err)
+		return err;
+	if (pq->nstaged)
+		return 1; /* the ring is full */
 	int n = cc_enqueue_burst(pq->q, op, 1);
-	if (n == 1)
+	if (n == 1) {
+		pq->sent++;
 		return 0;
+	}
 	if (n == 0)
 		return 1;
 	return n == -EPIPE || n == -ECHILD ? pq_kill(pq, n) : n;
@@ -432,7 +524,9 @@ static uint8_t *pq_alloc(struct pio_q *pq, size_t len)
  * then takes the copying path). */
 static int pq_no_room(struct pio_q *pq, uint64_t *since)
 {
-	int err = pq_reap(pq);
+	int err = pq_send(pq);
+	if (!err)
+		err = pq_reap(pq);
 	if (err)
 		return err;
 	if (!cc_in_flight(pq->q))
@@ -498,7 +592,7 @@ static int pio_pump_submit(void *ctx, struct cc_op *op, struct pump_piece *pc)
 	int s = slot_take(pp->pq);
 	if (s < 0)
 		return PUMP_NO_ROOM;
-	int rc = pq_submit(pp->pq, op, s);
+	int rc = pq_submit(pp->pq, op, s, 0);
 	if (rc) {
 		pp->pq->res[s].busy = 0;
 		return rc < 0 ? rc : PUMP_RING_FULL;
@@ -573,7 +667,7 @@ static int pq_run_op(struct pio_q *pq, struct cc_op *op, int s, uint8_t *buf,
 {
 	int err;
 	for (;;) {
-		err = pq_submit(pq, op, s);
+		err = pq_submit(pq, op, s, 0);
 		if (err != 1)
 			break;
 		err = pq_sleep(pq, since);
@@ -800,7 +894,7 @@ int pio_ks_submit(struct prov *p, struct prov_conn *conn, uint32_t session,
 			.iv = iv,
 			.iv_len = iv_len,
 		};
-		int rc = pq_submit(pq, &op, s);
+		int rc = pq_submit(pq, &op, s, 1);
 		if (rc)
 			err = rc < 0 ? rc : -EBUSY;
 	}
