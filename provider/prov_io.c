@@ -69,6 +69,7 @@ enum {
 	 * one tail store and one line transfer for them all, and a worker
 	 * that finds them together fills ipsec-mb's lanes with them */
 	PIO_STAGE = 8,
+	PIO_PREFETCH = 4096, /* an output's bytes fetched when it is reaped */
 };
 
 /* An op's outcome, filed by whoever reaps it. */
@@ -78,6 +79,9 @@ struct pio_res {
 	int done;
 	int32_t status;
 	uint32_t len;
+	/* where the op's output lands, to be fetched when it is reaped */
+	const uint8_t *out;
+	uint32_t out_len;
 };
 
 struct pio_q {
@@ -299,6 +303,14 @@ static void res_file(struct pio_q *pq, int s, int32_t status, uint32_t len)
 	pq->res[s].status = status;
 	pq->res[s].len = len;
 	pq->res[s].done = 1;
+	/* Its output was written on the worker's core: ask for its lines
+	 * now, so that they cross while this thread goes on (the job that
+	 * copies them out runs later, mostly another one). */
+	const uint8_t *o = pq->res[s].out;
+	uint32_t n = pq->res[s].out_len < PIO_PREFETCH ? pq->res[s].out_len
+						       : PIO_PREFETCH;
+	for (uint32_t i = 0; i < n; i += 64)
+		__builtin_prefetch(o + i, 0, 2);
 	pq->unread++;
 	if (pq->waiting && !pq->poked) {
 		(void)eventfd_write(pq->efd, 1);
@@ -356,16 +368,40 @@ static int pq_send(struct pio_q *pq)
 	return atomic_load(&pq->dead) ? -EPIPE : 0;
 }
 
+/*
+ * One call's waiting, across its pq_sleep()s: the ASYNC_JOB it runs in
+ * (NULL: none), looked up once per call, and when its wait began: 0
+ * before the first, PIO_UNTIMED after a job's first pause, which reads
+ * no clock (most ops are done when their job is next resumed); the
+ * clock starts at its second.
+ */
+struct pio_wait {
+	ASYNC_JOB *job;
+	uint64_t since;
+};
+
+enum { PIO_UNTIMED = 1 };
+
+static struct pio_wait pio_wait_here(void)
+{
+	return (struct pio_wait){ .job = ASYNC_get_current_job() };
+}
+
 /* Wait until one more completion may have arrived: a job pauses, a
  * thread spins briefly, then sleeps. Caller holds the lock, which is let
- * go meanwhile. *since carries the start of the wait across calls. */
-static int pq_sleep(struct pio_q *pq, uint64_t *since)
+ * go meanwhile. */
+static int pq_sleep(struct pio_q *pq, struct pio_wait *pw)
 {
-	ASYNC_JOB *job = ASYNC_get_current_job();
-	uint64_t t = crd_now_ns();
-	int first = !*since;
-	if (first)
-		*since = t;
+	ASYNC_JOB *job = pw->job;
+	const int first = !pw->since;
+	uint64_t t = 0;
+	if (!(job && first)) {
+		t = crd_now_ns();
+		if (first || pw->since == PIO_UNTIMED)
+			pw->since = t;
+	} else {
+		pw->since = PIO_UNTIMED;
+	}
 	if (!job && pq->nstaged) {
 		/* a thread's own wait, its paused jobs' ops staged: they go
 		 * first (pq_submit sent them already, but for a full ring) */
@@ -373,7 +409,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 		if (err)
 			return err;
 	}
-	if (!job && t - *since < pq->spin_ns) {
+	if (!job && t - pw->since < pq->spin_ns) {
 		/* Look at the ring, holding the lock (no other reaper
 		 * could take what lands meanwhile), and let it go with a
 		 * yield only once per CRD_SPIN_YIELD_NS (clock.h): a
@@ -398,7 +434,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	 * not yet answered): the program's loop then runs the thread's
 	 * jobs round after round, one select() a round, as long as the
 	 * daemon keeps up; the first pause for an op always may, later
-	 * ones for PIO_JOB_SPIN_NS. Past that the job drains and arms, so
+	 * ones for PIO_JOB_SPIN_NS from the second. Past that the job drains and arms, so
 	 * that it sleeps, and so that a daemon's going away (the doorbell's
 	 * end of file) reaches cc_wait_prepare_once, which says -EPIPE,
 	 * instead of waking the job for ever.
@@ -408,7 +444,7 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	 * loop resumes their jobs, which send them (pq_wait): it is readable
 	 * now, or it is armed and an op sent since will answer the arm (no
 	 * one clears the arm while this job waits). Else they go first. */
-	int hold = job && (first || t - *since < PIO_JOB_SPIN_NS) &&
+	int hold = job && (first || t - pw->since < PIO_JOB_SPIN_NS) &&
 		   cc_wait_pending(pq->q);
 	if (pq->nstaged && !(hold && pq->sent != pq->sent_at_arm)) {
 		int err = pq_send(pq);
@@ -438,8 +474,10 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
 	}
 	if (!paused && !err) {
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		if (!t) /* a job's first pause, but no pause */
+			t = pw->since = crd_now_ns();
 		int64_t left =
-			CRD_WAIT_MAX_MS - (int64_t)((t - *since) / 1000000);
+			CRD_WAIT_MAX_MS - (int64_t)((t - pw->since) / 1000000);
 		int r = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (r == 0)
 			err = -ETIMEDOUT;
@@ -456,10 +494,10 @@ static int pq_sleep(struct pio_q *pq, uint64_t *since)
  * pauses before it first looks at the ring: the op cannot be there yet,
  * and the look reads a line the worker has most likely written since
  * (a transfer from its core, once per op). Caller holds the lock. */
-static int pq_wait(struct pio_q *pq, int s, int fresh)
+static int pq_wait(struct pio_q *pq, int s, int fresh, ASYNC_JOB *job)
 {
-	uint64_t since = 0;
-	int look = !fresh || !ASYNC_get_current_job();
+	struct pio_wait pw = { .job = job };
+	int look = !fresh || !job;
 	for (;; look = 1) {
 		if (atomic_load(&pq->dead))
 			return -EPIPE;
@@ -471,7 +509,7 @@ static int pq_wait(struct pio_q *pq, int s, int fresh)
 			return err;
 		if (pq->res[s].done)
 			return 0;
-		err = pq_sleep(pq, &since);
+		err = pq_sleep(pq, &pw);
 		if (err)
 			return err;
 	}
@@ -481,19 +519,21 @@ static int pq_wait(struct pio_q *pq, int s, int fresh)
  * Submit op in slot s (user_data set here). 0, 1 (no room in the ring:
  * wait for something and retry) or -errno.
  *
- * Inside an ASYNC_JOB the op is staged, not sent, unless now: the
+ * Inside an ASYNC_JOB (job) the op is staged, not sent: the
  * program's next job most likely brings another (openssl speed
  * -async_jobs, an async server's connections), and PIO_STAGE of them go
  * in one burst. Its pointers (the IV) stay valid, as its job waits for
  * it (pq_wait) before it leaves; a job back from a pause sends its own,
- * and pq_sleep says when a pause must send them first. now: op's
- * pointers do not outlive this call. A thread's own op sends what its
- * jobs staged with it, in order.
+ * and pq_sleep says when a pause must send them first. job NULL also
+ * where op's pointers do not outlive this call. A thread's own op sends
+ * what its jobs staged with it, in order.
  */
-static int pq_submit(struct pio_q *pq, struct cc_op *op, int s, int now)
+static int pq_submit(struct pio_q *pq, struct cc_op *op, int s, ASYNC_JOB *job)
 {
 	op->user_data = (uint64_t)s;
-	if (!now && pq->nstaged < PIO_STAGE && ASYNC_get_current_job()) {
+	pq->res[s].out = op->dst ? op->dst : op->src;
+	pq->res[s].out_len = op->len;
+	if (job && pq->nstaged < PIO_STAGE) {
 		pq->staged[pq->nstaged++] = *op;
 		pq->res[s].staged = 1;
 		return pq->nstaged == PIO_STAGE ? pq_send(pq) : 0;
@@ -522,7 +562,7 @@ static uint8_t *pq_alloc(struct pio_q *pq, size_t len)
  * is in flight, when only the paused jobs that hold the room could give
  * it back and none of them runs before we return: -ENOMEM (pio_crypt
  * then takes the copying path). */
-static int pq_no_room(struct pio_q *pq, uint64_t *since)
+static int pq_no_room(struct pio_q *pq, struct pio_wait *pw)
 {
 	int err = pq_send(pq);
 	if (!err)
@@ -531,7 +571,7 @@ static int pq_no_room(struct pio_q *pq, uint64_t *since)
 		return err;
 	if (!cc_in_flight(pq->q))
 		return -ENOMEM;
-	return pq_sleep(pq, since);
+	return pq_sleep(pq, pw);
 }
 
 /* A done result taken: its slot is free again. */
@@ -568,7 +608,7 @@ static void piece_release(struct pio_q *pq, uint8_t *buf, int slot)
  */
 struct pio_pump {
 	struct pio_q *pq;
-	uint64_t since; /* pq_sleep's, across the call */
+	struct pio_wait w; /* pq_sleep's, across the call */
 	/* A one-shot op whose buffer the caller keeps (pio_crypt_keep):
 	 * the output stays in the arena, *keep gets it. */
 	uint8_t **keep;
@@ -592,7 +632,7 @@ static int pio_pump_submit(void *ctx, struct cc_op *op, struct pump_piece *pc)
 	int s = slot_take(pp->pq);
 	if (s < 0)
 		return PUMP_NO_ROOM;
-	int rc = pq_submit(pp->pq, op, s, 0);
+	int rc = pq_submit(pp->pq, op, s, pp->w.job);
 	if (rc) {
 		pp->pq->res[s].busy = 0;
 		return rc < 0 ? rc : PUMP_RING_FULL;
@@ -609,15 +649,16 @@ static int pio_pump_room(void *ctx, int why, unsigned in_flight)
 	struct pio_pump *pp = ctx;
 	if (in_flight)
 		return 1;
-	return why == PUMP_RING_FULL ? pq_sleep(pp->pq, &pp->since)
-				     : pq_no_room(pp->pq, &pp->since);
+	return why == PUMP_RING_FULL ? pq_sleep(pp->pq, &pp->w)
+				     : pq_no_room(pp->pq, &pp->w);
 }
 
 /* An error: the queue is dead, its buffers abandoned with it. */
 static int pio_pump_wait(void *ctx, struct pump_piece *pc, int32_t *st)
 {
 	struct pio_pump *pp = ctx;
-	int w = pq_wait(pp->pq, (int)pc->id, 1); /* pump_run: the oldest */
+	/* pump_run: the oldest */
+	int w = pq_wait(pp->pq, (int)pc->id, 1, pp->w.job);
 	if (!w)
 		*st = pp->pq->res[pc->id].status;
 	return w;
@@ -649,33 +690,31 @@ static const struct pump_ops pio_pump_ops = {
 static int pq_run(struct pio_q *pq, const struct pump_req *r, uint8_t **keep,
 		  size_t *done)
 {
-	struct pio_pump pp = { .pq = pq, .keep = keep };
+	struct pio_pump pp = { .pq = pq, .w = pio_wait_here(), .keep = keep };
 	struct pump_out o;
 	int err = pump_run(&pio_pump_ops, &pp, r, &o);
 	*done = o.done;
 	return err;
 }
 
-/* The clone op (CC_STREAM_CLONE): src's state into dst's handle, on dst's
- * session. Caller holds the lock; dst->handle is taken. */
 /* Submit op (its buffer buf) in slot s, retried while the ring is full,
  * and wait for it. On an error buf and the slot go back, except on a
  * dead queue, whose buffers and slots stay as they are (the daemon may
  * still write them). Caller holds the lock. */
 static int pq_run_op(struct pio_q *pq, struct cc_op *op, int s, uint8_t *buf,
-		     uint64_t *since)
+		     struct pio_wait *pw)
 {
 	int err;
 	for (;;) {
-		err = pq_submit(pq, op, s, 0);
+		err = pq_submit(pq, op, s, pw->job);
 		if (err != 1)
 			break;
-		err = pq_sleep(pq, since);
+		err = pq_sleep(pq, pw);
 		if (err)
 			break;
 	}
 	if (!err)
-		err = pq_wait(pq, s, 1);
+		err = pq_wait(pq, s, 1, pw->job);
 	if (err && err != -EPIPE && !atomic_load(&pq->dead)) {
 		cc_buf_free(pq->q, buf);
 		pq->res[s].busy = 0;
@@ -683,16 +722,18 @@ static int pq_run_op(struct pio_q *pq, struct cc_op *op, int s, uint8_t *buf,
 	return err;
 }
 
+/* The clone op (CC_STREAM_CLONE): src's state into dst's handle, on dst's
+ * session. Caller holds the lock; dst->handle is taken. */
 static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 		    struct pio_stream *dst)
 {
-	uint64_t since = 0;
+	struct pio_wait pw = pio_wait_here();
 	uint8_t *buf = NULL;
 	int s = -1, err = 0;
 	while (!err && !((buf = pq_alloc(pq, 1)) && (s = slot_take(pq)) >= 0)) {
 		if (buf)
 			cc_buf_free(pq->q, buf);
-		err = pq_no_room(pq, &since);
+		err = pq_no_room(pq, &pw);
 	}
 	if (err)
 		return err;
@@ -704,7 +745,7 @@ static int pq_clone(struct pio_q *pq, const struct pio_stream *src,
 		.stream_flags = CC_STREAM_CLONE,
 		.stream_param = dst->handle,
 	};
-	err = pq_run_op(pq, &op, s, buf, &since);
+	err = pq_run_op(pq, &op, s, buf, &pw);
 	if (err)
 		return err;
 	int32_t st = pq->res[s].status;
@@ -733,7 +774,7 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 	if (err)
 		return err;
 	pthread_mutex_lock(&pq->lock);
-	uint64_t since = 0;
+	struct pio_wait pw = pio_wait_here();
 	uint8_t *buf = NULL;
 	int s = -1;
 	err = atomic_load(&pq->dead) ? -EPIPE : 0;
@@ -742,7 +783,7 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 		if (buf)
 			cc_buf_free(pq->q, buf);
 		buf = NULL;
-		err = pq_no_room(pq, &since);
+		err = pq_no_room(pq, &pw);
 	}
 	if (err)
 		goto out;
@@ -761,7 +802,7 @@ int pio_pk(struct prov *p, struct prov_conn *conn, uint32_t session,
 		.iv_len = pp ? sizeof(*pp) : 0,
 	};
 	pq->spin_ns = PIO_PK_SPIN_NS;
-	err = pq_run_op(pq, &op, s, buf, &since);
+	err = pq_run_op(pq, &op, s, buf, &pw);
 	pq->spin_ns = PIO_SPIN_NS;
 	if (err)
 		goto out;
@@ -894,7 +935,7 @@ int pio_ks_submit(struct prov *p, struct prov_conn *conn, uint32_t session,
 			.iv = iv,
 			.iv_len = iv_len,
 		};
-		int rc = pq_submit(pq, &op, s, 1);
+		int rc = pq_submit(pq, &op, s, NULL); /* iv is the caller's */
 		if (rc)
 			err = rc < 0 ? rc : -EBUSY;
 	}
@@ -919,7 +960,7 @@ int pio_ks_wait(struct pio_ticket *t, struct pio_kept *k)
 	if (!pq)
 		return -EINVAL;
 	pthread_mutex_lock(&pq->lock);
-	int err = pq_wait(pq, t->slot, 0);
+	int err = pq_wait(pq, t->slot, 0, ASYNC_get_current_job());
 	if (!err) {
 		err = pq->res[t->slot].status;
 		if (err == CC_OK) {
