@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,6 +219,21 @@ void bench_env_start(struct bench_env *e, FILE *out, const int *pids,
 		model, sysconf(_SC_NPROCESSORS_ONLN), bench_imb_version(),
 		bench_imb_arch_name(),
 		flags[0] ? flags : "none of aes avx2 avx512f vaes gfni");
+	/* What a daemon started from this environment runs instead, and
+	 * whose code OpenSSL is kept from (a Zen 3 emulated on a Zen 4:
+	 * docs/provider.md) */
+	const char *arch = getenv("CRYPTOD_IMB_ARCH"),
+		   *cap = getenv("OPENSSL_ia32cap");
+	if (arch && *arch)
+		fprintf(out,
+			"Machine: CRYPTOD_IMB_ARCH=%.16s: a daemon started "
+			"here runs that code instead\n",
+			arch);
+	if (cap && *cap)
+		fprintf(out,
+			"Machine: OPENSSL_ia32cap=%.40s: OpenSSL's CPU "
+			"features masked so\n",
+			cap);
 	e->ok = false;
 	if (cpu_ticks(&i0, &t0))
 		return;
