@@ -434,10 +434,10 @@ static int pq_sleep(struct pio_q *pq, struct pio_wait *pw)
 	 * not yet answered): the program's loop then runs the thread's
 	 * jobs round after round, one select() a round, as long as the
 	 * daemon keeps up; the first pause for an op always may, later
-	 * ones for PIO_JOB_SPIN_NS from the second. Past that the job drains and arms, so
-	 * that it sleeps, and so that a daemon's going away (the doorbell's
-	 * end of file) reaches cc_wait_prepare_once, which says -EPIPE,
-	 * instead of waking the job for ever.
+	 * ones for PIO_JOB_SPIN_NS from the second. Past that the job
+	 * drains and arms, so that it sleeps, and so that a daemon's going
+	 * away (the doorbell's end of file) reaches cc_wait_prepare_once,
+	 * which says -EPIPE, instead of waking the job for ever.
 	 *
 	 * Staged ops (pq_submit) stay staged through a pause only while the
 	 * fd is sure to turn readable without them, so that the program's
