@@ -128,8 +128,9 @@ void poly1305_blocks_portable(struct poly1305 *p, const uint8_t *m, size_t n)
  * pass, below 2^27.1 with a block added (2^28 for h as it enters); r^k's
  * limbs times 5 below 2^29; a product sum below 2^61. The powers are
  * made once, by poly1305_init() on a CPU with AVX2, and kept in the
- * state (plain bytes like the rest). Measured on one core (16 KiB messages, OpenSSL's AVX-512
- * masked): 7.1 GB/s, the portable code 2.3, OpenSSL's AVX2 code 5.6.
+ * state (plain bytes like the rest). Measured on one core (16 KiB
+ * messages, OpenSSL's AVX-512 masked): 7.1 GB/s, the portable code 2.3,
+ * OpenSSL's AVX2 code 5.6.
  */
 
 /* A value of the 44-bit form as five 26-bit limbs (the top one takes
