@@ -22,9 +22,10 @@
  *
  * A decrypting stream's session is made with the tag length known at
  * its first piece (16 if none was set yet); a shorter tag set later is
- * verified at final as that many bytes of the tag. The daemon's GCM IVs are 1..16 bytes,
- * its AAD up to 65535 bytes; anything else is left to the default
- * provider with fallback = default, else refused.
+ * verified at final as that many bytes of the tag. The daemon takes every
+ * GCM IV length OpenSSL does (1..128 bytes) and AAD up to 65535 bytes;
+ * longer AAD, or a tag length it has not (daemon_limits), is left to the
+ * default provider with fallback = default, else refused.
  */
 #include "prov_cipher.h"
 #include "prov_mode.h"
@@ -592,28 +593,6 @@ static int sw_oneshot(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
 	return ok ? 0 : CC_ERR_AUTH_FAILED;
 }
 
-static int oneshot(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
-		   const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag)
-{
-	if (prov_small(c->p, len))
-		return sw_oneshot(c, iv, iv_len, in, out, len, tag);
-	int err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
-				 TAG_LEN);
-	if (!err)
-		err = pio_crypt(c->p, c->sess.conn, c->sess.id, TAG_LEN,
-				c->enc ? CC_ENCRYPT : CC_DECRYPT, iv, iv_len,
-				c->tls_aad, PC_TLS_AAD_LEN, in, out, len, tag,
-				1);
-	if (!err) {
-		atomic_fetch_add(&c->p->n_daemon, 1);
-		return 0;
-	}
-	prov_conn_check(c->p, c->sess.conn, err);
-	if (err != CC_ERR_AUTH_FAILED && prov_fallback(c->p, err))
-		return sw_oneshot(c, iv, iv_len, in, out, len, tag);
-	return err;
-}
-
 static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 		      const uint8_t *in, size_t len)
 {
@@ -665,7 +644,8 @@ static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
 	uint8_t tag[TAG_LEN];
 	if (!c->enc)
 		memcpy(tag, pin + plen, TAG_LEN);
-	err = oneshot(c, iv, iv_len, pin, pout, plen, tag);
+	err = pc_record_op(c, TAG_LEN, iv, iv_len, pin, pout, plen, tag,
+			   sw_oneshot);
 	if (err) {
 		if (!c->enc)
 			OPENSSL_cleanse(pout, plen);

@@ -5,6 +5,13 @@
  * output) before the AAD, then exactly one data update, which encrypts
  * and makes the tag or decrypts and verifies it. So a CCM message is one
  * op: no stream, nothing held in the daemon between calls.
+ *
+ * TLS 1.2 CCM records (RFC 6655, 7251; libssl's AES-CCM and AES-CCM8
+ * suites) are one op each as well: the tlsaad parameter (the record
+ * header), then one update of a whole record in place, explicit nonce ||
+ * data || tag. The nonce is the 4-byte fixed part (tlsivfixed) and the
+ * 8 explicit bytes, which a sealer takes from the header's sequence
+ * number, as OpenSSL's default provider does.
  */
 #include "prov_cipher.h"
 #include "prov_mode.h"
@@ -16,7 +23,13 @@
 #include <openssl/crypto.h>
 #include <openssl/params.h>
 
-enum { CCM_TAG_DEFAULT = 12, CCM_IV_DEFAULT = 7 };
+enum {
+	CCM_TAG_DEFAULT = 12,
+	CCM_IV_DEFAULT = 7,
+	CCM_TLS_FIXED = 4,
+	CCM_TLS_EXPLICIT = 8,
+	CCM_TLS_IV = CCM_TLS_FIXED + CCM_TLS_EXPLICIT,
+};
 
 void pcc_initctx(struct pc_ctx *c)
 {
@@ -38,10 +51,88 @@ static int ccm_sw(struct pc_ctx *c, size_t len)
 	return PC_SW;
 }
 
+/* A TLS record in-process: below min_size, or the daemon's fallback. */
+static int tls_sw(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
+		  const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag)
+{
+	(void)iv; /* c->iv, as pc_sw_begin takes CCM's */
+	(void)iv_len;
+	if (!c->enc) /* pc_sw_begin sets the context's */
+		memcpy(c->tag, tag, c->ccm_m);
+	int n, ok = !pc_sw_begin(c, NULL, 0) &&
+		    EVP_CipherUpdate(c->swctx, NULL, &n, NULL, (int)len) &&
+		    EVP_CipherUpdate(c->swctx, NULL, &n, c->tls_aad,
+				     PC_TLS_AAD_LEN) &&
+		    EVP_CipherUpdate(c->swctx, out, &n, in, (int)len);
+	if (ok && c->enc) {
+		OSSL_PARAM t[] = { OSSL_PARAM_construct_octet_string(
+					   OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+					   c->ccm_m),
+				   OSSL_PARAM_END };
+		ok = EVP_CIPHER_CTX_get_params(c->swctx, t);
+	}
+	return ok ? 0 : CC_ERR_AUTH_FAILED;
+}
+
+static int tls_record(struct pc_ctx *c, uint8_t *out, size_t *outl,
+		      const uint8_t *in, size_t len)
+{
+	c->tls_aad_len = 0; /* one record per tlsaad, as OpenSSL */
+	if (!c->key_set || out != in || c->ivlen != CCM_TLS_IV ||
+	    len < CCM_TLS_EXPLICIT + c->ccm_m) {
+		PROV_ERR(c->p, PROV_R_BAD_PARAM, "CCM TLS record of %zu bytes",
+			 len);
+		return -EINVAL;
+	}
+	if (c->enc) /* the explicit nonce: the record's sequence number */
+		memcpy(out, c->tls_aad, CCM_TLS_EXPLICIT);
+	memcpy(c->iv + CCM_TLS_FIXED, in, CCM_TLS_EXPLICIT);
+	size_t plen = len - CCM_TLS_EXPLICIT - c->ccm_m;
+	uint8_t *data = out + CCM_TLS_EXPLICIT;
+	uint8_t tag[PC_TAG_MAX];
+	if (!c->enc)
+		memcpy(tag, data + plen, c->ccm_m);
+	int err = pc_record_op(c, (unsigned)c->ccm_m, c->iv, CCM_TLS_IV, data,
+			       data, plen, tag, tls_sw);
+	if (err) {
+		if (!c->enc)
+			OPENSSL_cleanse(data, plen);
+		return pc_op_err(c, err, "TLS record");
+	}
+	if (c->enc)
+		memcpy(data + plen, tag, c->ccm_m);
+	*outl = c->enc ? len : plen;
+	return 0;
+}
+
+/* The tlsaad parameter: the record header, its length corrected for the
+ * explicit nonce and, opening, the tag; a sealer leaves room for the tag
+ * (tlsaadpad). 0 if refused. */
+static int tls_aad_set(struct pc_ctx *c, const OSSL_PARAM *p)
+{
+	const uint8_t *aad = p->data;
+	size_t n = p->data_size;
+	if (p->data_type != OSSL_PARAM_OCTET_STRING || n != PC_TLS_AAD_LEN)
+		return 0;
+	size_t len = (size_t)aad[n - 2] << 8 | aad[n - 1];
+	size_t cut = CCM_TLS_EXPLICIT + (c->enc ? 0 : c->ccm_m);
+	if (len < cut)
+		return 0;
+	len -= cut;
+	memcpy(c->tls_aad, aad, n);
+	c->tls_aad[n - 2] = (uint8_t)(len >> 8);
+	c->tls_aad[n - 1] = (uint8_t)len;
+	c->tls_aad_len = n;
+	c->tls_aad_pad = c->ccm_m;
+	return 1;
+}
+
 int pcc_update(struct pc_ctx *c, uint8_t *out, size_t *outl, size_t outsize,
 	       const uint8_t *in, size_t inl)
 {
 	*outl = 0;
+	if (out && c->tls_aad_len)
+		return tls_record(c, out, outl, in, inl);
 	if (!c->key_set || !c->iv_set) {
 		PROV_ERR(c->p, PROV_R_STATE, "CCM: no key or IV set");
 		return -EINVAL;
@@ -124,7 +215,7 @@ int pcc_get_ctx_params(struct pc_ctx *c, OSSL_PARAM params[])
 	    !OSSL_PARAM_set_size_t(p, c->ccm_m))
 		return 0;
 	if ((p = prov_param(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD)) &&
-	    !OSSL_PARAM_set_size_t(p, 0))
+	    !OSSL_PARAM_set_size_t(p, c->tls_aad_pad))
 		return 0;
 	const char *ivs[] = { OSSL_CIPHER_PARAM_IV,
 			      OSSL_CIPHER_PARAM_UPDATED_IV };
@@ -171,9 +262,16 @@ int pcc_set_ctx_params(struct pc_ctx *c, const OSSL_PARAM params[])
 			goto bad;
 		c->ivlen = sz;
 	}
-	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD))) {
-		PROV_ERR(c->p, PROV_R_UNSUPPORTED, "CCM TLS records");
-		return 0;
+	if ((p = prov_param_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD)) &&
+	    !tls_aad_set(c, p))
+		goto bad;
+	/* The nonce's fixed part; each record brings the rest. */
+	if ((p = prov_param_const(params,
+				  OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED))) {
+		if (p->data_type != OSSL_PARAM_OCTET_STRING ||
+		    p->data_size != CCM_TLS_FIXED)
+			goto bad;
+		memcpy(c->iv, p->data, CCM_TLS_FIXED);
 	}
 	return 1;
 bad:

@@ -359,6 +359,8 @@ static const OSSL_PARAM pca_cp_settable_ctx[] = {
 static const OSSL_PARAM pcc_settable_ctx[] = {
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, NULL, 0),
+	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, NULL, 0),
 	OSSL_PARAM_END
 };
 static const OSSL_PARAM *pcc_settable_ctx_params(void *vctx, void *provctx)

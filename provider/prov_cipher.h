@@ -108,6 +108,7 @@ struct pc_ctx {
 	size_t taglen; /* 0 = not set (decrypt) / not made (encrypt) */
 	enum pc_iv_state iv_state;
 	int iv_gen, iv_gen_rand;
+	/* A TLS record's header (tlsaad), here and in prov_ccm.c. */
 	uint8_t tls_aad[PC_TLS_AAD_LEN];
 	size_t tls_aad_len; /* 0 = not in TLS record mode */
 	size_t tls_aad_pad;
@@ -129,6 +130,15 @@ int pc_sw_begin(struct pc_ctx *c, const uint8_t *aad, size_t aad_len);
  * -errno with an error raised. */
 int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len);
 void pc_end(struct pc_ctx *c);
+/* A TLS record's AEAD op, over tls_aad, its path chosen by itself (every
+ * record is a message): the daemon, or sw in-process below min_size and
+ * when the daemon fails with fallback on. Returns 0 or a CC_ERR_*
+ * (CC_ERR_AUTH_FAILED for a record that does not open), nothing raised. */
+typedef int pc_sw_op(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
+		     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag);
+int pc_record_op(struct pc_ctx *c, unsigned tag_len, const uint8_t *iv,
+		 unsigned iv_len, const uint8_t *in, uint8_t *out, size_t len,
+		 uint8_t *tag, pc_sw_op *sw);
 int pc_op_err(struct pc_ctx *c, int err, const char *what);
 /* 1 when the context has its key and (if the cipher takes one) its IV;
  * else 0 with an error raised. */

@@ -142,6 +142,29 @@ int pc_begin(struct pc_ctx *c, size_t len, unsigned tag_len)
 	return PC_SW;
 }
 
+int pc_record_op(struct pc_ctx *c, unsigned tag_len, const uint8_t *iv,
+		 unsigned iv_len, const uint8_t *in, uint8_t *out, size_t len,
+		 uint8_t *tag, pc_sw_op *sw)
+{
+	if (prov_small(c->p, len))
+		return sw(c, iv, iv_len, in, out, len, tag);
+	int err = prov_sess_open(c->p, &c->sess, c->ci->alg, c->key, c->keylen,
+				 tag_len);
+	if (!err)
+		err = pio_crypt(c->p, c->sess.conn, c->sess.id, tag_len,
+				c->enc ? CC_ENCRYPT : CC_DECRYPT, iv, iv_len,
+				c->tls_aad, PC_TLS_AAD_LEN, in, out, len, tag,
+				1);
+	if (!err) {
+		atomic_fetch_add(&c->p->n_daemon, 1);
+		return 0;
+	}
+	prov_conn_check(c->p, c->sess.conn, err);
+	if (err != CC_ERR_AUTH_FAILED && prov_fallback(c->p, err))
+		return sw(c, iv, iv_len, in, out, len, tag);
+	return err;
+}
+
 void pc_end(struct pc_ctx *c)
 {
 	if (c->ci->ops->reset)

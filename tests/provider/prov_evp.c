@@ -574,12 +574,33 @@ out:
 }
 
 /* TLS 1.2 records (tlsaad, fixed IV, one in-place update): sealed by
- * one provider, opened by the other. */
-void tls_case(uint64_t *s, const char *name, int gcm)
+ * one provider, opened by the other, in libssl's order of calls (CCM:
+ * nonce and tag length before the key, the fixed IV before it too). A
+ * record whose tag was changed does not open, and leaves no plaintext. */
+static int tls_ctx(EVP_CIPHER_CTX *x, EVP_CIPHER *c, int enc,
+		   enum tls_aead kind, const uint8_t *key, const uint8_t *fixed,
+		   size_t flen)
+{
+	if (kind < TLS_CCM)
+		return EVP_CipherInit_ex2(x, c, key, NULL, enc, NULL) &&
+		       EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IV_FIXED,
+					   (int)flen, (void *)fixed) > 0;
+	return EVP_CipherInit_ex2(x, c, NULL, NULL, enc, NULL) &&
+	       EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL) > 0 &&
+	       EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG,
+				   kind == TLS_CCM8 ? 8 : 16, NULL) > 0 &&
+	       EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IV_FIXED, (int)flen,
+				   (void *)fixed) > 0 &&
+	       EVP_CipherInit_ex2(x, NULL, key, NULL, enc, NULL);
+}
+
+void tls_case(uint64_t *s, const char *name, enum tls_aead kind)
 {
 	uint8_t key[32], fixed[12], aad[13], rec[2048], copy[2048];
 	size_t plen = rnd_below(s, 1500);
-	size_t flen = gcm ? 4 : 12, xiv = gcm ? 8 : 0;
+	size_t flen = kind == TLS_CHACHA ? 12 : 4;
+	size_t xiv = kind == TLS_CHACHA ? 0 : 8;
+	size_t tlen = kind == TLS_CCM8 ? 8 : 16;
 	rnd_fill(s, key, sizeof(key));
 	rnd_fill(s, fixed, sizeof(fixed));
 	rnd_fill(s, aad, 11);
@@ -594,40 +615,52 @@ void tls_case(uint64_t *s, const char *name, int gcm)
 		EVP_CIPHER_CTX *e = EVP_CIPHER_CTX_new(),
 			       *dx = EVP_CIPHER_CTX_new();
 		memcpy(rec, copy, sizeof(rec));
-		size_t rlen = xiv + plen + 16;
+		size_t rlen = xiv + plen + tlen;
 		int ok = ce && cd &&
-			 EVP_CipherInit_ex2(e, ce, key, NULL, 1, NULL) &&
-			 EVP_CipherInit_ex2(dx, cd, key, NULL, 0, NULL) &&
-			 EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_SET_IV_FIXED,
-					     (int)flen, fixed) &&
-			 EVP_CIPHER_CTX_ctrl(dx, EVP_CTRL_AEAD_SET_IV_FIXED,
-					     (int)flen, fixed);
+			 tls_ctx(e, ce, 1, kind, key, fixed, flen) &&
+			 tls_ctx(dx, cd, 0, kind, key, fixed, flen);
 		/* The record's length: the sealer's without the tag, the
 		 * opener's with it (libssl's convention). */
-		aad[11] = (uint8_t)((rlen - 16) >> 8);
-		aad[12] = (uint8_t)(rlen - 16);
+		aad[11] = (uint8_t)((rlen - tlen) >> 8);
+		aad[12] = (uint8_t)(rlen - tlen);
 		int pad = ok ? EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_AEAD_TLS1_AAD,
 						   13, aad)
 			     : 0;
 		int n = 0;
-		ok = ok && pad == 16 &&
+		ok = ok && pad == (int)tlen &&
 		     EVP_CipherUpdate(e, rec, &n, rec, (int)rlen) &&
 		     (size_t)n == rlen;
 		if (!ok)
 			FAIL("%s TLS seal (dir %d, %zu bytes)", name, dir,
 			     plen);
-		uint8_t daad[13];
+		/* CCM's explicit nonce is the sequence number, as OpenSSL's
+		 * (GCM's is the IV's invocation field). */
+		if (ok && kind >= TLS_CCM && memcmp(rec, aad, xiv))
+			FAIL("%s TLS seal (dir %d): explicit nonce", name, dir);
+		uint8_t daad[13], sealed[2048];
 		memcpy(daad, aad, 13);
 		daad[11] = (uint8_t)(rlen >> 8);
 		daad[12] = (uint8_t)rlen;
+		memcpy(sealed, rec, rlen);
 		ok = ok &&
 		     EVP_CIPHER_CTX_ctrl(dx, EVP_CTRL_AEAD_TLS1_AAD, 13,
-					 daad) == 16 &&
+					 daad) == (int)tlen &&
 		     EVP_CipherUpdate(dx, rec, &n, rec, (int)rlen) &&
 		     (size_t)n == plen && !memcmp(rec + xiv, copy + xiv, plen);
 		if (!ok)
 			FAIL("%s TLS open (dir %d, %zu bytes)", name, dir,
 			     plen);
+		/* A changed tag: refused, the plaintext not left behind. */
+		memcpy(rec, sealed, rlen);
+		rec[rlen - 1 - rnd_below(s, tlen)] ^= 0x20;
+		ERR_clear_error();
+		if (ok && (EVP_CIPHER_CTX_ctrl(dx, EVP_CTRL_AEAD_TLS1_AAD, 13,
+					       daad) != (int)tlen ||
+			   EVP_CipherUpdate(dx, rec, &n, rec, (int)rlen) ||
+			   (plen && !memcmp(rec + xiv, copy + xiv, plen))))
+			FAIL("%s TLS open (dir %d): a forged record", name,
+			     dir);
+		ERR_clear_error();
 		EVP_CIPHER_CTX_free(e);
 		EVP_CIPHER_CTX_free(dx);
 		EVP_CIPHER_free(ce);

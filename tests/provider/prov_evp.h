@@ -76,7 +76,11 @@ int ccm_run(EVP_CIPHER *c, int enc, const uint8_t *key, const uint8_t *iv,
 	    int dup);
 void ccm_case(uint64_t *s, const char *name, EVP_CIPHER *ref, EVP_CIPHER *cry,
 	      size_t keylen);
-void tls_case(uint64_t *s, const char *name, int gcm);
+/* The TLS 1.2 record layouts of the AEADs: GCM and CCM seal an explicit
+ * nonce with a 4-byte fixed IV, ChaCha20-Poly1305 XORs a 12-byte one;
+ * CCM8's tag is 8 bytes, the others' 16. */
+enum tls_aead { TLS_GCM, TLS_CHACHA, TLS_CCM, TLS_CCM8 };
+void tls_case(uint64_t *s, const char *name, enum tls_aead kind);
 void digest_case(uint64_t *s, const char *name);
 void mac_case(uint64_t *s, int cmac, const char *sub);
 /* HMAC and CMAC over what the daemon has not (MD5, SHA3, SM3, DES-EDE3):

@@ -57,9 +57,11 @@ static void *worker(void *arg)
 		for (unsigned i = 0; i < 3; i++)
 			ccm_case(&s, ccms[i], ccm_ref[i], ccm_cry[i],
 				 16 + 8 * i);
-		tls_case(&s, "AES-128-GCM", 1);
-		tls_case(&s, "AES-256-GCM", 1);
-		tls_case(&s, "ChaCha20-Poly1305", 0);
+		tls_case(&s, "AES-128-GCM", TLS_GCM);
+		tls_case(&s, "AES-256-GCM", TLS_GCM);
+		tls_case(&s, "ChaCha20-Poly1305", TLS_CHACHA);
+		tls_case(&s, "AES-128-CCM", TLS_CCM);
+		tls_case(&s, "AES-256-CCM", TLS_CCM8);
 	}
 	for (unsigned i = 0; i < N_CIPHERS; i++) {
 		EVP_CIPHER_free(ref[i]);

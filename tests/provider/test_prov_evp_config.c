@@ -71,8 +71,9 @@ static void run_all(uint64_t *s, OSSL_LIB_CTX *l, unsigned n)
 		ccm_case(s, "AES-128-CCM", cr, cc, 16);
 		EVP_CIPHER_free(cr);
 		EVP_CIPHER_free(cc);
-		tls_case(s, "AES-128-GCM", 1);
-		tls_case(s, "ChaCha20-Poly1305", 0);
+		tls_case(s, "AES-128-GCM", TLS_GCM);
+		tls_case(s, "ChaCha20-Poly1305", TLS_CHACHA);
+		tls_case(s, "AES-128-CCM", TLS_CCM8);
 	}
 	lib = saved;
 }
