@@ -46,7 +46,7 @@ struct cc_queue {
 	uint64_t region_size;
 	struct crd_region_hdr *hdr;
 	struct crd_sqe *sq;
-	const struct crd_cqe *cq;
+	struct crd_cqe *cq; /* we write CRD_CQE_EMPTY back (cqe_slot) */
 	uint8_t *arena;
 	uint64_t arena_size;
 	uint32_t sq_entries, cq_entries;
@@ -64,6 +64,9 @@ struct cc_queue {
 	/* The daemon's membarrier orders our tail store before our flag
 	 * load (CRD_FEAT_SQ_MEMBARRIER, and conn.membarrier). */
 	int sq_fenceless;
+	/* Completions are polled at their slot, not at the daemon's tail
+	 * (CRD_FEAT_CQE_SLOT; queue.c). */
+	int cqe_slot;
 	/* The last arm count written to client.karm (0: every batch
 	 * rings), the daemon's ring count just before it, and the bytes
 	 * read from the doorbell (free-running, as the ring count). */

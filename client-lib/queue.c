@@ -475,11 +475,40 @@ void queue_publish(struct cc_queue *q)
 		eventfd_write(q->sq_efd, 1);
 }
 
+/* CRD_FEAT_CQE_SLOT: a completion frees its op's submission slot
+ * (cc_dequeue_burst(3)), but a worker may fill a completion slot before
+ * the order lock's holder, a sibling, has handed that submission slot
+ * back (it copied the entry before running it: only the store of its
+ * sq head is missing). Give it a moment, bounded: head as read, returns
+ * one at or past our cq head, or the last one read. */
+enum { SQ_HEAD_WAIT_NS = 2000000 };
+
+static uint32_t sq_head_catch_up(struct cc_queue *q, uint32_t head)
+{
+	uint64_t t0 = 0;
+	for (unsigned i = 1; crd_seq_before(head, q->cq_head) && !queue_dead(q);
+	     i++) {
+		crd_cpu_relax();
+		if (i % 64 == 0) {
+			uint64_t t = crd_now_ns();
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > SQ_HEAD_WAIT_NS)
+				break;
+			sched_yield();
+		}
+		head = crd_load_acquire(&q->hdr->ksq_head.k);
+	}
+	return head;
+}
+
 uint32_t queue_space(struct cc_queue *q)
 {
 	/* Pairs with the worker's release store of its sq head: the slots
 	 * it freed are no longer read. */
 	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
+	if (q->cqe_slot)
+		head = sq_head_catch_up(q, head);
 	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
 	if (space <= q->sq_entries)
 		q->sq_head_seen = head;
@@ -515,9 +544,52 @@ void queue_cq_head_publish(struct cc_queue *q, int force)
 						       : CQ_HEAD_LAG;
 	if (!force && lag < lim && q->sq_tail - q->cq_head_pub <= q->cq_entries)
 		return;
-	q->cq_head_pub = q->cq_head;
-	/* Slots read; the worker may reuse them. */
-	crd_store_release(&q->hdr->kcq_head.k, q->cq_head);
+	uint32_t head = q->cq_head;
+	if (q->cqe_slot) {
+		/* Slots fill before the daemon posts them: never publish a
+		 * head past its tail (ring_abi.h). The rest goes out at a
+		 * later call; cc_wait publishes before each sleep. */
+		uint32_t tail = crd_load_acquire(&q->hdr->kcq_tail.k);
+		if (crd_seq_before(tail, head))
+			head = tail;
+		if (head == q->cq_head_pub)
+			return;
+	}
+	q->cq_head_pub = head;
+	/* Slots read (and emptied); the worker may reuse them. */
+	crd_store_release(&q->hdr->kcq_head.k, head);
+}
+
+/* CRD_FEAT_CQE_SLOT: the completion at index i, if its slot is filled.
+ * The status is loaded first (acquire: the daemon's single 16-byte store
+ * makes the rest visible with it). */
+static inline const struct crd_cqe *cqe_filled(const struct cc_queue *q,
+					       uint32_t i)
+{
+	const struct crd_cqe *c = &q->cq[i & (q->cq_entries - 1)];
+	return __atomic_load_n(&c->status, __ATOMIC_ACQUIRE) != CRD_CQE_EMPTY
+		       ? c
+		       : NULL;
+}
+
+/* Up to n completions by their slots, each emptied as it is read. */
+static unsigned dequeue_slots(struct cc_queue *q, struct cc_completion *out,
+			      unsigned n)
+{
+	uint32_t in_flight = q->sq_tail - q->cq_head;
+	if (n > in_flight)
+		n = in_flight;
+	unsigned i = 0;
+	for (const struct crd_cqe *c;
+	     i < n && (c = cqe_filled(q, q->cq_head + i)); i++) {
+		out[i].user_data = c->user_data;
+		out[i].status = c->status;
+		out[i].len = c->len;
+		__atomic_store_n(
+			&q->cq[(q->cq_head + i) & (q->cq_entries - 1)].status,
+			CRD_CQE_EMPTY, __ATOMIC_RELAXED);
+	}
+	return i;
 }
 
 int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
@@ -527,19 +599,24 @@ int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
 	/* Whoever looks for completions gets their staged ops sent. */
 	if (q->staged)
 		queue_publish(q);
-	/* Pairs with the worker's release store of the cq tail. */
-	uint32_t tail = crd_load_acquire(&q->hdr->kcq_tail.k);
-	uint32_t avail = crd_ring_used(q->cq_head, tail);
-	if (avail > q->cq_entries)
-		return -EPROTO;
-	if (n > avail)
-		n = avail;
-	uint32_t mask = q->cq_entries - 1;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct crd_cqe *c = &q->cq[(q->cq_head + i) & mask];
-		out[i].user_data = c->user_data;
-		out[i].status = c->status;
-		out[i].len = c->len;
+	if (q->cqe_slot) {
+		n = dequeue_slots(q, out, n);
+	} else {
+		/* Pairs with the worker's release store of the cq tail. */
+		uint32_t tail = crd_load_acquire(&q->hdr->kcq_tail.k);
+		uint32_t avail = crd_ring_used(q->cq_head, tail);
+		if (avail > q->cq_entries)
+			return -EPROTO;
+		if (n > avail)
+			n = avail;
+		uint32_t mask = q->cq_entries - 1;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct crd_cqe *c =
+				&q->cq[(q->cq_head + i) & mask];
+			out[i].user_data = c->user_data;
+			out[i].status = c->status;
+			out[i].len = c->len;
+		}
 	}
 	if (n) {
 		q->cq_head += n;
@@ -555,7 +632,21 @@ unsigned cc_in_flight(const struct cc_queue *q)
 
 static int queue_ready(const struct cc_queue *q)
 {
+	if (q->cqe_slot)
+		return q->sq_tail != q->cq_head && cqe_filled(q, q->cq_head);
 	return crd_load_acquire(&q->hdr->kcq_tail.k) != q->cq_head;
+}
+
+/* queue_ready after an arm: the need-wakeup handshake's re-load of the
+ * tail (the worker stores it, then loads our flag). With
+ * CRD_FEAT_CQE_SLOT our head may be past the tail: a tail ahead of it,
+ * or a slot ready, means a completion. */
+static int queue_ready_armed(const struct cc_queue *q)
+{
+	uint32_t tail = crd_load_seq_cst(&q->hdr->kcq_tail.k);
+	if (q->cqe_slot)
+		return crd_seq_before(q->cq_head, tail) || queue_ready(q);
+	return tail != q->cq_head;
 }
 
 enum { CC_WAIT_SPIN_NS = 20000 };
@@ -615,8 +706,10 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		}
 	}
 
-	queue_cq_head_publish(q, 1); /* about to sleep: no lag */
 	for (;;) {
+		/* About to sleep: no lag (with CRD_FEAT_CQE_SLOT, what the
+		 * tail now allows: a post that lets more out wakes us). */
+		queue_cq_head_publish(q, 1);
 		if (queue_ready(q)) {
 			ret = 1;
 			break;
@@ -628,7 +721,7 @@ int cc_wait(struct cc_queue *q, int timeout_ms)
 		/* Need-wakeup handshake, our half: flag, then re-check.
 		 * Pairs with the worker's cq tail store, then flag load. */
 		queue_arm(q, 1); /* each pass round the loop arms anew */
-		if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head) {
+		if (queue_ready_armed(q)) {
 			ret = 1;
 			break;
 		}
@@ -687,7 +780,7 @@ static int wait_prepare(struct cc_queue *q, int once)
 		return -EPIPE;
 	/* The need-wakeup handshake, as cc_wait's. */
 	queue_arm(q, once);
-	if (crd_load_seq_cst(&q->hdr->kcq_tail.k) != q->cq_head)
+	if (queue_ready_armed(q))
 		return 1;
 	struct pollfd p = { .fd = q->conn->fd, .events = 0 };
 	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))

@@ -32,7 +32,7 @@ static int queue_map(struct cc_queue *q, const Cryptod__OpenQueueReply *r,
 	q->region_size = r->region_size;
 	q->hdr = p;
 	q->sq = (struct crd_sqe *)(q->base + r->sq_off);
-	q->cq = (const struct crd_cqe *)(q->base + r->cq_off);
+	q->cq = (struct crd_cqe *)(q->base + r->cq_off);
 	q->arena = q->base + r->arena_off;
 	q->arena_size = r->arena_size;
 	q->sq_entries = r->sq_entries;
@@ -84,6 +84,7 @@ int cc_queue_open(struct cc_conn *c, const struct cc_queue_params *p,
 	close(fds[0]); /* the mapping keeps the region alive */
 	q->sq_fenceless =
 		c->membarrier && (q->hdr->features & CRD_FEAT_SQ_MEMBARRIER);
+	q->cqe_slot = !!(q->hdr->features & CRD_FEAT_CQE_SLOT);
 	q->sq_efd = fds[1];
 	q->cq_sock = fds[2];
 	wire_free(rep);

@@ -93,6 +93,8 @@ int queue_create(uint32_t id, uint32_t sq_entries, uint32_t cq_entries,
 	q->sq = (const struct crd_sqe *)(q->base + sq_off);
 	q->cq = (struct crd_cqe *)(q->base + cq_off);
 	q->arena = q->base + arena_off;
+	for (uint32_t i = 0; i < cq_entries; i++) /* CRD_FEAT_CQE_SLOT */
+		q->cq[i].status = CRD_CQE_EMPTY;
 	q->hdr->magic = CRD_REGION_MAGIC;
 	q->hdr->abi_version = CRD_ABI_VERSION;
 	q->hdr->sq_entries = sq_entries;

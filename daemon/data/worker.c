@@ -57,6 +57,19 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 		       offsetof(struct crd_cqe, len) == 12,
 	       "cqe packing");
 
+/* Completion seq of q: one aligned 16-byte store, which no reader sees
+ * half done (CRD_FEAT_CQE_SLOT: a client may poll the slot itself). The
+ * op's output and counters come first. A bit-length op's len is its
+ * byte extent; an op that failed wrote nothing. */
+static void cqe_write(struct queue *q, uint32_t seq, uint64_t user_data,
+		      int32_t status, uint32_t len)
+{
+	if (status != CRD_ST_OK)
+		len = 0;
+	cqe_words v = { user_data, (uint32_t)status | (uint64_t)len << 32 };
+	*(volatile cqe_words *)(void *)&q->cq[seq & (q->cq_entries - 1)] = v;
+}
+
 /* One user's queues in a worker's copy of the list: local[first ..
  * first + n), all of sched slot user. */
 struct worker_group {
@@ -322,11 +335,8 @@ static uint32_t worker_serial_run(void *arg, uint32_t seq, uint32_t end,
 		 * the claiming worker left it here (worker_pieces). */
 		if (fair_op_ran(op.status))
 			*budget -= fair_piece_cost(e);
-		uint32_t len = op.status == CRD_ST_OK ? op.len : 0;
-		cqe_words v = { e->user_data,
-				(uint32_t)op.status | (uint64_t)len << 32 };
-		memcpy(&q->cq[seq & (q->cq_entries - 1)], &v, sizeof(v));
 		counters_account(&w->wc, &q->st, &op, 1, crd_now_ns() - t0);
+		cqe_write(q, seq, e->user_data, op.status, op.len);
 	}
 	return end;
 }
@@ -563,22 +573,17 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 	 * registers; whatever saves those later must find nothing. */
 	engine_clear_vector_regs();
 
-	/* One 16-byte store per completion, not three: while a line's
-	 * transfer is pending its stores wait in the store buffer. */
-	for (uint32_t i = 0; i < n; i++) {
-		if (ops[i].status == STREAM_DEFERRED)
-			continue; /* the poster writes its completion */
-		/* Bytes (a bit-length op's byte extent: ops[i].len). */
-		uint32_t len = ops[i].status == CRD_ST_OK ? ops[i].len : 0;
-		cqe_words v = { sqe[i].user_data,
-				(uint32_t)ops[i].status | (uint64_t)len << 32 };
-		memcpy(&q->cq[(start + i) & cq_mask], &v, sizeof(v));
-	}
-	/* Counted before they are posted: a client that has its completion
-	 * and then reads the stats finds its op there. */
+	/* Counted before they are written: a client that has its
+	 * completion and then reads the stats finds its op there. */
 	w->t_last = crd_now_ns();
 	w->t_valid = 1;
 	counters_account(&w->wc, &q->st, ops, n, w->t_last - t0);
+	/* One 16-byte store per completion, not three: while a line's
+	 * transfer is pending its stores wait in the store buffer. */
+	for (uint32_t i = 0; i < n; i++)
+		if (ops[i].status != STREAM_DEFERRED) /* else the poster's */
+			cqe_write(q, start + i, sqe[i].user_data, ops[i].status,
+				  ops[i].len);
 	order_done(&q->ord, start, serial ? n | ORDER_SERIAL : n);
 	worker_post(w, q, budget);
 
@@ -976,7 +981,8 @@ int worker_attach(struct queue *q)
 	if (!pool.n || atomic_load(&pool.stop))
 		return -ESHUTDOWN;
 	/* Before the fd is passed (line 0 is never read back). */
-	q->hdr->features = pool.sq_membarrier ? CRD_FEAT_SQ_MEMBARRIER : 0;
+	q->hdr->features = CRD_FEAT_CQE_SLOT |
+			   (pool.sq_membarrier ? CRD_FEAT_SQ_MEMBARRIER : 0);
 	/* The client may ring as soon as it has the fds: watch first. */
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = 0 };
 	if (epoll_ctl(pool.epfd, EPOLL_CTL_ADD, q->sq_efd, &ev) < 0)

@@ -588,6 +588,23 @@ _Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
  * publish.
  */
 #define CRD_FEAT_SQ_MEMBARRIER 1u
+/*
+ * CRD_FEAT_CQE_SLOT: every completion slot's status starts as
+ * CRD_CQE_EMPTY (a status no completion carries), and the daemon writes
+ * each completion as one aligned 16-byte store, after the op's output
+ * and its counters. A client that writes CRD_CQE_EMPTY back into a
+ * slot's status once it has read the slot (before it publishes a head
+ * past it) may then poll the slot at its head instead of the cq tail:
+ * one line from the worker's core per completion instead of two in
+ * series (the tail's, then the entry's). Slots still fill out of order
+ * behind the tail when several workers serve the queue, and the head a
+ * client publishes must not pass the tail it has read: a head past what
+ * the daemon posted is a lie (daemon/data/order.c), and ends the queue.
+ * Nor is a completed op's submission slot free before ksq_head passes
+ * it (a sibling worker may hold the lock that publishes it).
+ */
+#define CRD_FEAT_CQE_SLOT 2u
+#define CRD_CQE_EMPTY INT32_MIN
 
 struct crd_region_hdr {
 	/* Line 0: geometry, written by the daemon before the fd is passed and

@@ -221,6 +221,12 @@ static void check_geometry(const struct queue *q, uint32_t sq, uint32_t cq,
 	assert_int_equal(h->kcq_head.k, 0);
 	assert_int_equal(h->daemon.kflags, 0);
 	assert_int_equal(h->client.kflags, 0);
+	/* Every completion slot empty (CRD_FEAT_CQE_SLOT), and nothing else
+	 * in it: a client polls the status. */
+	for (uint32_t i = 0; i < cq; i++) {
+		assert_int_equal(q->cq[i].status, CRD_CQE_EMPTY);
+		assert_true(q->cq[i].user_data == 0 && q->cq[i].len == 0);
+	}
 
 	struct stat st;
 	assert_int_equal(fstat(q->memfd, &st), 0);
