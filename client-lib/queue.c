@@ -618,10 +618,12 @@ int cc_dequeue_burst(struct cc_queue *q, struct cc_completion *out, unsigned n)
 			out[i].len = c->len;
 		}
 	}
-	if (n) {
-		q->cq_head += n;
+	q->cq_head += n;
+	/* With CRD_FEAT_CQE_SLOT a head held back at the tail must go out
+	 * once the daemon posts, or a client that only spins here may keep
+	 * the op it waits for from being claimed: look whenever we come. */
+	if (n || q->cqe_slot)
 		queue_cq_head_publish(q, 0);
-	}
 	return (int)n;
 }
 
