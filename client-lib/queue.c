@@ -642,13 +642,17 @@ static int queue_ready(const struct cc_queue *q)
 /* queue_ready after an arm: the need-wakeup handshake's re-load of the
  * tail (the worker stores it, then loads our flag). With
  * CRD_FEAT_CQE_SLOT our head may be past the tail: a tail ahead of it,
- * or a slot ready, means a completion. */
-static int queue_ready_armed(const struct cc_queue *q)
+ * or a slot ready, means a completion. And a head we held back at the
+ * tail goes out now: a post from before the arm rang no one, and the op
+ * we are about to sleep for may need the slots it frees. */
+static int queue_ready_armed(struct cc_queue *q)
 {
 	uint32_t tail = crd_load_seq_cst(&q->hdr->kcq_tail.k);
-	if (q->cqe_slot)
-		return crd_seq_before(q->cq_head, tail) || queue_ready(q);
-	return tail != q->cq_head;
+	if (!q->cqe_slot)
+		return tail != q->cq_head;
+	if (q->cq_head_pub != q->cq_head)
+		queue_cq_head_publish(q, 1);
+	return crd_seq_before(q->cq_head, tail) || queue_ready(q);
 }
 
 enum { CC_WAIT_SPIN_NS = 20000 };
