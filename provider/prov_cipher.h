@@ -133,7 +133,8 @@ void pc_end(struct pc_ctx *c);
 /* A TLS record's AEAD op, over tls_aad, its path chosen by itself (every
  * record is a message): the daemon, or sw in-process below min_size and
  * when the daemon fails with fallback on. Returns 0 or a CC_ERR_*
- * (CC_ERR_AUTH_FAILED for a record that does not open), nothing raised. */
+ * (CC_ERR_AUTH_FAILED for a record that does not open, or that sw could
+ * not run: pc_sw_begin raised why) for the caller to raise. */
 typedef int pc_sw_op(struct pc_ctx *c, const uint8_t *iv, unsigned iv_len,
 		     const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag);
 int pc_record_op(struct pc_ctx *c, unsigned tag_len, const uint8_t *iv,
