@@ -563,10 +563,9 @@ void queue_cq_head_publish(struct cc_queue *q, int force)
 /* CRD_FEAT_CQE_SLOT: the completion at index i, if its slot is filled.
  * The status is loaded first (acquire: the daemon's single 16-byte store
  * makes the rest visible with it). */
-static inline const struct crd_cqe *cqe_filled(const struct cc_queue *q,
-					       uint32_t i)
+static inline struct crd_cqe *cqe_filled(const struct cc_queue *q, uint32_t i)
 {
-	const struct crd_cqe *c = &q->cq[i & (q->cq_entries - 1)];
+	struct crd_cqe *c = &q->cq[i & (q->cq_entries - 1)];
 	return __atomic_load_n(&c->status, __ATOMIC_ACQUIRE) != CRD_CQE_EMPTY
 		       ? c
 		       : NULL;
@@ -580,14 +579,12 @@ static unsigned dequeue_slots(struct cc_queue *q, struct cc_completion *out,
 	if (n > in_flight)
 		n = in_flight;
 	unsigned i = 0;
-	for (const struct crd_cqe *c;
-	     i < n && (c = cqe_filled(q, q->cq_head + i)); i++) {
+	for (struct crd_cqe *c; i < n && (c = cqe_filled(q, q->cq_head + i));
+	     i++) {
 		out[i].user_data = c->user_data;
 		out[i].status = c->status;
 		out[i].len = c->len;
-		__atomic_store_n(
-			&q->cq[(q->cq_head + i) & (q->cq_entries - 1)].status,
-			CRD_CQE_EMPTY, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->status, CRD_CQE_EMPTY, __ATOMIC_RELAXED);
 	}
 	return i;
 }
