@@ -475,40 +475,17 @@ void queue_publish(struct cc_queue *q)
 		eventfd_write(q->sq_efd, 1);
 }
 
-/* CRD_FEAT_CQE_SLOT: a completion frees its op's submission slot
- * (cc_dequeue_burst(3)), but a worker may fill a completion slot before
- * the order lock's holder, a sibling, has handed that submission slot
- * back (it copied the entry before running it: only the store of its
- * sq head is missing). Give it a moment, bounded: head as read, returns
- * one at or past our cq head, or the last one read. */
-enum { SQ_HEAD_WAIT_NS = 2000000 };
-
-static uint32_t sq_head_catch_up(struct cc_queue *q, uint32_t head)
-{
-	uint64_t t0 = 0;
-	for (unsigned i = 1; crd_seq_before(head, q->cq_head) && !queue_dead(q);
-	     i++) {
-		crd_cpu_relax();
-		if (i % 64 == 0) {
-			uint64_t t = crd_now_ns();
-			if (!t0)
-				t0 = t;
-			else if (t - t0 > SQ_HEAD_WAIT_NS)
-				break;
-			sched_yield();
-		}
-		head = crd_load_acquire(&q->hdr->ksq_head.k);
-	}
-	return head;
-}
-
 uint32_t queue_space(struct cc_queue *q)
 {
 	/* Pairs with the worker's release store of its sq head: the slots
 	 * it freed are no longer read. */
 	uint32_t head = crd_load_acquire(&q->hdr->ksq_head.k);
-	if (q->cqe_slot)
-		head = sq_head_catch_up(q, head);
+	/* CRD_FEAT_CQE_SLOT: a completion we read was claimed, and the
+	 * daemon copies an entry before it claims it, so its submission
+	 * slot is free although ksq_head may not have passed it yet (the
+	 * order lock's holder, a sibling worker, publishes that). */
+	if (q->cqe_slot && crd_seq_before(head, q->cq_head))
+		head = q->cq_head;
 	uint32_t space = crd_ring_free(head, q->sq_tail, q->sq_entries);
 	if (space <= q->sq_entries)
 		q->sq_head_seen = head;

@@ -39,7 +39,8 @@ int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 	 * Our indices are loaded after the client's (the caller loaded tail
 	 * and cq_head first), and only grow. An honest client acted on
 	 * published values no newer than these, so: its tail is at most
-	 * claim + sq_entries, and its cq head is not past our posted tail.
+	 * claim + sq_entries (each completion it read was claimed), and its
+	 * cq head is not past our posted tail.
 	 * A tail *behind* the claim is only stale (this worker was
 	 * preempted while siblings went on), never a lie.
 	 */
@@ -60,6 +61,18 @@ int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 	uint32_t room = crd_seq_before(cq_head + cq_entries, c)
 				? 0
 				: cq_head + cq_entries - c;
+	/* And our copied marks up to sq_head + sq_entries: a client that
+	 * has read a completion may refill its submission slot before the
+	 * poster has passed the run's mark (CRD_FEAT_CQE_SLOT), which a
+	 * claim of the slot's next lap would overwrite. Not a lie: wait
+	 * for the poster (tail != claim keeps a worker polling). Acquire:
+	 * pairs with the poster's release of sq_head, so the marks it
+	 * cleared come before the one this claim will store. */
+	uint32_t sh = atomic_load_explicit(&o->sq_head, memory_order_acquire);
+	uint32_t marks =
+		crd_seq_before(sh + sq_entries, c) ? 0 : sh + sq_entries - c;
+	if (marks < room)
+		room = marks;
 	uint32_t n = avail < room ? avail : room;
 	if (n > max)
 		n = max;

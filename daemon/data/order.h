@@ -75,7 +75,9 @@ void order_fini(struct order *o);
  * cq_head: its cq head, both loaded from the region *before* this call).
  * Never more than the completion ring can hold. Returns the count (0:
  * nothing to do); *left is what remains submitted beyond it. -1: the
- * client's indices are lies (a stale index is not).
+ * client's indices are lies (a stale index is not). Never a slot whose
+ * last lap's copied mark the poster has not passed either: the count is
+ * then 0 with *left set, until it has.
  *
  * The entries [*start, *start + count) may be copied before order_take:
  * the client may not rewrite them until the daemon's sq head passes

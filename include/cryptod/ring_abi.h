@@ -600,8 +600,11 @@ _Static_assert(sizeof(struct crd_idx) == CRD_CACHELINE, "idx line");
  * behind the tail when several workers serve the queue, and the head a
  * client publishes must not pass the tail it has read: a head past what
  * the daemon posted is a lie (daemon/data/order.c), and ends the queue.
- * Nor is a completed op's submission slot free before ksq_head passes
- * it (a sibling worker may hold the lock that publishes it).
+ * A completion read frees its op's submission slot even before
+ * ksq_head passes it: the daemon copies an entry before it claims it,
+ * and the sibling worker that holds the lock publishing ksq_head may not
+ * have run since. The daemon claims a slot's next lap only once its own
+ * head has passed the last one.
  */
 #define CRD_FEAT_CQE_SLOT 2u
 #define CRD_CQE_EMPTY INT32_MIN

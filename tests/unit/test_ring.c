@@ -503,6 +503,9 @@ struct sim {
 	const struct crd_cqe *ccq;
 	uint8_t *carena;
 	uint32_t start; /* initial value of every index */
+	/* The client's cq head when it reads completions at their slots
+	 * (CRD_FEAT_CQE_SLOT): their submission slots are free too. */
+	uint32_t read;
 	uint32_t nops;
 	uint64_t retries;
 	const char *why; /* daemon side: first failed check */
@@ -522,7 +525,7 @@ static void sim_setup(struct sim *s, uint32_t sqn, uint32_t cqn, uint32_t start)
 	s->ccq = (const struct crd_cqe *)(s->cbase + s->ch->cq_off);
 	s->carena = s->cbase + s->ch->arena_off;
 	/* Start just before the u32 wrap so the run crosses it. */
-	s->start = start;
+	s->start = s->read = start;
 	s->ch->ksq_tail.k = s->ch->ksq_head.k = start;
 	s->ch->kcq_tail.k = s->ch->kcq_head.k = start;
 	atomic_store(&s->q->ord.claim, start);
@@ -550,6 +553,8 @@ static uint32_t client_submit(struct sim *s, uint32_t *tail, uint32_t *next,
 	uint32_t head = crd_load_acquire(&s->ch->ksq_head.k);
 	/* Pairs with the daemon's release of ksq_head: the slots it
 	 * released are no longer read. */
+	if (crd_seq_before(head, s->read))
+		head = s->read;
 	uint32_t used = crd_ring_used(head, *tail);
 	assert_true(used <= entries);
 	uint32_t room = crd_ring_free(head, *tail, entries);
@@ -693,6 +698,56 @@ static void test_sim_full_and_empty(void **state)
 	sim_teardown(&s);
 }
 
+/*
+ * CRD_FEAT_CQE_SLOT: a client that read completions at their slots
+ * refills their submission slots before ksq_head passes them, because
+ * the poster lock's holder, a sibling worker, has not run since. The
+ * daemon must neither call that a lie nor claim the refilled slots'
+ * next lap before the poster has passed the last lap's copied marks:
+ * the claim would overwrite a mark still unread, and the sq head would
+ * stop short for good. A completion ring twice the submission ring's
+ * size leaves the marks the only limit.
+ */
+static void test_sim_refill_before_sq_head(void **state)
+{
+	struct sim s;
+	uint32_t tail, next = 0, head, expect = 0;
+
+	sim_setup(&s, 8, 16, 0xFFFFFFFCu);
+	tail = head = s.start;
+	assert_int_equal(client_submit(&s, &tail, &next, 100), 8);
+
+	atomic_store(&s.q->ord.lock, 1); /* a sibling posts, and stalls */
+	assert_int_equal(serve(&s, 4), 4);
+	assert_int_equal(s.ch->ksq_head.k, s.start); /* nothing posted */
+	assert_int_equal(s.ch->kcq_tail.k, s.start);
+
+	/* The client read the four completions at their slots. */
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(s.ccq[(s.start + i) & 15].user_data, i);
+	s.read = s.start + 4;
+	assert_int_equal(client_submit(&s, &tail, &next, 100), 4);
+
+	/* The rest of the first lap, then nothing: the next lap's slots
+	 * wait for the poster, and are not a lie. */
+	assert_int_equal(serve(&s, 64), 4);
+	uint32_t start, left;
+	assert_int_equal(
+		order_peek(&s.q->ord, tail, s.start, 8, 16, 64, &start, &left),
+		0);
+	assert_int_equal(left, 4);
+	assert_int_equal(serve(&s, 64), 0);
+
+	atomic_store(&s.q->ord.lock, 0); /* the sibling comes back */
+	order_post(&s.q->ord, s.q->hdr, NULL);
+	assert_int_equal(s.ch->ksq_head.k, s.start + 8);
+	assert_int_equal(serve(&s, 64), 4);
+	assert_int_equal(client_reap(&s, &head, &expect), 12);
+	assert_int_equal(s.ch->ksq_head.k, tail);
+	assert_int_equal(s.ch->kcq_tail.k, tail);
+	sim_teardown(&s);
+}
+
 enum { SIM_THREAD_OPS = 300000 };
 
 static void *sim_daemon_thread(void *arg)
@@ -760,6 +815,7 @@ int main(void)
 		cmocka_unit_test(test_queue_destroy_marks_dead),
 		cmocka_unit_test(test_queue_doorbells_client_proof),
 		cmocka_unit_test(test_sim_full_and_empty),
+		cmocka_unit_test(test_sim_refill_before_sq_head),
 		cmocka_unit_test(test_sim_threads),
 	};
 
