@@ -478,6 +478,14 @@ static unsigned worker_poll_queue(struct worker *w, struct queue *q,
 		return 0;
 
 	struct crd_region_hdr *h = q->hdr;
+	/* The next entry's line, asked for before the tail's: a client
+	 * writes both, so both have left our cache, and the two misses
+	 * then overlap instead of running in series (the tail's, then the
+	 * entry's). A hint: what is read from it is read after the tail. */
+	__builtin_prefetch(&q->sq[atomic_load_explicit(&q->ord.claim,
+						       memory_order_relaxed) &
+				  (q->sq_entries - 1)],
+			   0);
 	/* Pairs with the client's release store of its sq tail: entries
 	 * and data written before it are visible after this load. */
 	uint32_t tail = crd_load_acquire(&h->ksq_tail.k);
