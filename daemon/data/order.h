@@ -80,8 +80,9 @@ void order_fini(struct order *o);
  * then 0 with *left set, until it has.
  *
  * The entries [*start, *start + count) may be copied before order_take:
- * the client may not rewrite them until the daemon's sq head passes
- * them, and it cannot pass a sequence number nobody claimed. If the
+ * the client may not rewrite them until the daemon's sq head or their
+ * completions pass them, and neither passes a sequence number nobody
+ * claimed. If the
  * claim moved meanwhile, order_take fails and the copies are dropped.
  */
 CRD_MUST_CHECK int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
