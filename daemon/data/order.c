@@ -31,6 +31,12 @@ void order_fini(struct order *o)
 	o->done = NULL;
 }
 
+/* Sequence numbers from `from` up to `end`; 0 when end is not after it. */
+static uint32_t seq_room(uint32_t end, uint32_t from)
+{
+	return crd_seq_before(end, from) ? 0 : end - from;
+}
+
 int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 	       uint32_t sq_entries, uint32_t cq_entries, uint32_t max,
 	       uint32_t *start, uint32_t *left)
@@ -58,9 +64,7 @@ int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 	if (avail > sq_entries)
 		return -1; /* submitted more than the ring holds */
 	/* Completion slots are free up to cq_head + cq_entries. */
-	uint32_t room = crd_seq_before(cq_head + cq_entries, c)
-				? 0
-				: cq_head + cq_entries - c;
+	uint32_t room = seq_room(cq_head + cq_entries, c);
 	/* And our copied marks up to sq_head + sq_entries: a client that
 	 * has read a completion may refill its submission slot before the
 	 * poster has passed the run's mark (CRD_FEAT_CQE_SLOT), which a
@@ -69,8 +73,7 @@ int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 	 * pairs with the poster's release of sq_head, so the marks it
 	 * cleared come before the one this claim will store. */
 	uint32_t sh = atomic_load_explicit(&o->sq_head, memory_order_acquire);
-	uint32_t marks =
-		crd_seq_before(sh + sq_entries, c) ? 0 : sh + sq_entries - c;
+	uint32_t marks = seq_room(sh + sq_entries, c);
 	if (marks < room)
 		room = marks;
 	uint32_t n = avail < room ? avail : room;

@@ -82,8 +82,8 @@ void order_fini(struct order *o);
  * The entries [*start, *start + count) may be copied before order_take:
  * the client may not rewrite them until the daemon's sq head or their
  * completions pass them, and neither passes a sequence number nobody
- * claimed. If the
- * claim moved meanwhile, order_take fails and the copies are dropped.
+ * claimed. If the claim moved meanwhile, order_take fails and the copies
+ * are dropped.
  */
 CRD_MUST_CHECK int order_peek(struct order *o, uint32_t tail, uint32_t cq_head,
 			      uint32_t sq_entries, uint32_t cq_entries,
