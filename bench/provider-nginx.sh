@@ -16,7 +16,10 @@
 # DAEMON_WORKERS (the daemon's --workers; default: the daemon's own),
 # DAEMON_ARGS (more daemon options, split on spaces, e.g. "--spin-us 20"),
 # TLS13_SUITE (curl's TLS 1.3 suite, default TLS_AES_128_GCM_SHA256; e.g.
-# TLS_CHACHA20_POLY1305_SHA256).
+# TLS_CHACHA20_POLY1305_SHA256), CURL_PROVIDER (match, the default: curl
+# uses the provider when the server does; off: curl always runs OpenSSL's
+# default provider, as a client on another host would, so only the
+# server's records go to the daemon).
 # Needs nginx and curl (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,12 @@ BUILD=$(realpath "${1:-build}")
 MIB=${MIB:-1024}
 ROUNDS=${ROUNDS:-3}
 TLS13_SUITE=${TLS13_SUITE:-TLS_AES_128_GCM_SHA256}
+CURL_PROVIDER=${CURL_PROVIDER:-match}
+case $CURL_PROVIDER in match | off) ;; *)
+	echo "provider-nginx: CURL_PROVIDER is match or off, not $CURL_PROVIDER" >&2
+	exit 2
+	;;
+esac
 CTL=$BUILD/cli/cryptoctl
 PROV=$BUILD/provider/cryptod.so
 [ -x "$CTL" ] && [ -x "$BUILD/daemon/cryptod" ] && [ -f "$PROV" ] || {
@@ -174,8 +183,9 @@ workers_of() { pgrep -P "$1" || :; } # MASTER
 # than the TLS under test (it bounded the default provider at ~280 MiB/s)
 # and takes a core from the daemon.
 run() { # MODE SUITE [check]
-	local mode=$1 suite=$2 check=${3:-} master args ws c0 n0 d0 t0 t1 got curl_cpu n1 d1 out
+	local mode=$1 suite=$2 check=${3:-} master args ws c0 n0 d0 t0 t1 got curl_cpu n1 d1 out cmode=$1
 	eval "master=\$npid_$mode"
+	[ "$CURL_PROVIDER" = match ] || cmode=off
 	case $suite in
 	tls13) args=(--tlsv1.3 --tls13-ciphers "$TLS13_SUITE") ;;
 	tls12) args=(--tlsv1.2 --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256) ;;
@@ -187,7 +197,7 @@ run() { # MODE SUITE [check]
 	[ -z "$check" ] || out=$dir/sum.fifo
 	[ -z "$check" ] || { rm -f "$out"; mkfifo "$out"; sha256sum <"$out" >"$dir/sum" & }
 	t0=$(date +%s.%N)
-	got=$( { OPENSSL_CONF=$dir/$mode.cnf /usr/bin/time -f 'CPU %U %S' curl -sS \
+	got=$( { OPENSSL_CONF=$dir/$cmode.cnf /usr/bin/time -f 'CPU %U %S' curl -sS \
 		--cacert "$dir/cert.pem" "${args[@]}" -o "$out" \
 		"https://localhost:${port[$mode]}/f"; } 2>&1)
 	t1=$(date +%s.%N)
@@ -207,7 +217,11 @@ run() { # MODE SUITE [check]
 
 echo
 echo "== $MIB MiB over HTTPS from nginx (2 workers) to curl, $ROUNDS rounds, alternating =="
-echo "(on: both with cryptod's provider; off: OpenSSL's default provider alone;"
+if [ "$CURL_PROVIDER" = match ]; then
+	echo "(on: both with cryptod's provider; off: OpenSSL's default provider alone;"
+else
+	echo "(on: nginx with cryptod's provider, curl without; off: OpenSSL's default provider alone;"
+fi
 echo " tls13: $TLS13_SUITE, tls12: ECDHE-RSA-AES128-GCM-SHA256)"
 printf '%-6s %5s %-4s %8s %8s %9s %9s %10s\n' suite round prov "wall s" "MiB/s" "curl cpu" \
 	"nginx cpu" "daemon cpu"
