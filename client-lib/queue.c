@@ -403,13 +403,13 @@ int cc_enqueue_burst(struct cc_queue *q, const struct cc_op *ops, unsigned n)
 
 	uint32_t mask = q->sq_entries - 1, i;
 	/* The slots were last read by the worker. Ask for these and, as far
-	 * as they are free already, as many more for writing now: the
-	 * transfers overlap with each other and with this fill, and the next
-	 * burst finds its lines here. Never a slot the worker has yet to
+	 * as they are free already, as many more now: the transfers
+	 * overlap with each other and with this fill, and the next burst
+	 * finds its lines here. Never a slot the worker has yet to
 	 * read: that would pull the line away from it. */
 	uint32_t ahead = space - n < n ? space - n : n;
 	for (i = 0; i < n + ahead; i++)
-		__builtin_prefetch(&q->sq[(q->sq_tail + i) & mask], 1);
+		__builtin_prefetch(&q->sq[(q->sq_tail + i) & mask]);
 	for (i = 0; i < n; i++) {
 		int err =
 			queue_fill(q, &ops[i], &q->sq[(q->sq_tail + i) & mask]);

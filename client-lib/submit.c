@@ -16,7 +16,7 @@
 enum {
 	SUBMIT_DEFAULT_COALESCE = 32,
 	SUBMIT_DEFAULT_FLUSH_US = 50,
-	SUBMIT_PREFETCH = 8,	/* slots ahead taken for writing */
+	SUBMIT_PREFETCH = 8,	/* slots ahead asked for */
 	SUBMIT_CLOCK_EVERY = 8, /* staged ops between deadline checks */
 };
 
@@ -44,11 +44,11 @@ int cc_submit(struct cc_queue *q, const struct cc_op *op)
 		}
 	}
 	uint32_t mask = q->sq_entries - 1;
-	/* A free slot a few ops ahead, for writing: its line is here by the
-	 * time that op comes (it was last read by the worker). */
+	/* A free slot a few ops ahead: its line is here by the time that op
+	 * comes (it was last read by the worker). */
 	if (q->sq_free_hint > SUBMIT_PREFETCH)
 		__builtin_prefetch(
-			&q->sq[(q->sq_tail + SUBMIT_PREFETCH) & mask], 1);
+			&q->sq[(q->sq_tail + SUBMIT_PREFETCH) & mask]);
 	int err = queue_fill(q, op, &q->sq[q->sq_tail & mask]);
 	if (err)
 		return err;
