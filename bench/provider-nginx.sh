@@ -217,11 +217,9 @@ run() { # MODE SUITE [check]
 
 echo
 echo "== $MIB MiB over HTTPS from nginx (2 workers) to curl, $ROUNDS rounds, alternating =="
-if [ "$CURL_PROVIDER" = match ]; then
-	echo "(on: both with cryptod's provider; off: OpenSSL's default provider alone;"
-else
-	echo "(on: nginx with cryptod's provider, curl without; off: OpenSSL's default provider alone;"
-fi
+who="both with cryptod's provider"
+[ "$CURL_PROVIDER" = match ] || who="nginx with cryptod's provider, curl without"
+echo "(on: $who; off: OpenSSL's default provider alone;"
 echo " tls13: $TLS13_SUITE, tls12: ECDHE-RSA-AES128-GCM-SHA256)"
 printf '%-6s %5s %-4s %8s %8s %9s %9s %10s\n' suite round prov "wall s" "MiB/s" "curl cpu" \
 	"nginx cpu" "daemon cpu"
